@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// runHealth asks a running server whether it is healthy: exit 0 when it
+// answers 200 on its health endpoint, 1 otherwise. It needs no shell or curl,
+// so a minimal container image can use it as its HEALTHCHECK.
+func runHealth(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mockserver health", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	def := "http://127.0.0.1:8080"
+	if addr := getenv("MOCKSERVER_ADDR"); addr != "" {
+		def = "http://" + strings.Replace(addr, "0.0.0.0", "127.0.0.1", 1)
+	}
+	url := fs.String("url", def, "root address of the server")
+	timeout := fs.Duration("timeout", 3*time.Second, "how long to wait for an answer")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(*url, "/")+"/_mock/health", nil)
+	if err != nil {
+		fmt.Fprintln(stderr, "unhealthy:", err)
+		return 1
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		fmt.Fprintln(stderr, "unhealthy:", err)
+		return 1
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	if resp.StatusCode != http.StatusOK {
+		fmt.Fprintf(stderr, "unhealthy: %s: %s\n", resp.Status, strings.TrimSpace(string(body)))
+		return 1
+	}
+	fmt.Fprintln(stdout, "healthy:", strings.TrimSpace(string(body)))
+	return 0
+}

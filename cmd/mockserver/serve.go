@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/sim"
+)
+
+// settings are the command's flags; each is also MOCKSERVER_<NAME>.
+type settings struct {
+	addr, db, clock, startTime, fixtures, publicURL, logFormat string
+	seed                                                       uint64
+	speed                                                      float64
+	durable, reset, strict                                     bool
+	maxBody                                                    int64
+	shutdownTimeout                                            time.Duration
+}
+
+// envName is the environment variable of a flag: --public-url is MOCKSERVER_PUBLIC_URL.
+func envName(flagName string) string {
+	return "MOCKSERVER_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+func parseSettings(args []string, getenv func(string) string, stderr io.Writer) (*settings, error) {
+	fs := flag.NewFlagSet("mockserver", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	s := &settings{}
+	fs.StringVar(&s.addr, "addr", "127.0.0.1:8080", "listen address")
+	fs.StringVar(&s.db, "db", "mediamock.db", "bbolt state file (kept across restarts)")
+	fs.BoolVar(&s.durable, "durable", false, "fsync every commit (slower, crash-safe)")
+	fs.BoolVar(&s.reset, "reset", false, "wipe the state file and seed it again from the fixtures")
+	fs.Uint64Var(&s.seed, "seed", 0, "seed of every random choice")
+	fs.StringVar(&s.clock, "clock", "real", "clock mode: real, manual or virtual")
+	fs.Float64Var(&s.speed, "speed", 10, "divides every simulated duration (10: jobs finish ten times faster)")
+	fs.StringVar(&s.startTime, "start-time", "", "RFC 3339 time a new simulation starts at (default: now in real mode, 2026-01-05T09:00:00Z otherwise)")
+	fs.StringVar(&s.fixtures, "fixtures", "", "fixture file (default: the embedded default)")
+	fs.StringVar(&s.publicURL, "public-url", "", "base of the URLs the server hands out (default: the host the client used)")
+	fs.Int64Var(&s.maxBody, "max-body-bytes", mediamock.DefaultMaxBodyBytes, "request body cap in bytes")
+	fs.BoolVar(&s.strict, "strict", false, "validate every response against openapi.json")
+	fs.StringVar(&s.logFormat, "log-format", "text", "log format: text or json")
+	fs.DurationVar(&s.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long requests in flight may take at shutdown")
+	// Environment variables set the defaults; flags override them.
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		if v := getenv(envName(f.Name)); v != "" && envErr == nil {
+			if err := f.Value.Set(v); err != nil {
+				envErr = fmt.Errorf("invalid %s=%q: %v", envName(f.Name), v, err)
+			}
+			f.DefValue = v
+		}
+	})
+	if envErr != nil {
+		return nil, envErr
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (commands: health, version)", fs.Arg(0))
+	}
+	return s, nil
+}
+
+func (s *settings) options(log *slog.Logger) (mediamock.Options, error) {
+	mode, err := sim.ParseClockMode(s.clock)
+	if err != nil {
+		return mediamock.Options{}, fmt.Errorf("--clock: %v", err)
+	}
+	if s.speed <= 0 {
+		return mediamock.Options{}, fmt.Errorf("--speed must be above 0, got %v", s.speed)
+	}
+	if s.maxBody <= 0 {
+		return mediamock.Options{}, fmt.Errorf("--max-body-bytes must be above 0, got %d", s.maxBody)
+	}
+	var start time.Time
+	if s.startTime != "" {
+		if start, err = time.Parse(time.RFC3339, s.startTime); err != nil {
+			return mediamock.Options{}, fmt.Errorf("--start-time: want RFC 3339 like 2026-01-05T09:00:00Z: %v", err)
+		}
+	}
+	if s.publicURL != "" && !strings.HasPrefix(s.publicURL, "http://") && !strings.HasPrefix(s.publicURL, "https://") {
+		return mediamock.Options{}, fmt.Errorf("--public-url must start with http:// or https://, got %q", s.publicURL)
+	}
+	if s.db == "" {
+		return mediamock.Options{}, errors.New("--db must name a file")
+	}
+	return mediamock.Options{
+		Addr: s.addr, DBPath: s.db, Durable: s.durable, Reset: s.reset, Seed: s.seed, Clock: mode, StartTime: start,
+		Speed: s.speed, FixturesPath: s.fixtures, PublicURL: s.publicURL, MaxBodyBytes: s.maxBody, Strict: s.strict, Logger: log,
+	}, nil
+}
+
+func newLogger(format string, w io.Writer) (*slog.Logger, error) {
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, nil)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, nil)), nil
+	}
+	return nil, fmt.Errorf("--log-format must be text or json, got %q", format)
+}
+
+func runServe(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) int {
+	s, err := parseSettings(args, getenv, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "mockserver:", err)
+		return 2
+	}
+	log, err := newLogger(s.logFormat, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "mockserver:", err)
+		return 2
+	}
+	opts, err := s.options(log)
+	if err != nil {
+		fmt.Fprintln(stderr, "mockserver:", err)
+		return 2
+	}
+	srv, err := mediamock.New(opts)
+	if err != nil {
+		fmt.Fprintln(stderr, "mockserver:", err)
+		return 1
+	}
+	keys := make([]string, 0, 8)
+	for _, k := range srv.DefaultKeys() {
+		keys = append(keys, k.Token+" ("+k.Description+")")
+	}
+	log.Info("mediamock ready", "url", srv.BaseURL(), "clock", string(opts.Clock), "speed", strconv.FormatFloat(opts.Speed, 'g', -1, 64),
+		"seed", opts.Seed, "db", opts.DBPath, "version", version, "api_keys", strings.Join(keys, "; "))
+	<-ctx.Done()
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), s.shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Error("shutdown", "err", err)
+		return 1
+	}
+	log.Info("stopped")
+	return 0
+}

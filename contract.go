@@ -1,0 +1,331 @@
+package mediamock
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+
+	"github.com/mediamock/mediamock/sim"
+)
+
+// OpenAPIDocument is openapi.json, the wire contract the server validates
+// every request against, served at /api/v1/openapi.json.
+//
+//go:embed openapi.json
+var OpenAPIDocument []byte
+
+// BasePath is the REST base path of the service.
+const BasePath = "/api/v1"
+
+// contract is the parsed document and one route per operation. It is parsed
+// and validated once per process.
+type contract struct {
+	doc     *openapi3.T
+	routes  map[string]*routers.Route   // by operationId
+	noOneOf map[string]*openapi3.Schema // JSON body schemas with their oneOf left out
+}
+
+var (
+	contractOnce sync.Once
+	contractVal  *contract
+	contractErr  error
+)
+
+func loadContract() (*contract, error) {
+	contractOnce.Do(func() {
+		loader := openapi3.NewLoader()
+		doc, err := loader.LoadFromData(OpenAPIDocument)
+		if err != nil {
+			contractErr = fmt.Errorf("openapi.json: %w", err)
+			return
+		}
+		if err := doc.Validate(context.Background()); err != nil {
+			contractErr = fmt.Errorf("openapi.json is not valid: %w", err)
+			return
+		}
+		c := &contract{doc: doc, routes: map[string]*routers.Route{}, noOneOf: map[string]*openapi3.Schema{}}
+		for path, item := range doc.Paths.Map() {
+			for method, op := range item.Operations() {
+				c.routes[op.OperationID] = &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: op}
+				if op.RequestBody == nil {
+					continue
+				}
+				if mt := op.RequestBody.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil && len(mt.Schema.Value.OneOf) > 0 {
+					alt := *mt.Schema.Value
+					alt.OneOf = nil
+					c.noOneOf[op.OperationID] = &alt
+				}
+			}
+		}
+		contractVal = c
+	})
+	return contractVal, contractErr
+}
+
+// beyondOneOf finds what else is wrong with a body that broke a oneOf rule:
+// the validator stops at a failed oneOf, but a developer should see every
+// violation at once, so the body is validated again against the schema
+// without its oneOf.
+func (c *contract) beyondOneOf(r *http.Request, opID string, err error) []sim.Violation {
+	alt := c.noOneOf[opID]
+	if alt == nil || !hasOneOfError(err) || r.GetBody == nil {
+		return nil
+	}
+	body, gerr := r.GetBody()
+	if gerr != nil {
+		return nil
+	}
+	defer body.Close()
+	var value any
+	if json.NewDecoder(body).Decode(&value) != nil {
+		return nil
+	}
+	verr := alt.VisitJSON(value, openapi3.MultiErrors(), openapi3.VisitAsRequest())
+	if verr == nil {
+		return nil
+	}
+	return schemaViolations(verr, "body", "", "", nil)
+}
+
+func hasOneOfError(err error) bool {
+	for _, e := range flatten(err) {
+		var re *openapi3filter.RequestError
+		if errors.As(e, &re) && re.Err != nil && re.Err != e {
+			if hasOneOfError(re.Err) {
+				return true
+			}
+			continue
+		}
+		var se *openapi3.SchemaError
+		if errors.As(e, &se) && se.SchemaField == "oneOf" {
+			return true
+		}
+	}
+	return false
+}
+
+// scope is the scope an operation requires (x-required-scope).
+func (c *contract) scope(opID string) string {
+	r := c.routes[opID]
+	if r == nil {
+		return ""
+	}
+	s, _ := r.Operation.Extensions["x-required-scope"].(string)
+	return s
+}
+
+var validationOptions = &openapi3filter.Options{
+	MultiError:          true,
+	SkipSettingDefaults: true,
+	AuthenticationFunc:  openapi3filter.NoopAuthenticationFunc,
+}
+
+// validateRequest checks a request against its operation and turns every
+// problem into one error: 400 validation_failed listing each violation,
+// 400 invalid_json, 413 or 415.
+func (c *contract) validateRequest(r *http.Request, opID string, vars map[string]string) error {
+	input := &openapi3filter.RequestValidationInput{Request: r, PathParams: vars, Route: c.routes[opID], Options: validationOptions}
+	err := openapi3filter.ValidateRequest(r.Context(), input)
+	if err == nil {
+		return nil
+	}
+	var violations []sim.Violation
+	var first error
+	for _, e := range flatten(err) {
+		v, terminal := classify(e)
+		if terminal != nil {
+			if first == nil {
+				first = terminal
+			}
+			continue
+		}
+		violations = append(violations, v...)
+	}
+	if first != nil {
+		return first
+	}
+	violations = append(violations, c.beyondOneOf(r, opID, err)...)
+	if len(violations) == 0 {
+		violations = []sim.Violation{{In: "request", Field: "", Reason: err.Error()}}
+	}
+	return sim.InvalidError(violations)
+}
+
+func flatten(err error) []error {
+	if me, ok := err.(openapi3.MultiError); ok {
+		var out []error
+		for _, e := range me {
+			out = append(out, flatten(e)...)
+		}
+		return out
+	}
+	return []error{err}
+}
+
+// classify turns one validation error into violations, or into an error that
+// answers the request on its own (bad JSON, wrong media type, too large).
+func classify(err error) ([]sim.Violation, error) {
+	var re *openapi3filter.RequestError
+	if !errors.As(err, &re) {
+		return []sim.Violation{{In: "request", Reason: err.Error()}}, nil
+	}
+	var mbe *http.MaxBytesError
+	if errors.As(re.Err, &mbe) {
+		return nil, tooLarge(mbe.Limit)
+	}
+	if re.Parameter != nil {
+		return schemaViolations(re.Err, re.Parameter.In, re.Parameter.Name, paramReason(re), re.Parameter), nil
+	}
+	if re.RequestBody == nil {
+		return []sim.Violation{{In: "request", Reason: re.Error()}}, nil
+	}
+	switch {
+	case errors.Is(re.Err, openapi3filter.ErrInvalidRequired):
+		return []sim.Violation{{In: "body", Field: "", Reason: "a request body is required"}}, nil
+	case strings.HasPrefix(re.Reason, "header Content-Type has unexpected value"):
+		return nil, unsupportedMediaType(re)
+	case re.Reason == "failed to decode request body":
+		var pe *openapi3filter.ParseError
+		if errors.As(re.Err, &pe) || strings.Contains(re.Err.Error(), "json") {
+			return nil, &sim.Error{Kind: sim.EINVALID, Code: "invalid_json", Message: "The body is not valid JSON: " + rootCause(re.Err) + "."}
+		}
+		return nil, &sim.Error{Kind: sim.EINVALID, Code: "invalid_body", Message: "The body cannot be read: " + rootCause(re.Err) + "."}
+	}
+	return schemaViolations(re.Err, "body", "", re.Reason, nil), nil
+}
+
+func rootCause(err error) string {
+	for {
+		u := errors.Unwrap(err)
+		if u == nil {
+			return err.Error()
+		}
+		err = u
+	}
+}
+
+func paramReason(re *openapi3filter.RequestError) string {
+	if re.Err == nil {
+		return re.Reason
+	}
+	return paramReasonOf(re.Err, re.Parameter)
+}
+
+var unsupportedProperty = regexp.MustCompile(`^property "([^"]+)" is unsupported$`)
+
+// schemaViolations lists the schema errors inside err, each with its field.
+func schemaViolations(err error, in, base, fallback string, param *openapi3.Parameter) []sim.Violation {
+	var out []sim.Violation
+	for _, e := range flatten(err) {
+		var se *openapi3.SchemaError
+		if !errors.As(e, &se) {
+			reason := fallback
+			if reason == "" && e != nil {
+				reason = rootCause(e)
+			}
+			if e != nil && param != nil {
+				reason = paramReasonOf(e, param)
+			}
+			out = append(out, sim.Violation{In: in, Field: base, Reason: reason})
+			continue
+		}
+		field := joinPointer(base, se.JSONPointer())
+		v := sim.Violation{In: in, Field: field, Reason: se.Reason}
+		switch {
+		case unsupportedProperty.MatchString(se.Reason):
+			v.Field = joinPointer(field, []string{unsupportedProperty.FindStringSubmatch(se.Reason)[1]})
+			v.Reason = "unknown field"
+			v.Allowed = propertyNames(se.Schema)
+		case se.SchemaField == "required":
+			v.Reason = "is required"
+		case se.SchemaField == "enum":
+			v.Allowed = se.Schema.Enum
+			v.Reason = "must be one of the allowed values"
+		case se.SchemaField == "oneOf":
+			if msg, ok := se.Schema.Extensions["x-one-of-message"].(string); ok {
+				v.Reason = msg
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func paramReasonOf(e error, p *openapi3.Parameter) string {
+	var pe *openapi3filter.ParseError
+	if errors.As(e, &pe) {
+		if p != nil && p.Schema != nil && p.Schema.Value != nil && p.Schema.Value.Type != nil {
+			return "must be " + strings.Join(p.Schema.Value.Type.Slice(), " or ")
+		}
+		return rootCause(pe)
+	}
+	if errors.Is(e, openapi3filter.ErrInvalidRequired) {
+		return "is required"
+	}
+	return rootCause(e)
+}
+
+func propertyNames(s *openapi3.Schema) []any {
+	if s == nil {
+		return nil
+	}
+	names := make([]string, 0, len(s.Properties))
+	for n := range s.Properties {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	out := make([]any, len(names))
+	for i, n := range names {
+		out[i] = n
+	}
+	return out
+}
+
+// joinPointer renders a JSON pointer as a field path: options.title, reference_asset_ids[2].
+func joinPointer(base string, ptr []string) string {
+	var b strings.Builder
+	b.WriteString(base)
+	for _, p := range ptr {
+		if _, err := strconv.Atoi(p); err == nil {
+			b.WriteString("[" + p + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+func tooLarge(limit int64) *sim.Error {
+	return &sim.Error{Kind: sim.ETOOLARGE, Code: "payload_too_large",
+		Message: fmt.Sprintf("The request body is over %d bytes.", limit), Details: map[string]any{"limit_bytes": limit}}
+}
+
+func unsupportedMediaType(re *openapi3filter.RequestError) *sim.Error {
+	var accepted []string
+	for mt := range re.RequestBody.Content {
+		accepted = append(accepted, mt)
+	}
+	slices.Sort(accepted)
+	got := re.Input.Request.Header.Get("Content-Type")
+	if got == "" {
+		got = "(none)"
+	}
+	return &sim.Error{Kind: sim.EUNSUPPORTED, Code: "unsupported_media_type",
+		Message: fmt.Sprintf("Content-Type %s is not accepted; send %s.", got, strings.Join(accepted, " or ")),
+		Details: map[string]any{"accepted": accepted}}
+}

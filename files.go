@@ -1,0 +1,43 @@
+package mediamock
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"github.com/mediamock/mediamock/sim"
+)
+
+// FilesPath is where generated and uploaded files are served, outside the
+// API's base path, like a CDN: no authentication, no rate limit.
+const FilesPath = "/files/"
+
+func (s *Server) mountFiles(router *mux.Router) {
+	router.PathPrefix(FilesPath).Methods(http.MethodGet, http.MethodHead).HandlerFunc(s.serveFile)
+}
+
+// serveFile serves a file with Content-Type, Content-Length, ETag, HEAD and
+// byte ranges; ?download=1 makes it an attachment.
+func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
+	ref, ok := s.eng.ParseFileRef(strings.TrimPrefix(r.URL.Path, FilesPath))
+	if !ok {
+		writeError(w.(*respWriter), &sim.Error{Kind: sim.ENOTFOUND, Code: "not_found", Message: "No such file."})
+		return
+	}
+	f, err := s.eng.File(ref)
+	if err != nil {
+		writeError(w.(*respWriter), err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", f.MimeType)
+	h.Set("ETag", fmt.Sprintf(`"%s-%d"`, ref.Token, len(f.Data)))
+	h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	if r.URL.Query().Get("download") != "" {
+		h.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s"`, f.Name))
+	}
+	http.ServeContent(w, r, "", f.Modified.Time(), bytes.NewReader(f.Data))
+}

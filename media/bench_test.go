@@ -1,0 +1,52 @@
+package media
+
+import "testing"
+
+func benchmarkGenerate(b *testing.B, s Spec) {
+	b.Helper()
+	s.Seed, s.Prompt = 1, "a benchmark of generated media"
+	data, err := Generate(s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportMetric(float64(len(data)), "file-bytes")
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Generate(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkPNG1024(b *testing.B) {
+	benchmarkGenerate(b, Spec{MimeType: "image/png", Width: 1024, Height: 1024})
+}
+
+func BenchmarkPNG2048(b *testing.B) {
+	benchmarkGenerate(b, Spec{MimeType: "image/png", Width: 2048, Height: 2048})
+}
+
+func BenchmarkJPEG1024(b *testing.B) {
+	benchmarkGenerate(b, Spec{MimeType: "image/jpeg", Width: 1024, Height: 1024})
+}
+
+func BenchmarkMP4_1920x1080_8s(b *testing.B) {
+	benchmarkGenerate(b, Spec{MimeType: "video/mp4", Width: 1920, Height: 1080, DurationSeconds: 8})
+}
+
+func BenchmarkMP4_720x1280_6s(b *testing.B) {
+	benchmarkGenerate(b, Spec{MimeType: "video/mp4", Width: 720, Height: 1280, DurationSeconds: 6})
+}
+
+func BenchmarkWAV60sVoice(b *testing.B) {
+	benchmarkGenerate(b, Spec{MimeType: "audio/wav", DurationSeconds: 60, Voice: true})
+}
+
+func BenchmarkWAV60sMusic(b *testing.B) {
+	benchmarkGenerate(b, Spec{MimeType: "audio/wav", DurationSeconds: 60})
+}
+
+func BenchmarkGLB(b *testing.B) {
+	benchmarkGenerate(b, Spec{MimeType: "model/gltf-binary"})
+}

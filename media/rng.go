@@ -1,0 +1,101 @@
+package media
+
+import "math/bits"
+
+// rng is a SplitMix64 generator: tiny, fast, and its output is fixed by its
+// definition, so files stay identical across Go releases and platforms
+// (math/rand makes no such promise for every method).
+type rng struct{ s uint64 }
+
+// newRNG seeds a generator from the seed, the prompt and a salt naming the
+// use, so that unrelated choices do not share a stream.
+func newRNG(seed uint64, prompt, salt string) *rng {
+	h := fnv64(prompt)
+	h = mix64(h ^ fnv64(salt)*0x9E3779B97F4A7C15)
+	return &rng{s: mix64(seed ^ h)}
+}
+
+func fnv64(s string) uint64 {
+	h := uint64(0xcbf29ce484222325)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 0x100000001b3
+	}
+	return h
+}
+
+func mix64(z uint64) uint64 {
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+	return z ^ (z >> 31)
+}
+
+func (r *rng) next() uint64 {
+	r.s += 0x9E3779B97F4A7C15
+	return mix64(r.s)
+}
+
+// intn returns a number in [0, n); n must be positive.
+func (r *rng) intn(n int) int {
+	hi, _ := bits.Mul64(r.next(), uint64(n))
+	return int(hi)
+}
+
+// between returns a number in [lo, hi].
+func (r *rng) between(lo, hi int) int { return lo + r.intn(hi-lo+1) }
+
+// isqrt returns floor(sqrt(n)) for n >= 0, in integers only.
+func isqrt(n int64) int64 {
+	if n <= 0 {
+		return 0
+	}
+	x := int64(1) << ((bits.Len64(uint64(n)) + 1) / 2) // x >= sqrt(n)
+	for {
+		y := (x + n/x) / 2
+		if y >= x {
+			return x
+		}
+		x = y
+	}
+}
+
+// rgb is an opaque 8-bit colour.
+type rgb struct{ r, g, b uint8 }
+
+// hsv converts a hue in degrees [0, 360) and a saturation and value in
+// [0, 255] to RGB, in integers.
+func hsv(h, s, v int) rgb {
+	h %= 360
+	if h < 0 {
+		h += 360
+	}
+	sector, rem := h/60, h%60
+	p := v * (255 - s) / 255
+	q := v * (255 - s*rem/60) / 255
+	t := v * (255 - s*(60-rem)/60) / 255
+	var r, g, b int
+	switch sector {
+	case 0:
+		r, g, b = v, t, p
+	case 1:
+		r, g, b = q, v, p
+	case 2:
+		r, g, b = p, v, t
+	case 3:
+		r, g, b = p, q, v
+	case 4:
+		r, g, b = t, p, v
+	default:
+		r, g, b = v, p, q
+	}
+	return rgb{uint8(r), uint8(g), uint8(b)}
+}
+
+// lerp mixes two colours: k/n of b and the rest of a.
+func lerp(a, b rgb, k, n int) rgb {
+	if n <= 0 {
+		return a
+	}
+	mixc := func(x, y uint8) uint8 { return uint8((int(x)*(n-k) + int(y)*k + n/2) / n) }
+	return rgb{mixc(a.r, b.r), mixc(a.g, b.g), mixc(a.b, b.b)}
+}

@@ -1,0 +1,358 @@
+package mediamock
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/gorilla/mux"
+
+	"github.com/mediamock/mediamock/sim"
+)
+
+// call is one API request on its way through the pipeline.
+type call struct {
+	w    *respWriter
+	r    *http.Request
+	p    sim.Principal
+	vars map[string]string
+	op   string
+	s    *Server
+}
+
+// handlerFunc serves one operation: it returns a status and a body to
+// encode as JSON, or an error for the error object.
+type handlerFunc func(c *call) (int, any, error)
+
+// ServeHTTP is the request pipeline: body size cap, route, then for API
+// operations authenticate, rate limit, scope, validate, handle.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rw := &respWriter{ResponseWriter: w, strict: s.opts.Strict}
+	rw.Header().Set("X-Request-Id", fmt.Sprintf("req_%012d", s.reqSeq.Add(1)))
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+			if !rw.wroteHeader {
+				writeError(rw, &sim.Error{Kind: sim.EINTERNAL, Code: "internal_error", Message: "Internal server error."})
+			}
+		}
+		rw.flush(s, r)
+	}()
+	if r.ContentLength > s.opts.MaxBodyBytes {
+		rw.Header().Set("Connection", "close")
+		writeError(rw, tooLarge(s.opts.MaxBodyBytes))
+		return
+	}
+	if r.Body != nil && r.Body != http.NoBody {
+		r.Body = http.MaxBytesReader(rw, r.Body, s.opts.MaxBodyBytes)
+	}
+	s.router.ServeHTTP(rw, r)
+}
+
+// route is one operation of the API.
+type route struct {
+	method, path, op string
+	h                handlerFunc
+}
+
+func (s *Server) buildRouter() *mux.Router {
+	router := mux.NewRouter()
+	router.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w.(*respWriter), &sim.Error{Kind: sim.ENOTFOUND, Code: "not_found",
+			Message: fmt.Sprintf("No operation at %s %s.", r.Method, r.URL.Path)})
+	})
+	api := router.PathPrefix(BasePath).Subrouter()
+	allowed := map[string][]string{}
+	var paths []string
+	for _, rt := range s.routes() {
+		if s.c.routes[rt.op] == nil {
+			panic("route " + rt.op + " is not in openapi.json")
+		}
+		api.Handle(rt.path, s.api(rt)).Methods(rt.method)
+		if allowed[rt.path] == nil {
+			paths = append(paths, rt.path)
+		}
+		allowed[rt.path] = append(allowed[rt.path], rt.method)
+	}
+	api.HandleFunc("/openapi.json", s.serveDocument).Methods(http.MethodGet, http.MethodHead)
+	allowed["/openapi.json"] = []string{http.MethodGet, http.MethodHead}
+	paths = append(paths, "/openapi.json")
+	// Known paths with another method: 405 with Allow.
+	for _, p := range paths {
+		methods := strings.Join(allowed[p], ", ")
+		api.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", methods)
+			writeError(w.(*respWriter), &sim.Error{Kind: sim.ENOTALLOWED, Code: "method_not_allowed",
+				Message: fmt.Sprintf("%s is not allowed on %s; allowed: %s.", r.Method, r.URL.Path, methods),
+				Details: map[string]any{"allowed_methods": allowed[p]}})
+		})
+	}
+	s.mountFiles(router)
+	s.mountControl(router)
+	return router
+}
+
+func (s *Server) serveDocument(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(OpenAPIDocument)))
+	h.Set("Cache-Control", "public, max-age=300")
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(OpenAPIDocument)
+	}
+}
+
+// api wraps an operation's handler with authentication, the rate limit, the
+// scope check and request validation.
+func (s *Server) api(rt route) http.Handler {
+	scope := s.c.scope(rt.op)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rw := w.(*respWriter)
+		rw.op = rt.op
+		p, err := s.authenticate(r)
+		if err != nil {
+			rw.Header().Set("WWW-Authenticate", `Bearer realm="api", error="invalid_token"`)
+			writeError(rw, err)
+			return
+		}
+		rw.principal = &p
+		d := s.eng.Allow(p.WorkspaceID)
+		setRateHeaders(rw.Header(), d)
+		if !d.Allowed {
+			secs := int(d.RetryAfter / time.Second)
+			rw.Header().Set("Retry-After", strconv.Itoa(secs))
+			writeError(rw, &sim.Error{Kind: sim.ERATELIMIT, Code: "rate_limited",
+				Message: fmt.Sprintf("Rate limit of %d requests per minute reached; retry in %d seconds.", d.Limit, secs),
+				Details: map[string]any{"limit": d.Limit, "retry_after_seconds": secs}})
+			return
+		}
+		if !p.HasScope(scope) {
+			writeError(rw, &sim.Error{Kind: sim.EFORBIDDEN, Code: "insufficient_scope",
+				Message: fmt.Sprintf("This operation needs the %s scope; the token has %s.", scope, scopeList(p.Scopes)),
+				Details: map[string]any{"required_scope": scope, "granted_scopes": p.Scopes}})
+			return
+		}
+		vars := mux.Vars(r)
+		if err := s.c.validateRequest(r, rt.op, vars); err != nil {
+			writeError(rw, err)
+			return
+		}
+		status, body, err := rt.h(&call{w: rw, r: r, p: p, vars: vars, op: rt.op, s: s})
+		if err != nil {
+			writeError(rw, err)
+			return
+		}
+		writeJSON(rw, status, body)
+	})
+}
+
+func scopeList(scopes []string) string {
+	if len(scopes) == 0 {
+		return "none"
+	}
+	return strings.Join(scopes, ", ")
+}
+
+func setRateHeaders(h http.Header, d sim.RateDecision) {
+	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(d.Reset.Unix(), 10))
+}
+
+// authenticate resolves Authorization: Bearer <token>.
+func (s *Server) authenticate(r *http.Request) (sim.Principal, error) {
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return sim.Principal{}, &sim.Error{Kind: sim.EUNAUTHORIZED, Code: "missing_credentials",
+			Message: "Send an API key or access token as Authorization: Bearer <token>."}
+	}
+	scheme, token, ok := strings.Cut(h, " ")
+	token = strings.TrimSpace(token)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" || strings.ContainsAny(token, " \t") {
+		return sim.Principal{}, &sim.Error{Kind: sim.EUNAUTHORIZED, Code: "invalid_credentials",
+			Message: "The Authorization header must be Bearer <token>."}
+	}
+	p, ok := s.eng.Authenticate(token)
+	if !ok {
+		return sim.Principal{}, &sim.Error{Kind: sim.EUNAUTHORIZED, Code: "invalid_credentials",
+			Message: "The bearer token is not a known API key or access token."}
+	}
+	return p, nil
+}
+
+// statusOf maps an engine error kind to an HTTP status.
+var statusOf = map[sim.Kind]int{
+	sim.EINVALID:      http.StatusBadRequest,
+	sim.EUNAUTHORIZED: http.StatusUnauthorized,
+	sim.EPAYMENT:      http.StatusPaymentRequired,
+	sim.EFORBIDDEN:    http.StatusForbidden,
+	sim.ENOTFOUND:     http.StatusNotFound,
+	sim.ENOTALLOWED:   http.StatusMethodNotAllowed,
+	sim.ECONFLICT:     http.StatusConflict,
+	sim.ETOOLARGE:     http.StatusRequestEntityTooLarge,
+	sim.EUNSUPPORTED:  http.StatusUnsupportedMediaType,
+	sim.ERATELIMIT:    http.StatusTooManyRequests,
+	sim.EINTERNAL:     http.StatusInternalServerError,
+	sim.EUNAVAILABLE:  http.StatusServiceUnavailable,
+}
+
+type errorBody struct {
+	Error errorObject `json:"error"`
+}
+
+type errorObject struct {
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Details map[string]any `json:"details,omitempty"`
+}
+
+func writeError(w *respWriter, err error) {
+	e := sim.AsError(err)
+	status, ok := statusOf[e.Kind]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	if e.Kind == sim.EINTERNAL {
+		w.internal = err
+	}
+	writeJSON(w, status, errorBody{Error: errorObject{Code: e.Code, Message: e.Message, Details: e.Details}})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b = []byte(`{"error":{"code":"internal_error","message":"Internal server error."}}`)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(b)+1))
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+// respWriter records what a request was answered, buffering the body in
+// strict mode so that a response that breaks the contract can be replaced.
+type respWriter struct {
+	http.ResponseWriter
+	strict      bool
+	status      int
+	wroteHeader bool
+	buf         bytes.Buffer
+	op          string
+	principal   *sim.Principal
+	internal    error
+}
+
+func (w *respWriter) WriteHeader(status int) {
+	if w.wroteHeader {
+		return
+	}
+	w.wroteHeader, w.status = true, status
+	if !w.strict {
+		w.ResponseWriter.WriteHeader(status)
+	}
+}
+
+func (w *respWriter) Write(b []byte) (int, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.strict {
+		return w.buf.Write(b)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *respWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// flush ends the response: in strict mode it validates it first.
+func (w *respWriter) flush(s *Server, r *http.Request) {
+	if w.internal != nil {
+		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", w.internal)
+	}
+	if !w.strict {
+		return
+	}
+	if !w.wroteHeader {
+		w.status = http.StatusOK
+	}
+	body := w.buf.Bytes()
+	if w.op != "" {
+		if err := s.validateResponse(r, w.op, w.status, w.Header(), body); err != nil {
+			s.log.Error("response breaks openapi.json", "op", w.op, "status", w.status, "err", err)
+			b, _ := json.Marshal(errorBody{Error: errorObject{Code: "response_validation_failed",
+				Message: "The mock's response breaks openapi.json (strict mode): " + err.Error(),
+				Details: map[string]any{"operation": w.op, "status": w.status}}})
+			b = append(b, '\n')
+			w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+			w.ResponseWriter.WriteHeader(http.StatusInternalServerError)
+			w.ResponseWriter.Write(b)
+			return
+		}
+	}
+	w.ResponseWriter.WriteHeader(w.status)
+	w.ResponseWriter.Write(body)
+}
+
+// validateResponse checks a response against its operation in openapi.json.
+func (s *Server) validateResponse(r *http.Request, op string, status int, h http.Header, body []byte) error {
+	route := s.c.routes[op]
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: r, Route: route, Options: validationOptions},
+		Status:                 status,
+		Header:                 h,
+		Body:                   io.NopCloser(bytes.NewReader(body)),
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+	}
+	return openapi3filter.ValidateResponse(context.Background(), in)
+}
+
+// memResponse is a ResponseWriter in memory, for the in-memory transport.
+type memResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func newMemResponse() *memResponse { return &memResponse{header: http.Header{}} }
+
+func (m *memResponse) Header() http.Header { return m.header }
+
+func (m *memResponse) WriteHeader(status int) {
+	if m.status == 0 {
+		m.status = status
+	}
+}
+
+func (m *memResponse) Write(b []byte) (int, error) {
+	if m.status == 0 {
+		m.status = http.StatusOK
+	}
+	return m.body.Write(b)
+}
+
+func (m *memResponse) response(r *http.Request) *http.Response {
+	if m.status == 0 {
+		m.status = http.StatusOK
+	}
+	return &http.Response{
+		Status: fmt.Sprintf("%d %s", m.status, http.StatusText(m.status)), StatusCode: m.status,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: m.header, Body: io.NopCloser(bytes.NewReader(m.body.Bytes())),
+		ContentLength: int64(m.body.Len()), Request: r,
+	}
+}

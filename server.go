@@ -1,0 +1,309 @@
+// Package mediamock is a stateful simulator of the media generation
+// service's REST API v1, for contract tests and local development.
+//
+// In a Go test, start one server per test:
+//
+//	srv := mediamock.RunT(t)
+//	resp, err := srv.Client().Post(srv.URL()+"/api/v1/generations", ...)
+//	srv.Advance(30 * time.Second) // jobs move on the simulated clock
+//
+// Every request is validated against openapi.json, authenticated with the
+// fixture's API keys, rate-limited per workspace and served by the
+// simulation engine (package sim), whose state lives in one bbolt file.
+package mediamock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/mediamock/mediamock/fixtures"
+	"github.com/mediamock/mediamock/sim"
+)
+
+// Options configures a Server. The zero value works: an in-process server
+// on a random loopback port, seeded from the embedded default fixture with
+// seed 0, on a virtual clock, with its state in a temporary file.
+type Options struct {
+	// Addr is the listen address; "" picks a free loopback port.
+	Addr string
+	// NoListener serves only through Handler and Client, in memory.
+	NoListener bool
+	// DBPath is the bbolt state file; "" uses a temporary file removed on Close.
+	DBPath string
+	// Durable makes every commit reach the disk (fsync) before it is acknowledged.
+	Durable bool
+	// Reset wipes the state file and seeds it again from the fixtures.
+	Reset bool
+	// Seed drives every random choice: same seed, same requests, same bytes.
+	Seed uint64
+	// Clock is the clock mode: sim.ClockVirtual (default), sim.ClockManual or sim.ClockReal.
+	Clock sim.ClockMode
+	// StartTime is where a new simulation's clock starts; zero means
+	// sim.DefaultEpoch, or the wall time in real mode.
+	StartTime time.Time
+	// Speed divides every simulated duration (jobs, publishing); 0 means 1.
+	Speed float64
+	// FixturesPath is a fixture file; "" uses the embedded default.
+	FixturesPath string
+	// World is an already loaded fixture; it takes precedence over FixturesPath.
+	World *fixtures.World
+	// PublicURL is the base of the addresses the server hands out (file
+	// URLs); "" uses the scheme and host the client reached the server with.
+	PublicURL string
+	// MaxBodyBytes caps request bodies; 0 means 16 MiB.
+	MaxBodyBytes int64
+	// Strict validates every response against openapi.json and replaces a
+	// non-conforming one with a 500 that says why.
+	Strict bool
+	// Logger receives the server's log lines; nil discards them.
+	Logger *slog.Logger
+	// WallClock reads wall time for the real clock mode; nil is time.Now.
+	WallClock func() time.Time
+}
+
+// DefaultMaxBodyBytes is the default cap of request bodies.
+const DefaultMaxBodyBytes = 16 << 20
+
+// Server is a running simulator.
+type Server struct {
+	opts   Options
+	eng    *sim.Engine
+	c      *contract
+	router *mux.Router
+	log    *slog.Logger
+
+	httpSrv *http.Server
+	ln      net.Listener
+	url     string
+	tmpDir  string
+
+	stop     context.Context // ends when shutdown begins: long polls answer at once
+	stopNow  context.CancelFunc
+	driver   sync.WaitGroup
+	reqSeq   atomic.Uint64
+	closeMu  sync.Mutex
+	closed   bool
+	serveErr chan error
+}
+
+var defaultWorlds sync.Map // seed -> *fixtures.World of the embedded default
+
+func loadWorld(o Options) (*fixtures.World, error) {
+	if o.World != nil {
+		return o.World, nil
+	}
+	if o.FixturesPath != "" {
+		return fixtures.Load(o.FixturesPath, o.Seed)
+	}
+	if w, ok := defaultWorlds.Load(o.Seed); ok {
+		return w.(*fixtures.World), nil
+	}
+	w, err := fixtures.Load("", o.Seed)
+	if err != nil {
+		return nil, err
+	}
+	defaultWorlds.Store(o.Seed, w)
+	return w, nil
+}
+
+// New starts a server.
+func New(o Options) (*Server, error) {
+	c, err := loadContract()
+	if err != nil {
+		return nil, err
+	}
+	world, err := loadWorld(o)
+	if err != nil {
+		return nil, err
+	}
+	if o.Clock == "" {
+		o.Clock = sim.ClockVirtual
+	}
+	if _, err := sim.ParseClockMode(string(o.Clock)); err != nil {
+		return nil, err
+	}
+	if o.WallClock == nil {
+		o.WallClock = time.Now
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.PublicURL != "" {
+		o.PublicURL = strings.TrimRight(o.PublicURL, "/")
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	start := o.StartTime
+	if start.IsZero() {
+		start = sim.DefaultEpoch
+		if o.Clock == sim.ClockReal {
+			start = o.WallClock()
+		}
+	}
+	s := &Server{opts: o, c: c, log: log, serveErr: make(chan error, 1)}
+	s.stop, s.stopNow = context.WithCancel(context.Background())
+	path := o.DBPath
+	if path == "" {
+		if s.tmpDir, err = os.MkdirTemp("", "mediamock-"); err != nil {
+			return nil, err
+		}
+		path = filepath.Join(s.tmpDir, "state.db")
+	}
+	s.eng, err = sim.Open(sim.Config{
+		Path: path, Durable: o.Durable, Reset: o.Reset, Seed: o.Seed, World: world,
+		Clock: sim.NewClock(o.Clock, start, o.WallClock), Speed: o.Speed,
+		Images: sim.OfflineImages{Seed: o.Seed},
+	})
+	if err != nil {
+		s.removeTemp()
+		return nil, err
+	}
+	s.router = s.buildRouter()
+	s.driver.Add(1)
+	go s.drive()
+	if o.NoListener {
+		s.url = "http://mediamock.test"
+		return s, nil
+	}
+	addr := o.Addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	if s.ln, err = net.Listen("tcp", addr); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	s.url = "http://" + s.ln.Addr().String()
+	s.httpSrv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	go func() { s.serveErr <- s.httpSrv.Serve(s.ln) }()
+	return s, nil
+}
+
+// URL is the server's root address, like http://127.0.0.1:41234. The REST
+// base address is URL() + "/api/v1".
+func (s *Server) URL() string { return s.url }
+
+// BaseURL is the REST base address, URL() + "/api/v1".
+func (s *Server) BaseURL() string { return s.url + BasePath }
+
+// Handler is the server's HTTP handler, for use without a listener.
+func (s *Server) Handler() http.Handler { return s }
+
+// Client returns an HTTP client that reaches the server (in memory when the
+// server has no listener).
+func (s *Server) Client() *http.Client {
+	if s.ln == nil {
+		return &http.Client{Transport: handlerTransport{s}}
+	}
+	return &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}}
+}
+
+// Engine is the simulation behind the server.
+func (s *Server) Engine() *sim.Engine { return s.eng }
+
+// Shutdown stops the server gracefully: it stops accepting, answers open
+// long polls with the current state, waits for requests in flight (until ctx
+// ends), and closes the state file.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.closeMu.Lock()
+	if s.closed {
+		s.closeMu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.closeMu.Unlock()
+	s.stopNow()
+	var err error
+	if s.httpSrv != nil {
+		err = s.httpSrv.Shutdown(ctx)
+	}
+	s.driver.Wait()
+	if cerr := s.eng.Close(); err == nil {
+		err = cerr
+	}
+	s.removeTemp()
+	return err
+}
+
+// Close stops the server, giving requests in flight five seconds.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return s.Shutdown(ctx)
+}
+
+func (s *Server) removeTemp() {
+	if s.tmpDir != "" {
+		os.RemoveAll(s.tmpDir)
+	}
+}
+
+// drive applies due events on time when the clock is real; in the other
+// modes every move of the clock applies them itself.
+func (s *Server) drive() {
+	defer s.driver.Done()
+	clock := s.eng.Clock()
+	for {
+		next, ok, changed := s.eng.NextDue()
+		var timer *time.Timer
+		var fire <-chan time.Time
+		if ok && clock.Mode() == sim.ClockReal {
+			if d := next.Sub(clock.Now()); d > 0 {
+				timer = time.NewTimer(d)
+				fire = timer.C
+			} else {
+				if err := s.eng.Settle(); err != nil && !errors.Is(s.stop.Err(), context.Canceled) {
+					s.log.Error("apply due events", "err", err)
+				}
+				continue
+			}
+		}
+		select {
+		case <-fire:
+		case <-changed:
+		case <-clock.Changed():
+		case <-s.stop.Done():
+			if timer != nil {
+				timer.Stop()
+			}
+			return
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+	}
+}
+
+// handlerTransport serves requests in memory.
+type handlerTransport struct{ h http.Handler }
+
+func (t handlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	rec := newMemResponse()
+	if r.Body == nil {
+		r.Body = http.NoBody
+	}
+	r = r.Clone(r.Context())
+	if r.RequestURI == "" {
+		r.RequestURI = r.URL.RequestURI()
+	}
+	if r.RemoteAddr == "" {
+		r.RemoteAddr = "127.0.0.1:1"
+	}
+	t.h.ServeHTTP(rec, r)
+	return rec.response(r), nil
+}

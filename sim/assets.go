@@ -1,0 +1,185 @@
+package sim
+
+import (
+	"bytes"
+	"math"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Index tags of asset kinds; "audio" and "upload" are groups a filter asks for.
+var kindTags = map[string]byte{"image": 1, "video": 2, "voice": 3, "music": 4, "model3d": 5, "audio": 6, "upload": 7}
+
+var statusTags = map[string]byte{StatusQueued: 1, StatusProcessing: 2, StatusCompleted: 3, StatusFailed: 4}
+
+func tagsOf(a *Asset) []byte {
+	tags := []byte{kindTags[a.Kind]}
+	if a.Kind == KindVoice || a.Kind == KindMusic {
+		tags = append(tags, kindTags["audio"])
+	}
+	if a.Source == SourceUpload {
+		tags = append(tags, kindTags["upload"])
+	}
+	return tags
+}
+
+func searchText(a *Asset) []byte {
+	return []byte(strings.ToLower(a.Title + "\n" + a.Prompt))
+}
+
+// insertAsset stores a new asset (taking the next asset id) and its indexes.
+func (t *tx) insertAsset(a *Asset) error {
+	if a.ID == 0 {
+		id, err := t.b(bAssets).NextSequence()
+		if err != nil {
+			return err
+		}
+		a.ID = id
+	}
+	ws := a.WorkspaceID
+	if err := putJSON(t.b(bAssets), key(ws, a.ID), a); err != nil {
+		return err
+	}
+	for _, tag := range tagsOf(a) {
+		if err := t.b(bAssetKind).Put(key(ws, tag, a.ID), nil); err != nil {
+			return err
+		}
+	}
+	if err := t.b(bAssetStatus).Put(key(ws, statusTags[a.Status], a.ID), nil); err != nil {
+		return err
+	}
+	if a.ProjectID != 0 {
+		if err := t.b(bAssetProject).Put(key(ws, a.ProjectID, a.ID), nil); err != nil {
+			return err
+		}
+	}
+	return t.b(bAssetText).Put(key(ws, a.ID), searchText(a))
+}
+
+// updateAsset stores a changed asset; oldStatus keeps the status index true.
+func (t *tx) updateAsset(a *Asset, oldStatus string) error {
+	if oldStatus != a.Status {
+		if err := t.b(bAssetStatus).Delete(key(a.WorkspaceID, statusTags[oldStatus], a.ID)); err != nil {
+			return err
+		}
+		if err := t.b(bAssetStatus).Put(key(a.WorkspaceID, statusTags[a.Status], a.ID), nil); err != nil {
+			return err
+		}
+	}
+	return putJSON(t.b(bAssets), key(a.WorkspaceID, a.ID), a)
+}
+
+// asset reads an asset of the workspace; other workspaces' ids are not found.
+func (t *tx) asset(ws, id uint64) (*Asset, error) {
+	var a Asset
+	ok, err := getJSON(t.b(bAssets), key(ws, id), &a)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, notFound("asset", id)
+	}
+	return &a, nil
+}
+
+// AssetQuery filters and pages the library.
+type AssetQuery struct {
+	Kind          string // image, video, voice, music, audio, model3d, upload
+	Status        string
+	Query         string // case-insensitive, in titles and prompts
+	ProjectID     uint64
+	StartingAfter uint64
+	Limit         int
+}
+
+// ListAssets lists the library newest first. Each filter is an index over
+// asset ids; the page is found by leapfrogging the indexes downwards from
+// the cursor, so it costs about limit seeks per filter, whatever the size of
+// the library. A text query is checked against a compact text index.
+func (e *Engine) ListAssets(p Principal, q AssetQuery) (Page[Asset], error) {
+	var pg Page[Asset]
+	err := e.view(func(t *tx) error {
+		ws := p.WorkspaceID
+		var iters []*idxIter
+		if q.ProjectID != 0 {
+			iters = append(iters, newIter(t.b(bAssetProject), key(ws, q.ProjectID), nil))
+		}
+		if q.Kind != "" {
+			iters = append(iters, newIter(t.b(bAssetKind), key(ws, kindTags[q.Kind]), nil))
+		}
+		if q.Status != "" {
+			iters = append(iters, newIter(t.b(bAssetStatus), key(ws, statusTags[q.Status]), nil))
+		}
+		if q.Query != "" {
+			needle := []byte(strings.ToLower(q.Query))
+			iters = append(iters, newIter(t.b(bAssetText), key(ws), func(v []byte) bool { return bytes.Contains(v, needle) }))
+		}
+		if len(iters) == 0 {
+			iters = append(iters, newIter(t.b(bAssets), key(ws), nil))
+		}
+		upper := uint64(math.MaxUint64 - 1)
+		if q.StartingAfter > 0 {
+			upper = q.StartingAfter - 1
+		}
+		ids := leapfrog(iters, upper, q.Limit+1)
+		if len(ids) > q.Limit {
+			ids, pg.HasMore = ids[:q.Limit], true
+		}
+		pg.Data = make([]Asset, 0, len(ids))
+		for _, id := range ids {
+			a, err := t.asset(ws, id)
+			if err != nil {
+				return err
+			}
+			pg.Data = append(pg.Data, *a)
+		}
+		return nil
+	})
+	return pg, err
+}
+
+// idxIter walks the ids under one key prefix downwards.
+type idxIter struct {
+	c      *bolt.Cursor
+	prefix []byte
+	match  func(v []byte) bool // optional check of the value
+}
+
+func newIter(b *bolt.Bucket, prefix []byte, match func([]byte) bool) *idxIter {
+	return &idxIter{c: b.Cursor(), prefix: prefix, match: match}
+}
+
+// seekLE returns the greatest id at most x under the prefix.
+func (it *idxIter) seekLE(x uint64) (uint64, bool) {
+	k, v := seekBelow(it.c, key(it.prefix, x+1))
+	for ; k != nil && hasPrefix(k, it.prefix); k, v = it.c.Prev() {
+		if it.match == nil || it.match(v) {
+			return getU64(k[len(it.prefix):]), true
+		}
+	}
+	return 0, false
+}
+
+// leapfrog returns up to n ids, descending from upper, present in every iterator.
+func leapfrog(iters []*idxIter, upper uint64, n int) []uint64 {
+	var out []uint64
+	x := upper
+	for len(out) < n && x > 0 {
+		for agreed := false; !agreed; {
+			agreed = true
+			for _, it := range iters {
+				y, ok := it.seekLE(x)
+				if !ok {
+					return out
+				}
+				if y < x {
+					x, agreed = y, false
+				}
+			}
+		}
+		out = append(out, x)
+		x--
+	}
+	return out
+}

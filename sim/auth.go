@@ -1,0 +1,77 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Principal is who a request is made for: a workspace, through one token.
+type Principal struct {
+	WorkspaceID uint64
+	TokenType   string // api_key or oauth
+	TokenName   string
+	Scopes      []string
+}
+
+// HasScope reports whether the token grants scope.
+func (p Principal) HasScope(scope string) bool { return slices.Contains(p.Scopes, scope) }
+
+// Authenticate resolves a bearer token to its principal.
+func (e *Engine) Authenticate(token string) (Principal, bool) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	t, ok := e.tokens[token]
+	if !ok {
+		return Principal{}, false
+	}
+	return Principal{WorkspaceID: t.WorkspaceID, TokenType: t.Type, TokenName: t.Name, Scopes: t.Scopes}, true
+}
+
+// loadPrincipals caches tokens and workspace limits, which every request reads.
+func (e *Engine) loadPrincipals(btx *bolt.Tx) error {
+	tokens := map[string]Token{}
+	err := btx.Bucket(bTokens).ForEach(func(k, v []byte) error {
+		var t Token
+		if err := json.Unmarshal(v, &t); err != nil {
+			return fmt.Errorf("decode token: %w", err)
+		}
+		tokens[t.Token] = t
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	workspaces := map[uint64]*Workspace{}
+	err = btx.Bucket(bWorkspaces).ForEach(func(k, v []byte) error {
+		var w Workspace
+		if err := json.Unmarshal(v, &w); err != nil {
+			return fmt.Errorf("decode workspace: %w", err)
+		}
+		workspaces[w.ID] = &Workspace{ID: w.ID, Name: w.Name, Plan: w.Plan, RateLimit: w.RateLimit, PublishingAllowed: w.PublishingAllowed}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	e.tokens, e.workspaces = tokens, workspaces
+	e.mu.Unlock()
+	return nil
+}
+
+func (t *tx) workspace(id uint64) (*Workspace, error) {
+	var w Workspace
+	ok, err := getJSON(t.b(bWorkspaces), u64(id), &w)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, notFound("workspace", id)
+	}
+	return &w, nil
+}
+
+func (t *tx) putWorkspace(w *Workspace) error { return putJSON(t.b(bWorkspaces), u64(w.ID), w) }

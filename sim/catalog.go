@@ -1,0 +1,298 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mediamock/mediamock/fixtures"
+)
+
+// Models returns the catalog, filtered by modality and track ("" for all).
+func (e *Engine) Models(modality, track string) []fixtures.Model {
+	var out []fixtures.Model
+	for _, m := range e.world.Models {
+		if modality != "" && m.Modality != modality {
+			continue
+		}
+		if track != "" && m.Track != track {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// Model returns one model of the catalog.
+func (e *Engine) Model(id string) (fixtures.Model, bool) {
+	m, ok := e.models[id]
+	if !ok {
+		return fixtures.Model{}, false
+	}
+	return *m, true
+}
+
+// GenerationRequest is the body of POST /generations, minus wait_seconds.
+type GenerationRequest struct {
+	Modality           string   `json:"modality"`
+	Track              string   `json:"track,omitempty"`
+	ModelID            string   `json:"model_id"`
+	Prompt             string   `json:"prompt"`
+	Count              *int     `json:"count,omitempty"`
+	AspectRatio        string   `json:"aspect_ratio,omitempty"`
+	Resolution         string   `json:"resolution,omitempty"`
+	Duration           *int     `json:"duration,omitempty"`
+	GenerateAudio      *bool    `json:"generate_audio,omitempty"`
+	Voice              string   `json:"voice,omitempty"`
+	Language           string   `json:"language,omitempty"`
+	ReferenceAssetIDs  []uint64 `json:"reference_asset_ids,omitempty"`
+	ReferenceImageURLs []string `json:"reference_image_urls,omitempty"`
+}
+
+// resolved is a generation request checked against its model, with the
+// model's defaults filled in.
+type resolved struct {
+	model      *fixtures.Model
+	count      int
+	aspect     string
+	resolution string
+	duration   int
+	audio      bool
+	voice      string
+	language   string
+	prompt     string
+}
+
+// checkGeneration checks a request against the catalog; every violation is
+// reported at once.
+func (e *Engine) checkGeneration(req GenerationRequest) (resolved, Violations) {
+	var v Violations
+	r := resolved{count: 1, prompt: req.Prompt}
+	track := req.Track
+	if req.Modality == "audio" && track == "" {
+		track = "voice"
+	}
+	if req.Modality != "audio" && req.Track != "" {
+		v.Add("track", "track applies to the audio modality only")
+	}
+	m := e.models[req.ModelID]
+	if m == nil {
+		v.AddAllowed("model_id", anySlice(e.modelIDs(req.Modality, track)), "unknown model %q for modality %s", req.ModelID, modalityLabel(req.Modality, track))
+		return r, v
+	}
+	r.model = m
+	if m.Modality != req.Modality {
+		v.AddAllowed("modality", []any{m.Modality}, "model %s is %s %s model, not %s", m.ID, article(m.Modality), m.Modality, req.Modality)
+		return r, v
+	}
+	if m.Modality == "audio" && m.Track != track {
+		v.AddAllowed("track", []any{m.Track}, "model %s makes %s, not %s", m.ID, m.Track, track)
+		return r, v
+	}
+	o, d := m.Options, m.Defaults
+	notFor := func(field, what string) {
+		v.Add(field, "%s does not apply to %s models", what, modalityLabel(m.Modality, m.Track))
+	}
+
+	if req.Count != nil {
+		if m.Modality != "image" {
+			notFor("count", "count")
+		} else if *req.Count > o.MaxCount {
+			v.AddAllowed("count", anySlice(seq(1, o.MaxCount)), "model %s makes at most %d images per request", m.ID, o.MaxCount)
+		} else {
+			r.count = *req.Count
+		}
+	}
+	r.aspect = option(&v, "aspect_ratio", req.AspectRatio, o.AspectRatios, d.AspectRatio, m, notFor)
+	r.resolution = option(&v, "resolution", req.Resolution, o.Resolutions, d.Resolution, m, notFor)
+	if req.Duration != nil {
+		if len(o.Durations) == 0 {
+			notFor("duration", "duration")
+		} else if !slices.Contains(o.Durations, *req.Duration) {
+			v.AddAllowed("duration", anySlice(o.Durations), "model %s does not offer a duration of %d seconds", m.ID, *req.Duration)
+		} else {
+			r.duration = *req.Duration
+		}
+	} else {
+		r.duration = d.Duration
+	}
+	if req.GenerateAudio != nil {
+		switch {
+		case m.Modality != "video":
+			notFor("generate_audio", "generate_audio")
+		case *req.GenerateAudio && !o.NativeAudio:
+			v.AddAllowed("generate_audio", []any{false}, "model %s cannot generate native audio", m.ID)
+		default:
+			r.audio = *req.GenerateAudio
+		}
+	} else {
+		r.audio = o.NativeAudio
+	}
+	voices := make([]string, len(o.Voices))
+	for i, x := range o.Voices {
+		voices[i] = x.ID
+	}
+	r.voice = option(&v, "voice", req.Voice, voices, d.Voice, m, notFor)
+	r.language = option(&v, "language", req.Language, o.Languages, d.Language, m, notFor)
+	if req.Voice != "" && req.Language != "" && r.voice == req.Voice && r.language == req.Language {
+		i := slices.IndexFunc(o.Voices, func(x fixtures.Voice) bool { return x.ID == r.voice })
+		if langs := o.Voices[i].Languages; len(langs) > 0 && !slices.Contains(langs, r.language) {
+			v.AddAllowed("language", anySlice(langs), "voice %s does not speak %s", r.voice, r.language)
+		}
+	}
+	refs := len(req.ReferenceAssetIDs) + len(req.ReferenceImageURLs)
+	switch {
+	case m.MaxReferenceImages == 0 && refs > 0:
+		v.Add(refField(req), "model %s takes no reference images", m.ID)
+	case refs > m.MaxReferenceImages:
+		v.Add(refField(req), "model %s takes at most %d reference images, got %d", m.ID, m.MaxReferenceImages, refs)
+	case m.RequiresReferenceImage && refs == 0:
+		v.Add("reference_asset_ids", "model %s requires a reference image: send reference_asset_ids or reference_image_urls", m.ID)
+	}
+	return r, v
+}
+
+func article(word string) string {
+	if strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
+}
+
+func refField(req GenerationRequest) string {
+	if len(req.ReferenceAssetIDs) > 0 {
+		return "reference_asset_ids"
+	}
+	return "reference_image_urls"
+}
+
+// option checks one optional string option against the model's list.
+func option(v *Violations, field, got string, allowed []string, def string, m *fixtures.Model, notFor func(string, string)) string {
+	if got == "" {
+		return def
+	}
+	if len(allowed) == 0 {
+		notFor(field, field)
+		return def
+	}
+	if !slices.Contains(allowed, got) {
+		v.AddAllowed(field, anySlice(allowed), "model %s does not offer %s %q", m.ID, strings.ReplaceAll(field, "_", " "), got)
+		return def
+	}
+	return got
+}
+
+func (e *Engine) modelIDs(modality, track string) []string {
+	var ids []string
+	for _, m := range e.world.Models {
+		if m.Modality == modality && (modality != "audio" || m.Track == track) {
+			ids = append(ids, m.ID)
+		}
+	}
+	return ids
+}
+
+func modalityLabel(modality, track string) string {
+	if modality == "audio" && track != "" {
+		return "audio (" + track + ")"
+	}
+	return modality
+}
+
+func seq(from, to int) []int {
+	out := make([]int, 0, to-from+1)
+	for i := from; i <= to; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// fill sets what an output of the request is: kind, media type, size and
+// length.
+func (r resolved) fill(a *Asset, index int) {
+	m := r.model
+	a.Kind = fixtures.KindOfModel(*m)
+	a.MimeType = m.OutputMimeType
+	a.Media = &Media{AspectRatio: r.aspect, Resolution: r.resolution, Voice: r.voice, Language: r.language, Audio: r.audio, Index: index}
+	switch a.Kind {
+	case KindImage:
+		a.Width, a.Height = ImageSize(r.aspect, r.resolution)
+	case KindVideo:
+		a.Width, a.Height = VideoSize(r.aspect, r.resolution)
+		a.DurationSeconds = r.duration
+	case KindMusic:
+		a.DurationSeconds = r.duration
+	case KindVoice:
+		a.DurationSeconds = SpeechSeconds(r.prompt)
+	}
+}
+
+// ImageSize is the pixel size of an image of aspect ratio W:H whose longer
+// side is given by the resolution (1k = 1024 px).
+func ImageSize(aspect, resolution string) (int, int) {
+	w, h := ratio(aspect)
+	long := 1024
+	if n, err := strconv.Atoi(strings.TrimSuffix(resolution, "k")); err == nil && n > 0 {
+		long = 1024 * n
+	}
+	if w >= h {
+		return long, max(1, int(math.Round(float64(long)*h/w)))
+	}
+	return max(1, int(math.Round(float64(long)*w/h))), long
+}
+
+// VideoSize is the pixel size of a video of aspect ratio W:H whose shorter
+// side is given by the resolution (720p = 720 px), rounded to even numbers.
+func VideoSize(aspect, resolution string) (int, int) {
+	w, h := ratio(aspect)
+	short := 720
+	if n, err := strconv.Atoi(strings.TrimSuffix(resolution, "p")); err == nil && n > 0 {
+		short = n
+	}
+	even := func(x float64) int { return max(2, int(math.Round(x/2))*2) }
+	if w >= h {
+		return even(float64(short) * w / h), short
+	}
+	return short, even(float64(short) * h / w)
+}
+
+func ratio(aspect string) (float64, float64) {
+	a, b, ok := strings.Cut(aspect, ":")
+	w, err1 := strconv.Atoi(a)
+	h, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || w <= 0 || h <= 0 {
+		return 1, 1
+	}
+	return float64(w), float64(h)
+}
+
+// SpeechSeconds is how long speaking text takes at 150 words a minute.
+func SpeechSeconds(text string) int {
+	words := len(strings.Fields(text))
+	return max(1, int(math.Ceil(float64(words)/2.5)))
+}
+
+// durations draws a job's queue and processing times from its timing
+// profile, its size and its own random generator, divided by the speed.
+func (e *Engine) durations(t fixtures.Timing, rng *rand.Rand, outputs, seconds, chars int) (time.Duration, time.Duration) {
+	jitter := func(x float64) time.Duration {
+		f := 1 + t.Jitter*(2*rng.Float64()-1)
+		return time.Duration(x * f / e.speed * float64(time.Second)).Round(time.Millisecond)
+	}
+	q := jitter(t.QueuedSeconds)
+	p := jitter(t.ProcessingSeconds + t.PerExtraOutputSeconds*float64(outputs-1) +
+		t.PerOutputSecond*float64(seconds) + t.PerThousandCharacters*float64(chars)/1000)
+	return q, max(p, time.Millisecond)
+}
+
+// describe names a request's outputs for messages.
+func describe(m *fixtures.Model, count int) string {
+	if count == 1 {
+		return fmt.Sprintf("1 output of %s", m.ID)
+	}
+	return fmt.Sprintf("%d outputs of %s", count, m.ID)
+}

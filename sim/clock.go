@@ -1,0 +1,162 @@
+package sim
+
+import (
+	"fmt"
+	"sync"
+	"time"
+)
+
+// ClockMode says how the simulated clock moves.
+type ClockMode string
+
+// The clock modes.
+const (
+	// ClockReal follows wall time from where the simulation left off.
+	ClockReal ClockMode = "real"
+	// ClockManual moves only when told (Advance, SetTime, the control API).
+	ClockManual ClockMode = "manual"
+	// ClockVirtual is manual, but a client that waits (wait_seconds) moves
+	// time forward for it, up to the earlier of its wait and the next event.
+	ClockVirtual ClockMode = "virtual"
+)
+
+// ParseClockMode checks a clock mode name.
+func ParseClockMode(s string) (ClockMode, error) {
+	switch m := ClockMode(s); m {
+	case ClockReal, ClockManual, ClockVirtual:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown clock mode %q (want real, manual or virtual)", s)
+}
+
+// DefaultEpoch is where a fresh simulation's clock starts unless told otherwise.
+var DefaultEpoch = time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+
+// Clock is the one source of time of the simulation. The wall-time source is
+// injected: the engine itself never reads the machine's clock.
+type Clock struct {
+	mu      sync.Mutex
+	mode    ClockMode
+	base    time.Time // simulated time at the anchor
+	anchor  time.Time // wall time at the anchor (real mode)
+	wall    func() time.Time
+	changed chan struct{} // closed and replaced whenever time jumps
+}
+
+// NewClock returns a clock in the given mode starting at start. wall reads
+// wall time; it is only used in real mode and may be nil otherwise.
+func NewClock(mode ClockMode, start time.Time, wall func() time.Time) *Clock {
+	c := &Clock{mode: mode, base: start.UTC().Truncate(time.Second), wall: wall, changed: make(chan struct{})}
+	if wall != nil {
+		c.anchor = wall()
+	}
+	return c
+}
+
+// Now returns the simulated time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now()
+}
+
+func (c *Clock) now() time.Time {
+	if c.mode == ClockReal && c.wall != nil {
+		return c.base.Add(c.wall().Sub(c.anchor))
+	}
+	return c.base
+}
+
+// Mode returns the clock mode.
+func (c *Clock) Mode() ClockMode {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.mode
+}
+
+// SetMode switches the mode, keeping the current simulated time.
+func (c *Clock) SetMode(m ClockMode) error {
+	if _, err := ParseClockMode(string(m)); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if m == ClockReal && c.wall == nil {
+		return fmt.Errorf("real clock mode needs a wall clock")
+	}
+	c.rebase(c.now())
+	c.mode = m
+	c.signal()
+	return nil
+}
+
+// advance moves the clock forward by d. It never moves backwards.
+func (c *Clock) advance(d time.Duration) (time.Time, error) {
+	if d < 0 {
+		return time.Time{}, fmt.Errorf("cannot move the clock backwards (advance by %s)", d)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.now().Add(d)
+	c.rebase(t)
+	c.signal()
+	return t, nil
+}
+
+// advanceTo moves the clock to t if t is later than now.
+func (c *Clock) advanceTo(t time.Time) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if now := c.now(); !t.After(now) {
+		return now
+	}
+	c.rebase(t)
+	c.signal()
+	return t
+}
+
+// set moves the clock to t, which must not be earlier than now.
+func (c *Clock) set(t time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if now := c.now(); t.Before(now) {
+		return fmt.Errorf("cannot move the clock backwards from %s to %s", FormatTime(now), FormatTime(t))
+	}
+	c.rebase(t)
+	c.signal()
+	return nil
+}
+
+// restore puts the clock at t regardless of direction (used when state is
+// loaded from disk or restored from a snapshot).
+func (c *Clock) restore(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.rebase(t)
+	c.signal()
+}
+
+func (c *Clock) rebase(t time.Time) {
+	c.base = t
+	if c.wall != nil {
+		c.anchor = c.wall()
+	}
+}
+
+// Changed returns a channel closed at the next jump of the clock.
+func (c *Clock) Changed() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.changed
+}
+
+func (c *Clock) signal() {
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
+// TimeLayout is the wire format of timestamps: ISO 8601 with a UTC offset.
+const TimeLayout = "2006-01-02T15:04:05-07:00"
+
+// FormatTime renders t in the wire format, in UTC.
+func FormatTime(t time.Time) string { return t.UTC().Format(TimeLayout) }

@@ -1,0 +1,162 @@
+package sim
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mediamock/mediamock/media"
+)
+
+// File classes: what a file belongs to.
+const (
+	FileAsset      = "a" // an asset's file
+	FileCharacter  = "c" // a character's portrait
+	FileStartFrame = "e" // an Encore creation's start frame
+)
+
+// FileRef names a file: its class, workspace, owner id and an unguessable
+// token derived from the seed. It is the path of the file's URL.
+type FileRef struct {
+	Class string
+	WS    uint64
+	ID    uint64
+	Token string
+	Ext   string
+}
+
+// Path is the ref as a URL path below /files/.
+func (f FileRef) Path() string {
+	return fmt.Sprintf("%s/%d/%d/%s%s", f.Class, f.WS, f.ID, f.Token, f.Ext)
+}
+
+func (e *Engine) fileRef(class string, ws, id uint64, mime string) FileRef {
+	return FileRef{Class: class, WS: ws, ID: id, Token: fmt.Sprintf("%016x", DeriveSeed(e.seed, "file/"+class, id)), Ext: media.Extension(mime)}
+}
+
+// AssetFile is the file reference of an asset.
+func (e *Engine) AssetFile(a Asset) FileRef {
+	return e.fileRef(FileAsset, a.WorkspaceID, a.ID, a.MimeType)
+}
+
+// CharacterFile is the portrait of a character.
+func (e *Engine) CharacterFile(c Character) FileRef {
+	return e.fileRef(FileCharacter, c.WorkspaceID, c.ID, "image/jpeg")
+}
+
+// StartFrameFile is the start frame of an Encore creation.
+func (e *Engine) StartFrameFile(c EncoreCreation) FileRef {
+	return e.fileRef(FileStartFrame, c.WorkspaceID, c.ID, "image/jpeg")
+}
+
+// ParseFileRef reads class/ws/id/token.ext; it checks the token.
+func (e *Engine) ParseFileRef(path string) (FileRef, bool) {
+	parts := strings.Split(path, "/")
+	if len(parts) != 4 {
+		return FileRef{}, false
+	}
+	ws, err1 := strconv.ParseUint(parts[1], 10, 64)
+	id, err2 := strconv.ParseUint(parts[2], 10, 64)
+	if err1 != nil || err2 != nil {
+		return FileRef{}, false
+	}
+	token, ext, _ := strings.Cut(parts[3], ".")
+	want := e.fileRef(parts[0], ws, id, "")
+	if token != want.Token || (parts[0] != FileAsset && parts[0] != FileCharacter && parts[0] != FileStartFrame) {
+		return FileRef{}, false
+	}
+	want.Ext = ""
+	if ext != "" {
+		want.Ext = "." + ext
+	}
+	return want, true
+}
+
+// StoredFile is a file's bytes and type.
+type StoredFile struct {
+	Data     []byte
+	MimeType string
+	Name     string // a file name for downloads
+	Modified Stamp
+}
+
+var errNoFile = &Error{Kind: ENOTFOUND, Code: "not_found", Message: "No such file."}
+
+// File returns the bytes behind a file URL. Generated media is made on first
+// request and stored, so every later request serves the same bytes.
+func (e *Engine) File(ref FileRef) (StoredFile, error) {
+	fk := key(ref.Class, ref.WS, ref.ID)
+	var out StoredFile
+	var spec *media.Spec
+	err := e.view(func(t *tx) error {
+		var err error
+		out, spec, err = t.fileSource(ref)
+		if err != nil {
+			return err
+		}
+		if data := t.b(bFiles).Get(fk); data != nil {
+			out.Data = append([]byte(nil), data...)
+		}
+		return nil
+	})
+	if err != nil || out.Data != nil {
+		return out, err
+	}
+	if spec == nil {
+		return StoredFile{}, errNoFile
+	}
+	data, err := media.Generate(*spec)
+	if err != nil {
+		return StoredFile{}, fmt.Errorf("generate %s: %w", ref.Path(), err)
+	}
+	err = e.update(func(t *tx) error {
+		if existing := t.b(bFiles).Get(fk); existing != nil {
+			data = append([]byte(nil), existing...)
+			return nil
+		}
+		return t.b(bFiles).Put(fk, data)
+	})
+	out.Data = data
+	return out, err
+}
+
+// fileSource finds what a file belongs to and, for generated media, how to
+// make it.
+func (t *tx) fileSource(ref FileRef) (StoredFile, *media.Spec, error) {
+	seed := DeriveSeed(t.e.seed, "media/"+ref.Class, ref.ID)
+	switch ref.Class {
+	case FileAsset:
+		a, err := t.asset(ref.WS, ref.ID)
+		if err != nil || a.Status != StatusCompleted || ref.Ext != media.Extension(a.MimeType) {
+			return StoredFile{}, nil, errNoFile
+		}
+		f := StoredFile{MimeType: a.MimeType, Name: fmt.Sprintf("asset-%d%s", a.ID, ref.Ext), Modified: a.CreatedAt}
+		spec := &media.Spec{MimeType: a.MimeType, Width: a.Width, Height: a.Height, DurationSeconds: a.DurationSeconds,
+			Seed: seed, Prompt: a.Prompt + a.Title, Voice: a.Kind == KindVoice}
+		if a.Media != nil {
+			spec.Audio = a.Media.Audio
+		}
+		return f, spec, nil
+	case FileCharacter:
+		var c Character
+		ok, err := getJSON(t.b(bCharacters), key(ref.WS, ref.ID), &c)
+		if err != nil || !ok || c.Status != "ready" || ref.Ext != ".jpg" {
+			return StoredFile{}, nil, errNoFile
+		}
+		return StoredFile{MimeType: "image/jpeg", Name: fmt.Sprintf("character-%d.jpg", c.ID), Modified: c.CreatedAt},
+			&media.Spec{MimeType: "image/jpeg", Width: 1024, Height: 1280, Seed: seed, Prompt: c.Name + " " + c.Description}, nil
+	case FileStartFrame:
+		c, err := t.encore(ref.WS, ref.ID)
+		if err != nil || ref.Ext != ".jpg" {
+			return StoredFile{}, nil, errNoFile
+		}
+		return StoredFile{MimeType: "image/jpeg", Name: fmt.Sprintf("encore-%d-start.jpg", c.ID), Modified: c.CreatedAt},
+			&media.Spec{MimeType: "image/jpeg", Width: encoreWidth, Height: encoreHeight, Seed: seed, Prompt: c.Effect + " " + c.Source}, nil
+	}
+	return StoredFile{}, nil, errNoFile
+}
+
+// putFile stores bytes for a file (uploads, start frames).
+func (t *tx) putFile(class string, ws, id uint64, data []byte) error {
+	return t.b(bFiles).Put(key(class, ws, id), data)
+}

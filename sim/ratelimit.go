@@ -1,0 +1,155 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// RateDecision is the outcome of counting one request against a workspace's
+// rate limit, with what the rate-limit headers report.
+type RateDecision struct {
+	Allowed    bool
+	Limit      int
+	Remaining  int
+	Reset      time.Time     // end of the current window
+	RetryAfter time.Duration // whole seconds until Reset, when not allowed
+}
+
+// rateWindow is the fixed one-minute window of one workspace.
+type rateWindow struct {
+	Start int64 `json:"start"` // unix seconds of the window's start
+	Count int   `json:"count"`
+}
+
+// rateLimiter counts requests per workspace in fixed windows of the
+// simulated clock. Counting happens in memory (it is on every request);
+// windows are saved with every commit and on close.
+type rateLimiter struct {
+	mu      sync.Mutex
+	windows map[uint64]*rateWindow
+	dirty   map[uint64]bool
+}
+
+func newRateLimiter() *rateLimiter {
+	return &rateLimiter{windows: map[uint64]*rateWindow{}, dirty: map[uint64]bool{}}
+}
+
+// RateWindow is the length of a rate-limit window.
+const RateWindow = time.Minute
+
+// Allow counts one request of the workspace at the clock's time, unless the
+// limit is reached. Requests MCP protocol messages would make are simply not
+// counted: callers do not call Allow for them.
+func (e *Engine) Allow(workspaceID uint64) RateDecision {
+	limit := e.rateLimitOf(workspaceID)
+	return e.rate.allow(workspaceID, limit, e.clock.Now())
+}
+
+// RateStatus reports a workspace's window without counting a request.
+func (e *Engine) RateStatus(workspaceID uint64) RateDecision {
+	limit := e.rateLimitOf(workspaceID)
+	return e.rate.peek(workspaceID, limit, e.clock.Now())
+}
+
+func (e *Engine) rateLimitOf(workspaceID uint64) int {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if ws := e.workspaces[workspaceID]; ws != nil {
+		return ws.RateLimit
+	}
+	return 0
+}
+
+func (r *rateLimiter) window(ws uint64, now time.Time) *rateWindow {
+	start := now.Truncate(RateWindow).Unix()
+	w := r.windows[ws]
+	if w == nil {
+		w = &rateWindow{}
+		r.windows[ws] = w
+	}
+	if w.Start != start {
+		w.Start, w.Count = start, 0
+	}
+	return w
+}
+
+func (r *rateLimiter) allow(ws uint64, limit int, now time.Time) RateDecision {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	w := r.window(ws, now)
+	d := decision(w, limit, now)
+	if w.Count >= limit {
+		d.Allowed = false
+		d.RetryAfter = retryAfter(d.Reset, now)
+		return d
+	}
+	w.Count++
+	r.dirty[ws] = true
+	d.Allowed = true
+	d.Remaining = limit - w.Count
+	return d
+}
+
+func (r *rateLimiter) peek(ws uint64, limit int, now time.Time) RateDecision {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	d := decision(r.window(ws, now), limit, now)
+	d.Allowed = d.Remaining > 0
+	return d
+}
+
+func decision(w *rateWindow, limit int, now time.Time) RateDecision {
+	return RateDecision{
+		Limit:     limit,
+		Remaining: max(0, limit-w.Count),
+		Reset:     time.Unix(w.Start, 0).Add(RateWindow).UTC(),
+	}
+}
+
+func retryAfter(reset, now time.Time) time.Duration {
+	d := reset.Sub(now)
+	secs := (d + time.Second - 1) / time.Second
+	return max(time.Second, secs*time.Second)
+}
+
+// reset forgets every window (used by resets and restores).
+func (r *rateLimiter) reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.windows = map[uint64]*rateWindow{}
+	r.dirty = map[uint64]bool{}
+}
+
+func (r *rateLimiter) flush(t *tx) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	b := t.b(bRate)
+	for ws := range r.dirty {
+		if err := putJSON(b, u64(ws), r.windows[ws]); err != nil {
+			return err
+		}
+		delete(r.dirty, ws)
+	}
+	return nil
+}
+
+func (r *rateLimiter) load(btx *bolt.Tx) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.windows = map[uint64]*rateWindow{}
+	r.dirty = map[uint64]bool{}
+	return btx.Bucket(bRate).ForEach(func(k, v []byte) error {
+		var w rateWindow
+		if err := json.Unmarshal(v, &w); err != nil {
+			return fmt.Errorf("decode rate window: %w", err)
+		}
+		r.windows[getU64(k)] = &w
+		return nil
+	})
+}
+
+func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }

@@ -1,0 +1,110 @@
+package sim
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Buckets of the bbolt file. Keys that start with a workspace id keep each
+// workspace's records together and sorted by id, so a page is a cursor walk.
+var (
+	bMeta         = []byte("meta")            // schema, fixture fingerprint, seed, clock
+	bWorkspaces   = []byte("workspaces")      // ws -> Workspace
+	bTokens       = []byte("tokens")          // token -> Token
+	bAssets       = []byte("assets")          // ws|id -> Asset (the sequence gives asset ids)
+	bAssetKind    = []byte("idx_kind")        // ws|tag|id -> ""
+	bAssetStatus  = []byte("idx_status")      // ws|status|id -> ""
+	bAssetProject = []byte("idx_project")     // ws|project|id -> ""
+	bAssetText    = []byte("idx_text")        // ws|id -> lower-case title and prompt
+	bJobs         = []byte("jobs")            // id -> Job
+	bQueue        = []byte("queue")           // ws|lane|job -> "" (jobs waiting for a slot)
+	bSlots        = []byte("slots")           // ws|lane -> running count
+	bDue          = []byte("due")             // at|seq -> Event
+	bLedger       = []byte("ledger")          // ws|id -> LedgerEntry
+	bEncore       = []byte("encore")          // ws|id -> EncoreCreation
+	bPubs         = []byte("publications")    // ws|id -> Publication
+	bPubStatus    = []byte("idx_pub_status")  // ws|status/id -> ""
+	bPubOwner     = []byte("pub_owner")       // id -> ws
+	bBrandKits    = []byte("brand_kits")      // ws|id -> BrandKit
+	bProjects     = []byte("projects")        // ws|id -> Project
+	bCharacters   = []byte("characters")      // ws|id -> Character
+	bSocial       = []byte("social_accounts") // ws|id -> SocialAccount
+	bFiles        = []byte("files")           // asset id -> media bytes
+	bRate         = []byte("rate_windows")    // ws -> rateWindow
+	bFaults       = []byte("faults")          // name -> fault state
+
+	allBuckets = [][]byte{bMeta, bWorkspaces, bTokens, bAssets, bAssetKind, bAssetStatus, bAssetProject, bAssetText,
+		bJobs, bQueue, bSlots, bDue, bLedger, bEncore, bPubs, bPubStatus, bPubOwner, bBrandKits, bProjects, bCharacters,
+		bSocial, bFiles, bRate, bFaults}
+)
+
+const schemaVersion = "1"
+
+// u64 encodes an id big-endian, so that keys sort by id.
+func u64(v uint64) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], v)
+	return b[:]
+}
+
+func getU64(b []byte) uint64 { return binary.BigEndian.Uint64(b) }
+
+// key joins parts into one key: uint64 as 8 big-endian bytes, strings and
+// single bytes as they are.
+func key(parts ...any) []byte {
+	k := make([]byte, 0, 24)
+	for _, p := range parts {
+		switch v := p.(type) {
+		case uint64:
+			k = binary.BigEndian.AppendUint64(k, v)
+		case byte:
+			k = append(k, v)
+		case string:
+			k = append(k, v...)
+		case []byte:
+			k = append(k, v...)
+		default:
+			panic(fmt.Sprintf("key: unsupported part %T", p))
+		}
+	}
+	return k
+}
+
+func putJSON(b *bolt.Bucket, k []byte, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode record %x: %w", k, err)
+	}
+	return b.Put(k, data)
+}
+
+// getJSON decodes the record at k into v; it reports whether it existed.
+func getJSON(b *bolt.Bucket, k []byte, v any) (bool, error) {
+	data := b.Get(k)
+	if data == nil {
+		return false, nil
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return true, fmt.Errorf("decode record %x: %w", k, err)
+	}
+	return true, nil
+}
+
+// Stamp is a point in simulated time, stored as Unix nanoseconds.
+type Stamp int64
+
+// StampOf converts a time to a Stamp.
+func StampOf(t time.Time) Stamp { return Stamp(t.UnixNano()) }
+
+// Time converts a Stamp to a time in UTC.
+func (s Stamp) Time() time.Time { return time.Unix(0, int64(s)).UTC() }
+
+// String renders the stamp in the wire format.
+func (s Stamp) String() string { return FormatTime(s.Time()) }
+
+// IsZero reports whether the stamp is unset.
+func (s Stamp) IsZero() bool { return s == 0 }

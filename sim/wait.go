@@ -1,0 +1,78 @@
+package sim
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// hub wakes the waiters of a job when its state changes.
+type hub struct {
+	mu    sync.Mutex
+	chans map[uint64]chan struct{}
+}
+
+func newHub() *hub { return &hub{chans: map[uint64]chan struct{}{}} }
+
+// watch returns a channel closed at the next change of the job. Take it
+// before reading the job's state, so that no change is missed.
+func (h *hub) watch(id uint64) <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ch := h.chans[id]
+	if ch == nil {
+		ch = make(chan struct{})
+		h.chans[id] = ch
+	}
+	return ch
+}
+
+func (h *hub) wake(id uint64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if ch := h.chans[id]; ch != nil {
+		close(ch)
+		delete(h.chans, id)
+	}
+}
+
+// waitFor reads a state with read until done reports it final or the wait
+// ends, without polling: it sleeps until the job changes, the clock jumps or
+// ctx ends. In virtual mode it moves the clock itself, to the earlier of the
+// deadline and the next event, so no real time passes.
+//
+// Ending ctx is not an error: the caller gets the state as it is, which is
+// what a long poll answers when the server shuts down.
+func waitFor[T any](ctx context.Context, e *Engine, jobID uint64, wait time.Duration, read func() (T, bool, error)) (T, error) {
+	deadline := e.clock.Now().Add(wait)
+	for {
+		var ch <-chan struct{}
+		if jobID != 0 {
+			ch = e.hub.watch(jobID)
+		}
+		v, final, err := read()
+		if err != nil || final || wait <= 0 || !e.clock.Now().Before(deadline) || ctx.Err() != nil {
+			return v, err
+		}
+		if e.clock.Mode() == ClockVirtual {
+			target := deadline
+			if next, ok, _ := e.NextDue(); ok && next.Before(target) {
+				target = next
+			}
+			if err := e.advanceTo(target); err != nil {
+				return v, err
+			}
+			continue
+		}
+		if err := e.waitChange(ctx, ch); err != nil {
+			v, _, rerr := read()
+			if rerr != nil {
+				return v, rerr
+			}
+			if err == errClosed || ctx.Err() != nil {
+				return v, nil
+			}
+			return v, err
+		}
+	}
+}
