@@ -37,41 +37,42 @@ type contract struct {
 	noOneOf map[string]*openapi3.Schema // JSON body schemas with their oneOf left out
 }
 
+// ControlDocument is control.json, the OpenAPI document of the control API,
+// served at /_mock/openapi.json.
+//
+//go:embed control.json
+var ControlDocument []byte
+
 var (
-	contractOnce sync.Once
-	contractVal  *contract
-	contractErr  error
+	loadService = sync.OnceValues(func() (*contract, error) { return parseContract("openapi.json", OpenAPIDocument) })
+	loadControl = sync.OnceValues(func() (*contract, error) { return parseContract("control.json", ControlDocument) })
 )
 
-func loadContract() (*contract, error) {
-	contractOnce.Do(func() {
-		loader := openapi3.NewLoader()
-		doc, err := loader.LoadFromData(OpenAPIDocument)
-		if err != nil {
-			contractErr = fmt.Errorf("openapi.json: %w", err)
-			return
-		}
-		if err := doc.Validate(context.Background()); err != nil {
-			contractErr = fmt.Errorf("openapi.json is not valid: %w", err)
-			return
-		}
-		c := &contract{doc: doc, routes: map[string]*routers.Route{}, noOneOf: map[string]*openapi3.Schema{}}
-		for path, item := range doc.Paths.Map() {
-			for method, op := range item.Operations() {
-				c.routes[op.OperationID] = &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: op}
-				if op.RequestBody == nil {
-					continue
-				}
-				if mt := op.RequestBody.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil && len(mt.Schema.Value.OneOf) > 0 {
-					alt := *mt.Schema.Value
-					alt.OneOf = nil
-					c.noOneOf[op.OperationID] = &alt
-				}
+// parseContract loads and validates an OpenAPI document, once per process.
+func parseContract(name string, data []byte) (*contract, error) {
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		return nil, fmt.Errorf("%s is not valid: %w", name, err)
+	}
+	c := &contract{doc: doc, routes: map[string]*routers.Route{}, noOneOf: map[string]*openapi3.Schema{}}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			c.routes[op.OperationID] = &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: op}
+			if op.RequestBody == nil {
+				continue
+			}
+			if mt := op.RequestBody.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil && len(mt.Schema.Value.OneOf) > 0 {
+				alt := *mt.Schema.Value
+				alt.OneOf = nil
+				c.noOneOf[op.OperationID] = &alt
 			}
 		}
-		contractVal = c
-	})
-	return contractVal, contractErr
+	}
+	return c, nil
 }
 
 // beyondOneOf finds what else is wrong with a body that broke a oneOf rule:

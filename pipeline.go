@@ -35,8 +35,12 @@ type handlerFunc func(c *call) (int, any, error)
 // ServeHTTP is the request pipeline: body size cap, route, then for API
 // operations authenticate, rate limit, scope, validate, handle.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	started := s.opts.WallClock()
 	rw := &respWriter{ResponseWriter: w, strict: s.opts.Strict}
 	rw.Header().Set("X-Request-Id", fmt.Sprintf("req_%012d", s.reqSeq.Add(1)))
+	if s.journal != nil && !strings.HasPrefix(r.URL.Path, ControlPath+"/") {
+		rw.reqCapture, rw.resCapture = newCapture(s.journal.bodyCap), newCapture(s.journal.bodyCap)
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
@@ -48,6 +52,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		rw.flush(s, r)
+		s.record(rw, r, started)
 	}()
 	if r.ContentLength > s.opts.MaxBodyBytes {
 		rw.Header().Set("Connection", "close")
@@ -56,6 +61,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Body != nil && r.Body != http.NoBody {
 		r.Body = http.MaxBytesReader(rw, r.Body, s.opts.MaxBodyBytes)
+		if rw.reqCapture != nil {
+			r.Body = &captureBody{ReadCloser: r.Body, c: rw.reqCapture}
+		}
 	}
 	s.router.ServeHTTP(rw, r)
 }
@@ -85,32 +93,39 @@ func (s *Server) buildRouter() *mux.Router {
 		}
 		allowed[rt.path] = append(allowed[rt.path], rt.method)
 	}
-	api.HandleFunc("/openapi.json", s.serveDocument).Methods(http.MethodGet, http.MethodHead)
+	api.HandleFunc("/openapi.json", func(w http.ResponseWriter, r *http.Request) { serveBytes(w, r, OpenAPIDocument) }).
+		Methods(http.MethodGet, http.MethodHead)
 	allowed["/openapi.json"] = []string{http.MethodGet, http.MethodHead}
 	paths = append(paths, "/openapi.json")
-	// Known paths with another method: 405 with Allow.
 	for _, p := range paths {
-		methods := strings.Join(allowed[p], ", ")
-		api.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Allow", methods)
-			writeError(w.(*respWriter), &sim.Error{Kind: sim.ENOTALLOWED, Code: "method_not_allowed",
-				Message: fmt.Sprintf("%s is not allowed on %s; allowed: %s.", r.Method, r.URL.Path, methods),
-				Details: map[string]any{"allowed_methods": allowed[p]}})
-		})
+		methodNotAllowed(api, p, allowed[p])
 	}
 	s.mountFiles(router)
 	s.mountControl(router)
 	return router
 }
 
-func (s *Server) serveDocument(w http.ResponseWriter, r *http.Request) {
+// methodNotAllowed answers other methods on a known path: 405 with Allow.
+// It must be registered after the path's own routes.
+func methodNotAllowed(router *mux.Router, path string, methods []string) {
+	allow := strings.Join(methods, ", ")
+	router.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", allow)
+		writeError(w.(*respWriter), &sim.Error{Kind: sim.ENOTALLOWED, Code: "method_not_allowed",
+			Message: fmt.Sprintf("%s is not allowed on %s; allowed: %s.", r.Method, r.URL.Path, allow),
+			Details: map[string]any{"allowed_methods": methods}})
+	})
+}
+
+// serveBytes serves a JSON document.
+func serveBytes(w http.ResponseWriter, r *http.Request, doc []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(OpenAPIDocument)))
+	h.Set("Content-Length", strconv.Itoa(len(doc)))
 	h.Set("Cache-Control", "public, max-age=300")
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
-		w.Write(OpenAPIDocument)
+		w.Write(doc)
 	}
 }
 
@@ -144,10 +159,22 @@ func (s *Server) api(rt route) http.Handler {
 				Details: map[string]any{"required_scope": scope, "granted_scopes": p.Scopes}})
 			return
 		}
+		if status := s.faults.take(rt.op); status != 0 {
+			if status == http.StatusTooManyRequests {
+				d.RetryAfter = max(time.Second, d.Reset.Sub(s.eng.Clock().Now()).Round(time.Second))
+				rw.Header().Set("Retry-After", strconv.Itoa(int(d.RetryAfter/time.Second)))
+			}
+			writeError(rw, forcedError(status, d))
+			return
+		}
 		vars := mux.Vars(r)
 		if err := s.c.validateRequest(r, rt.op, vars); err != nil {
 			writeError(rw, err)
 			return
+		}
+		if d := s.faults.delay(rt.op); d > 0 {
+			rw.latency = d
+			s.sleep(r.Context(), d)
 		}
 		status, body, err := rt.h(&call{w: rw, r: r, p: p, vars: vars, op: rt.op, s: s})
 		if err != nil {
@@ -227,6 +254,7 @@ func writeError(w *respWriter, err error) {
 	if e.Kind == sim.EINTERNAL {
 		w.internal = err
 	}
+	w.errCode = e.Code
 	writeJSON(w, status, errorBody{Error: errorObject{Code: e.Code, Message: e.Message, Details: e.Details}})
 }
 
@@ -254,6 +282,18 @@ type respWriter struct {
 	op          string
 	principal   *sim.Principal
 	internal    error
+	errCode     string
+	latency     time.Duration
+	reqCapture  *capture // the journal's copy of the bodies
+	resCapture  *capture
+}
+
+func (w *respWriter) releaseCaptures() {
+	if w.reqCapture != nil {
+		w.reqCapture.release()
+		w.resCapture.release()
+		w.reqCapture, w.resCapture = nil, nil
+	}
 }
 
 func (w *respWriter) WriteHeader(status int) {
@@ -272,6 +312,9 @@ func (w *respWriter) Write(b []byte) (int, error) {
 	}
 	if w.strict {
 		return w.buf.Write(b)
+	}
+	if w.resCapture != nil {
+		w.resCapture.keep(b)
 	}
 	return w.ResponseWriter.Write(b)
 }
@@ -299,10 +342,11 @@ func (w *respWriter) flush(s *Server, r *http.Request) {
 				Details: map[string]any{"operation": w.op, "status": w.status}}})
 			b = append(b, '\n')
 			w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-			w.ResponseWriter.WriteHeader(http.StatusInternalServerError)
-			w.ResponseWriter.Write(b)
-			return
+			w.status, w.errCode, body = http.StatusInternalServerError, "response_validation_failed", b
 		}
+	}
+	if w.resCapture != nil {
+		w.resCapture.keep(body)
 	}
 	w.ResponseWriter.WriteHeader(w.status)
 	w.ResponseWriter.Write(body)

@@ -72,6 +72,16 @@ type Options struct {
 	Logger *slog.Logger
 	// WallClock reads wall time for the real clock mode; nil is time.Now.
 	WallClock func() time.Time
+	// ControlToken, when set, protects the control API (but its health
+	// check): Authorization: Bearer <ControlToken>.
+	ControlToken string
+	// JournalSize is how many recent requests the journal keeps; 0 means
+	// 500, a negative value turns the journal off.
+	JournalSize int
+	// JournalBodyBytes caps each recorded body; 0 means 4096.
+	JournalBodyBytes int
+	// CoverageReport, when set, receives the coverage table at shutdown.
+	CoverageReport io.Writer
 }
 
 // DefaultMaxBodyBytes is the default cap of request bodies.
@@ -81,7 +91,8 @@ const DefaultMaxBodyBytes = 16 << 20
 type Server struct {
 	opts   Options
 	eng    *sim.Engine
-	c      *contract
+	c      *contract // openapi.json
+	ctl    *contract // control.json
 	router *mux.Router
 	log    *slog.Logger
 
@@ -89,6 +100,12 @@ type Server struct {
 	ln      net.Listener
 	url     string
 	tmpDir  string
+
+	start   time.Time // where the clock started, for resets
+	journal *journal
+	cov     httpCoverage
+	faults  httpFaults
+	sleep   func(context.Context, time.Duration)
 
 	stop     context.Context // ends when shutdown begins: long polls answer at once
 	stopNow  context.CancelFunc
@@ -121,7 +138,11 @@ func loadWorld(o Options) (*fixtures.World, error) {
 
 // New starts a server.
 func New(o Options) (*Server, error) {
-	c, err := loadContract()
+	c, err := loadService()
+	if err != nil {
+		return nil, err
+	}
+	ctl, err := loadControl()
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +176,14 @@ func New(o Options) (*Server, error) {
 			start = o.WallClock()
 		}
 	}
-	s := &Server{opts: o, c: c, log: log, serveErr: make(chan error, 1)}
+	if o.JournalSize == 0 {
+		o.JournalSize = 500
+	}
+	if o.JournalBodyBytes <= 0 {
+		o.JournalBodyBytes = 4096
+	}
+	s := &Server{opts: o, c: c, ctl: ctl, log: log, serveErr: make(chan error, 1), start: start, sleep: sleep,
+		journal: newJournal(o.JournalSize, o.JournalBodyBytes)}
 	s.stop, s.stopNow = context.WithCancel(context.Background())
 	path := o.DBPath
 	if path == "" {
@@ -233,6 +261,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		err = s.httpSrv.Shutdown(ctx)
 	}
 	s.driver.Wait()
+	if s.opts.CoverageReport != nil {
+		s.Coverage().WriteTable(s.opts.CoverageReport)
+	}
 	if cerr := s.eng.Close(); err == nil {
 		err = cerr
 	}

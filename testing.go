@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/mediamock/mediamock/sim"
 )
 
 // RunT starts a server for a test: on a random loopback port, with its
@@ -40,4 +42,32 @@ func (s *Server) Advance(d time.Duration) time.Time {
 		panic(err) // only a negative d fails, a programming error
 	}
 	return t
+}
+
+// Aliases of the engine's types the Go API takes, so that tests need only
+// this package.
+type (
+	// FailRule makes the next Count matching jobs fail.
+	FailRule = sim.FailRule
+	// ClockMode says how the simulated clock moves.
+	ClockMode = sim.ClockMode
+	// LedgerEntry is one movement of credits.
+	LedgerEntry = sim.LedgerEntry
+	// WorkspaceSpec describes a workspace to add.
+	WorkspaceSpec = sim.WorkspaceSpec
+	// TokenSpec describes a token to add.
+	TokenSpec = sim.TokenSpec
+)
+
+// The clock modes.
+const (
+	ClockReal    = sim.ClockReal
+	ClockManual  = sim.ClockManual
+	ClockVirtual = sim.ClockVirtual
+)
+
+// WorkspaceID is the workspace a token belongs to.
+func (s *Server) WorkspaceID(token string) (uint64, bool) {
+	p, ok := s.eng.Authenticate(token)
+	return p.WorkspaceID, ok
 }

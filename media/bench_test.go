@@ -10,13 +10,12 @@ func benchmarkGenerate(b *testing.B, s Spec) {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(data)))
-	b.ReportMetric(float64(len(data)), "file-bytes")
-	b.ResetTimer()
 	for b.Loop() {
 		if _, err := Generate(s); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(len(data)), "file-bytes")
 }
 
 func BenchmarkPNG1024(b *testing.B) {
@@ -29,6 +28,10 @@ func BenchmarkPNG2048(b *testing.B) {
 
 func BenchmarkJPEG1024(b *testing.B) {
 	benchmarkGenerate(b, Spec{MimeType: "image/jpeg", Width: 1024, Height: 1024})
+}
+
+func BenchmarkJPEG1536x2048(b *testing.B) {
+	benchmarkGenerate(b, Spec{MimeType: "image/jpeg", Width: 1536, Height: 2048})
 }
 
 func BenchmarkMP4_1920x1080_8s(b *testing.B) {

@@ -403,7 +403,8 @@ func (pc *picture) idr(grid []uint8, idrID int) []byte {
 }
 
 // pFrame codes grid as a P picture predicted from prev (the previous grid)
-// and returns the NAL unit.
+// and returns the NAL unit. A nil prev means nothing changed: every
+// macroblock is skipped.
 func (pc *picture) pFrame(grid, prev []uint8, frameNum int) []byte {
 	pc.w = bitWriter{buf: pc.w.buf[:0]}
 	w := &pc.w
@@ -417,7 +418,10 @@ func (pc *picture) pFrame(grid, prev []uint8, frameNum int) []byte {
 	w.se(0)                             // slice_qp_delta
 	w.ue(1)                             // disable_deblocking_filter_idc: off
 	skip := uint64(0)
-	for y := 0; y < pc.p.mbH; y++ {
+	if prev == nil {
+		skip = uint64(pc.p.mbW * pc.p.mbH)
+	}
+	for y := 0; y < pc.p.mbH && prev != nil; y++ {
 		row := y * pc.p.mbW
 		for x := 0; x < pc.p.mbW; x++ {
 			if grid[row+x] == prev[row+x] {

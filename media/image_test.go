@@ -3,6 +3,7 @@ package media
 import (
 	"bytes"
 	"image"
+	"image/color"
 	"image/jpeg"
 	"image/png"
 	"testing"
@@ -129,5 +130,49 @@ func TestImageMatchesScene(t *testing.T) {
 	}
 	if len(used) < 8 {
 		t.Errorf("only %d colours used", len(used))
+	}
+}
+
+// TestJPEGAccuracy decodes generated JPEGs and compares them with the
+// scene they encode, and with what image/jpeg makes of the same picture at
+// the same quality: the fast encoder must be as faithful.
+func TestJPEGAccuracy(t *testing.T) {
+	for i, sz := range []struct{ w, h int }{{1, 1}, {7, 5}, {16, 16}, {33, 17}, {640, 480}, {1536, 2048}, {1001, 999}} {
+		s := Spec{MimeType: "image/jpeg", Width: sz.w, Height: sz.h, Seed: uint64(i), Prompt: "accuracy"}
+		data, err := Generate(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := newScene(s.Seed, s.Prompt)
+		pal := make(color.Palette, len(sc.palette))
+		for i, c := range sc.palette {
+			pal[i] = color.RGBA{c.r, c.g, c.b, 0xFF}
+		}
+		src := image.NewPaletted(image.Rect(0, 0, sz.w, sz.h), pal)
+		sc.render(src.Pix, sz.w, sz.h, sz.w, sz.h, 1, 0, 0, nil)
+		var ref bytes.Buffer
+		if err := jpeg.Encode(&ref, src, &jpeg.Options{Quality: jpegQuality}); err != nil {
+			t.Fatal(err)
+		}
+		meanError := func(data []byte) float64 {
+			img := decodeImage(t, s.MimeType, data)
+			sum := 0
+			for y := 0; y < sz.h; y++ {
+				for x := 0; x < sz.w; x++ {
+					c := sc.palette[src.Pix[y*src.Stride+x]]
+					r, g, b, _ := img.At(x, y).RGBA()
+					sum += absInt(int(r>>8)-int(c.r)) + absInt(int(g>>8)-int(c.g)) + absInt(int(b>>8)-int(c.b))
+				}
+			}
+			return float64(sum) / float64(3*sz.w*sz.h)
+		}
+		got, want := meanError(data), meanError(ref.Bytes())
+		t.Logf("%dx%d: mean error %.2f per channel (image/jpeg %.2f), %d bytes (image/jpeg %d)", sz.w, sz.h, got, want, len(data), ref.Len())
+		if got > want*1.1+0.5 || (sz.w*sz.h >= 640*480 && got > 3) {
+			t.Errorf("%dx%d: mean error %.2f per channel, image/jpeg %.2f", sz.w, sz.h, got, want)
+		}
+		if len(data) > len(ref.Bytes())*11/10+64 {
+			t.Errorf("%dx%d: %d bytes, image/jpeg %d", sz.w, sz.h, len(data), len(ref.Bytes()))
+		}
 	}
 }

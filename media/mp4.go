@@ -58,12 +58,12 @@ type mp4Track struct {
 	timescale   uint32
 	durations   []uint32 // of each sample, in timescale units
 	samples     [][]byte
-	sync        []uint32 // 1-based numbers of sync samples; nil: all are
-	chunkOf     func(sample int) int
-	sampleEntry []byte // the avc1 or mp4a box
-	width       int    // video only
+	sync        []uint32             // 1-based numbers of sync samples; nil: all are
+	chunkOf     func(sample int) int // chunk index (a second) of a sample, never decreasing
+	sampleEntry []byte               // the avc1 or mp4a box
+	width       int                  // video only
 	height      int
-	// filled by layout
+	// filled by writeMP4
 	chunkOffsets []uint32
 }
 

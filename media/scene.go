@@ -63,8 +63,8 @@ func newScene(seed uint64, prompt string) *scene {
 			sh.ry = int64(r.between(one/16, one/4))
 		}
 		if i >= n-moving {
-			sh.vx = int64(r.between(one/25, one/8))
-			sh.vy = int64(r.between(one/40, one/10))
+			sh.vx = int64(r.between(one/30, one/12))
+			sh.vy = int64(r.between(one/50, one/16))
 			if r.intn(2) == 0 {
 				sh.vx = -sh.vx
 			}

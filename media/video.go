@@ -11,8 +11,13 @@ const (
 	videoFPS = 10
 	// videoTimescale is the MP4 media timescale of the video track.
 	videoTimescale = 12800
+	// keySeconds is the usual distance between key frames (IDR), the
+	// common streaming GOP: a key frame costs about one byte a macroblock
+	// (8 kB at 1080p), a frame that only moves shapes much less.
+	keySeconds = 2
 	// keyFrameBudget bounds the macroblocks all key frames of a video
-	// hold together: beyond it key frames come less than once a second.
+	// hold together: beyond it (huge or very long videos) key frames come
+	// less often than every keySeconds.
 	keyFrameBudget = 2_000_000
 	// animationBudget bounds the macroblocks compared over all frames:
 	// beyond it (huge or very long videos) the picture does not move.
@@ -35,7 +40,7 @@ var aacConfig = []byte{0x11, 0x88}
 
 // keyInterval returns the distance between IDR frames, in frames.
 func keyInterval(mbs, seconds int) int {
-	sec := max(1, (seconds*mbs+keyFrameBudget-1)/keyFrameBudget)
+	sec := max(keySeconds, (seconds*mbs+keyFrameBudget-1)/keyFrameBudget)
 	return sec * videoFPS
 }
 
@@ -82,7 +87,7 @@ func generateVideo(s Spec) ([]byte, error) {
 		} else {
 			ref := prev
 			if !animate {
-				ref = grid // nothing moves: every macroblock is skipped
+				ref = nil // nothing moves: every macroblock is skipped
 			}
 			nal = pc.pFrame(grid, ref, (f-lastIDR)%(1<<log2MaxFrame))
 		}

@@ -258,12 +258,12 @@ func TestVideoStructure(t *testing.T) {
 		if sps.fpsDen == 0 || sps.fpsNum != videoFPS*sps.fpsDen {
 			t.Errorf("SPS timing %d/%d, want %d fps", sps.fpsNum, sps.fpsDen, videoFPS)
 		}
-		if len(info.sync) != c.sec {
-			t.Errorf("%dx%d %d s: %d key frames, want one a second", c.w, c.h, c.sec, len(info.sync))
+		if want := (c.sec + keySeconds - 1) / keySeconds; len(info.sync) != want {
+			t.Errorf("%dx%d %d s: %d key frames, want %d (one every %d s)", c.w, c.h, c.sec, len(info.sync), want, keySeconds)
 		}
 		for i, n := range info.sync {
-			if int(n) != i*videoFPS+1 {
-				t.Errorf("key frame %d is sample %d, want %d", i, n, i*videoFPS+1)
+			if want := i*keySeconds*videoFPS + 1; int(n) != want {
+				t.Errorf("key frame %d is sample %d, want %d", i, n, want)
 			}
 		}
 	}

@@ -324,7 +324,7 @@ func (t tone) add(out []int32) {
 		} else if t.decay > 0 && i >= t.attack {
 			env = env * decay >> 16
 		}
-		out[t.start+i] += int32((acc >> 12) * t.amp / 32767 * (e >> 12) >> 12)
+		out[t.start+i] += int32((acc >> 12) * t.amp >> 15 * (e >> 12) >> 12)
 	}
 }
 

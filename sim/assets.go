@@ -38,6 +38,9 @@ func (t *tx) insertAsset(a *Asset) error {
 		a.ID = id
 	}
 	ws := a.WorkspaceID
+	if err := t.b(bOwners).Put(key("a", a.ID), u64(ws)); err != nil {
+		return err
+	}
 	if err := putJSON(t.b(bAssets), key(ws, a.ID), a); err != nil {
 		return err
 	}

@@ -176,6 +176,9 @@ func (e *Engine) CreateEncore(ctx context.Context, p Principal, req EncoreReques
 		if err := t.putEncore(c); err != nil {
 			return err
 		}
+		if err := t.b(bOwners).Put(key("e", c.ID), u64(ws.ID)); err != nil {
+			return err
+		}
 		if err := t.decideFate(job, "encore", eff.Slug, eff.FailureRate, text); err != nil {
 			return err
 		}

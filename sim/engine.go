@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -67,6 +66,7 @@ type Engine struct {
 
 	rate *rateLimiter
 	hub  *hub
+	cov  coverage
 }
 
 // Open opens (or creates and seeds) the simulation in cfg.Path.
@@ -115,7 +115,7 @@ func (e *Engine) indexCatalog() {
 
 // load seeds a new (or reset) file, or checks and loads an existing one.
 func (e *Engine) load(reset bool) error {
-	fp := e.world.Fingerprint() + "/" + strconv.FormatUint(e.seed, 10)
+	fp := e.fingerprint()
 	var fresh bool
 	err := e.db.Update(func(btx *bolt.Tx) error {
 		if reset {
@@ -135,14 +135,10 @@ func (e *Engine) load(reset bool) error {
 					return err
 				}
 			}
-			meta = btx.Bucket(bMeta)
-			if err := meta.Put([]byte("schema"), []byte(schemaVersion)); err != nil {
-				return err
-			}
-			if err := meta.Put([]byte("fingerprint"), []byte(fp)); err != nil {
-				return err
-			}
 			t := e.newTx(btx)
+			if err := t.writeMeta(); err != nil {
+				return err
+			}
 			return t.seed()
 		}
 		if v := string(meta.Get([]byte("schema"))); v != schemaVersion {
@@ -276,7 +272,11 @@ func (e *Engine) commit(batch []*op) {
 	})
 	switch {
 	case err == nil:
-		t.afterCommit()
+		if err := t.afterCommit(); err != nil {
+			for _, o := range batch {
+				o.err = err
+			}
+		}
 	case len(batch) > 1:
 		// One write broke the group: run each alone so the others succeed.
 		for _, o := range batch {
@@ -377,6 +377,10 @@ type tx struct {
 	now     time.Time
 	changed map[uint64]bool // jobs whose state changed, to wake waiters
 	nextDue int64           // the earliest pending event when the transaction ended
+	notes   map[string]int  // lifecycle paths taken, counted once committed
+
+	reloadPrincipals bool // tokens or workspaces changed
+	replaced         bool // the whole state was replaced (reset, restore)
 }
 
 func (e *Engine) newTx(btx *bolt.Tx) *tx {
@@ -401,11 +405,32 @@ func (t *tx) finish() error {
 	return t.e.rate.flush(t)
 }
 
-func (t *tx) afterCommit() {
-	t.e.publishNextDue(t.nextDue)
+func (t *tx) afterCommit() error {
+	e := t.e
+	e.publishNextDue(t.nextDue)
 	for id := range t.changed {
-		t.e.hub.wake(id)
+		e.hub.wake(id)
 	}
+	if t.notes != nil {
+		e.cov.add(t.notes)
+	}
+	if t.replaced || t.reloadPrincipals {
+		err := e.db.View(func(btx *bolt.Tx) error {
+			if t.replaced {
+				if err := e.rate.load(btx); err != nil {
+					return err
+				}
+			}
+			return e.loadPrincipals(btx)
+		})
+		if err != nil {
+			return fmt.Errorf("reload state after commit: %w", err)
+		}
+	}
+	if t.replaced {
+		e.hub.wakeAll()
+	}
+	return nil
 }
 
 // Event is work due at a time.

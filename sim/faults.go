@@ -158,7 +158,7 @@ func (e *Engine) Faults() (FaultsView, error) {
 	var out FaultsView
 	err := e.view(func(t *tx) error {
 		f, err := t.faults()
-		out = FaultsView{FailNext: f.FailNext, FailureRate: f.FailureRate}
+		out = FaultsView{FailNext: f.FailNext, FailureRate: f.FailureRate, FailPlatforms: f.FailPlatforms}
 		return err
 	})
 	return out, err
@@ -166,8 +166,9 @@ func (e *Engine) Faults() (FaultsView, error) {
 
 // FaultsView is the injected faults as the control API shows them.
 type FaultsView struct {
-	FailNext    []FailRule `json:"fail_next"`
-	FailureRate *float64   `json:"failure_rate"`
+	FailNext      []FailRule `json:"fail_next"`
+	FailureRate   *float64   `json:"failure_rate"`
+	FailPlatforms []string   `json:"fail_platforms"`
 }
 
 // FailNext makes the next rule.Count matching jobs fail.

@@ -67,6 +67,7 @@ func (e *Engine) CreateGeneration(ctx context.Context, p Principal, req Generati
 		perOutput := int64(m.CreditsPerOutput)
 		if gift {
 			perOutput = 0
+			t.note("monthly_gift_used")
 		} else {
 			job.Charged = cost
 		}
@@ -177,6 +178,7 @@ func (t *tx) admit(job *Job) error {
 		running = int(getU64(v))
 	}
 	if running >= t.e.laneLimit(job.Lane) {
+		t.note("queued_at_concurrency_limit")
 		if err := t.b(bQueue).Put(key(job.WorkspaceID, job.Lane, "/", job.ID), nil); err != nil {
 			return err
 		}
@@ -241,6 +243,7 @@ func (t *tx) stepJob(k []byte, ev Event) error {
 }
 
 func (t *tx) completeJob(job *Job) error {
+	t.note(job.Type + "_completed")
 	if err := t.setJobStatus(job, StatusCompleted); err != nil {
 		return err
 	}
@@ -263,6 +266,7 @@ func (t *tx) failJob(job *Job, why *Problem) error {
 		}
 		ws.Balance += job.Charged
 		job.Refunded = true
+		t.note(job.Type + "_failed_refunded")
 		entry := LedgerEntry{Type: LedgerRefund, Amount: job.Charged, JobID: job.ID, AssetIDs: job.AssetIDs,
 			ModelID: job.ModelID, EncoreID: job.EncoreID, Description: "refund of failed " + job.Type + ": " + why.Code}
 		if job.Type == "encore" {

@@ -147,6 +147,7 @@ func (e *Engine) CreatePublication(p Principal, req PublicationRequest) (Publica
 			out = *pub
 			return t.putPublication(pub, "")
 		}
+		t.note("publication_now")
 		if err := t.startPublication(pub, ""); err != nil {
 			return err
 		}
@@ -238,6 +239,7 @@ func (t *tx) stepPublication(ev Event) error {
 		if pub.Status != PubScheduled {
 			return nil
 		}
+		t.note("scheduled_publication_started")
 		return t.startPublication(pub, old)
 	}
 	if ev.Sub >= len(pub.Deliveries) {
@@ -257,6 +259,9 @@ func (t *tx) stepPublication(ev Event) error {
 	pub.Status = overall(pub.Deliveries)
 	if pub.Status == PubPublished || pub.Status == PubPartiallyPublished {
 		pub.PublishedAt = StampOf(t.now)
+	}
+	if pub.Status != PubPublishing {
+		t.note("publication_" + pub.Status)
 	}
 	return t.putPublication(pub, old)
 }
@@ -323,7 +328,7 @@ func (e *Engine) postURL(d *Delivery, pubID uint64, i int, mediaType string) str
 
 // pubWS finds the workspace of a publication from its id.
 func (e *Engine) pubWS(t *tx, id uint64) uint64 {
-	v := t.b(bPubOwner).Get(u64(id))
+	v := t.b(bOwners).Get(key("p", id))
 	if v == nil {
 		return 0
 	}
@@ -354,7 +359,7 @@ func (t *tx) putPublication(pub *Publication, oldStatus string) error {
 			return err
 		}
 	}
-	if err := t.b(bPubOwner).Put(u64(pub.ID), u64(pub.WorkspaceID)); err != nil {
+	if err := t.b(bOwners).Put(key("p", pub.ID), u64(pub.WorkspaceID)); err != nil {
 		return err
 	}
 	return putJSON(t.b(bPubs), key(pub.WorkspaceID, pub.ID), pub)
@@ -433,6 +438,7 @@ func (e *Engine) CancelPublication(ws, id uint64) (Publication, error) {
 		if len(pub.Deliveries) == 0 {
 			pub.Status = PubCancelled
 		}
+		t.note("publication_cancelled")
 		out = *pub
 		return t.putPublication(pub, old)
 	})

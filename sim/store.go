@@ -28,7 +28,7 @@ var (
 	bEncore       = []byte("encore")          // ws|id -> EncoreCreation
 	bPubs         = []byte("publications")    // ws|id -> Publication
 	bPubStatus    = []byte("idx_pub_status")  // ws|status/id -> ""
-	bPubOwner     = []byte("pub_owner")       // id -> ws
+	bOwners       = []byte("owners")          // a|asset, e|creation, p|publication -> ws
 	bBrandKits    = []byte("brand_kits")      // ws|id -> BrandKit
 	bProjects     = []byte("projects")        // ws|id -> Project
 	bCharacters   = []byte("characters")      // ws|id -> Character
@@ -38,7 +38,7 @@ var (
 	bFaults       = []byte("faults")          // name -> fault state
 
 	allBuckets = [][]byte{bMeta, bWorkspaces, bTokens, bAssets, bAssetKind, bAssetStatus, bAssetProject, bAssetText,
-		bJobs, bQueue, bSlots, bDue, bLedger, bEncore, bPubs, bPubStatus, bPubOwner, bBrandKits, bProjects, bCharacters,
+		bJobs, bQueue, bSlots, bDue, bLedger, bEncore, bPubs, bPubStatus, bOwners, bBrandKits, bProjects, bCharacters,
 		bSocial, bFiles, bRate, bFaults}
 )
 

@@ -27,6 +27,15 @@ func (h *hub) watch(id uint64) <-chan struct{} {
 	return ch
 }
 
+func (h *hub) wakeAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for id, ch := range h.chans {
+		close(ch)
+		delete(h.chans, id)
+	}
+}
+
 func (h *hub) wake(id uint64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -45,6 +54,7 @@ func (h *hub) wake(id uint64) {
 // what a long poll answers when the server shuts down.
 func waitFor[T any](ctx context.Context, e *Engine, jobID uint64, wait time.Duration, read func() (T, bool, error)) (T, error) {
 	deadline := e.clock.Now().Add(wait)
+	waited := false
 	for {
 		var ch <-chan struct{}
 		if jobID != 0 {
@@ -53,6 +63,10 @@ func waitFor[T any](ctx context.Context, e *Engine, jobID uint64, wait time.Dura
 		v, final, err := read()
 		if err != nil || final || wait <= 0 || !e.clock.Now().Before(deadline) || ctx.Err() != nil {
 			return v, err
+		}
+		if !waited {
+			waited = true
+			e.cov.add(map[string]int{"long_poll_waited": 1})
 		}
 		if e.clock.Mode() == ClockVirtual {
 			target := deadline

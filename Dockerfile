@@ -1,0 +1,49 @@
+# Container image of the mediamock server, for CI services and local use.
+#
+#   docker build -t mediamock --build-arg VERSION=1.2.3 .
+#   docker run --rm -p 8080:8080 mediamock
+#
+# scripts/container-check builds the binary with the same command as the
+# build stage below and checks it without a container engine; keep the two in
+# step (the script reads the `go build` line from this file).
+
+ARG GO_IMAGE=golang:1.26-bookworm
+ARG RUNTIME_IMAGE=gcr.io/distroless/static-debian12:nonroot
+
+# ---- build: a static binary ------------------------------------------------
+FROM ${GO_IMAGE} AS build
+WORKDIR /src
+# Modules first, in their own layer: it is rebuilt only when go.mod or go.sum change.
+COPY go.mod go.sum ./
+RUN go mod download && go mod verify
+COPY . .
+ARG VERSION=dev
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/mockserver ./cmd/mockserver
+# The data directory, owned by the runtime user (the runtime image has no shell to make it).
+RUN mkdir -p /out/data
+
+# ---- runtime: the binary alone, as a non-root user -------------------------
+FROM ${RUNTIME_IMAGE}
+ARG VERSION=dev
+ARG REVISION=unknown
+ARG RUNTIME_IMAGE
+LABEL org.opencontainers.image.title="mediamock" \
+      org.opencontainers.image.description="Stateful mock server of the media generation service's REST API v1, for contract tests and local development" \
+      org.opencontainers.image.source="https://github.com/mediamock/mediamock" \
+      org.opencontainers.image.url="https://github.com/mediamock/mediamock" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.base.name="${RUNTIME_IMAGE}"
+COPY --from=build /out/mockserver /mockserver
+COPY --from=build --chown=65532:65532 /out/data /data
+USER 65532:65532
+WORKDIR /data
+VOLUME /data
+ENV MOCKSERVER_ADDR=0.0.0.0:8080 \
+    MOCKSERVER_DB=/data/mediamock.db
+EXPOSE 8080
+# `mockserver health` derives its URL from MOCKSERVER_ADDR (0.0.0.0 -> 127.0.0.1);
+# exec form, since the runtime image has no shell.
+HEALTHCHECK --interval=10s --timeout=5s --start-period=10s --retries=3 \
+    CMD ["/mockserver", "health"]
+ENTRYPOINT ["/mockserver"]

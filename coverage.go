@@ -1,0 +1,168 @@
+package mediamock
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+
+	"github.com/mediamock/mediamock/sim"
+)
+
+// httpCoverage counts answers per operation and status.
+type httpCoverage struct {
+	mu     sync.Mutex
+	counts map[string]map[int]int
+}
+
+func (c *httpCoverage) hit(op string, status int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.counts == nil {
+		c.counts = map[string]map[int]int{}
+	}
+	if c.counts[op] == nil {
+		c.counts[op] = map[int]int{}
+	}
+	c.counts[op][status]++
+}
+
+func (c *httpCoverage) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.counts = nil
+}
+
+// Coverage reports what the clients exercised: each operation of
+// openapi.json with each declared status (and any other status it
+// answered), and each lifecycle path of the simulation.
+type Coverage struct {
+	Operations []OperationCoverage `json:"operations"`
+	Lifecycle  map[string]int      `json:"lifecycle"`
+	Summary    CoverageSummary     `json:"summary"`
+}
+
+// OperationCoverage is one operation's answers.
+type OperationCoverage struct {
+	Operation string           `json:"operation"`
+	Method    string           `json:"method"`
+	Path      string           `json:"path"`
+	Statuses  []StatusCoverage `json:"statuses"`
+}
+
+// StatusCoverage is how often an operation answered a status.
+type StatusCoverage struct {
+	Status   int  `json:"status"`
+	Count    int  `json:"count"`
+	Declared bool `json:"declared"`
+}
+
+// CoverageSummary totals a coverage report.
+type CoverageSummary struct {
+	OperationsExercised int `json:"operations_exercised"`
+	Operations          int `json:"operations"`
+	StatusesExercised   int `json:"statuses_exercised"`
+	StatusesDeclared    int `json:"statuses_declared"`
+	LifecycleTaken      int `json:"lifecycle_paths_taken"`
+	LifecyclePaths      int `json:"lifecycle_paths"`
+}
+
+// Coverage returns the coverage report.
+func (s *Server) Coverage() Coverage {
+	s.cov.mu.Lock()
+	counts := map[string]map[int]int{}
+	for op, m := range s.cov.counts {
+		counts[op] = map[int]int{}
+		for st, n := range m {
+			counts[op][st] = n
+		}
+	}
+	s.cov.mu.Unlock()
+	var out Coverage
+	for _, rt := range s.routes() {
+		oc := OperationCoverage{Operation: rt.op, Method: rt.method, Path: BasePath + rt.path}
+		seen := map[int]bool{}
+		for code := range s.c.routes[rt.op].Operation.Responses.Map() {
+			st, err := strconv.Atoi(code)
+			if err != nil {
+				continue
+			}
+			seen[st] = true
+			oc.Statuses = append(oc.Statuses, StatusCoverage{Status: st, Count: counts[rt.op][st], Declared: true})
+		}
+		for st, n := range counts[rt.op] {
+			if !seen[st] {
+				oc.Statuses = append(oc.Statuses, StatusCoverage{Status: st, Count: n})
+			}
+		}
+		slices.SortFunc(oc.Statuses, func(a, b StatusCoverage) int { return a.Status - b.Status })
+		any := false
+		for _, sc := range oc.Statuses {
+			if sc.Declared {
+				out.Summary.StatusesDeclared++
+			}
+			if sc.Count > 0 {
+				any = true
+				if sc.Declared {
+					out.Summary.StatusesExercised++
+				}
+			}
+		}
+		if any {
+			out.Summary.OperationsExercised++
+		}
+		out.Summary.Operations++
+		out.Operations = append(out.Operations, oc)
+	}
+	out.Lifecycle = s.eng.Lifecycle()
+	out.Summary.LifecyclePaths = len(out.Lifecycle)
+	for _, n := range out.Lifecycle {
+		if n > 0 {
+			out.Summary.LifecycleTaken++
+		}
+	}
+	return out
+}
+
+// ResetCoverage starts counting again.
+func (s *Server) ResetCoverage() {
+	s.cov.reset()
+	s.eng.ResetLifecycle()
+}
+
+// WriteTable prints the report as a table: every operation with the
+// statuses it answered and those it never did, then the lifecycle paths.
+func (c Coverage) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "OPERATION\tMETHOD PATH\tEXERCISED\tNEVER EXERCISED\n")
+	for _, oc := range c.Operations {
+		var hit, miss []string
+		for _, sc := range oc.Statuses {
+			switch {
+			case sc.Count > 0:
+				hit = append(hit, fmt.Sprintf("%d×%d", sc.Status, sc.Count))
+			case sc.Declared:
+				miss = append(miss, strconv.Itoa(sc.Status))
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s %s\t%s\t%s\n", oc.Operation, oc.Method, oc.Path, dash(hit), dash(miss))
+	}
+	fmt.Fprintf(tw, "\nLIFECYCLE PATH\tTIMES\t\t\n")
+	for _, p := range sim.LifecyclePaths {
+		fmt.Fprintf(tw, "%s\t%d\t\t\n", p, c.Lifecycle[p])
+	}
+	fmt.Fprintf(tw, "\noperations exercised %d/%d, declared statuses %d/%d, lifecycle paths %d/%d\n",
+		c.Summary.OperationsExercised, c.Summary.Operations, c.Summary.StatusesExercised, c.Summary.StatusesDeclared,
+		c.Summary.LifecycleTaken, c.Summary.LifecyclePaths)
+	return tw.Flush()
+}
+
+func dash(xs []string) string {
+	if len(xs) == 0 {
+		return "-"
+	}
+	return strings.Join(xs, " ")
+}
