@@ -82,6 +82,11 @@ type Options struct {
 	JournalBodyBytes int
 	// CoverageReport, when set, receives the coverage table at shutdown.
 	CoverageReport io.Writer
+	// FetchImages fetches https image URLs (uploads, references, Encore
+	// photos) for real, with a timeout, a size cap, bounded redirects and
+	// private addresses refused. Off, every https URL resolves to a
+	// deterministic placeholder photo and the server never leaves the host.
+	FetchImages bool
 }
 
 // DefaultMaxBodyBytes is the default cap of request bodies.
@@ -185,6 +190,10 @@ func New(o Options) (*Server, error) {
 	s := &Server{opts: o, c: c, ctl: ctl, log: log, serveErr: make(chan error, 1), start: start, sleep: sleep,
 		journal: newJournal(o.JournalSize, o.JournalBodyBytes)}
 	s.stop, s.stopNow = context.WithCancel(context.Background())
+	var images sim.ImageResolver = sim.OfflineImages{Seed: o.Seed}
+	if o.FetchImages {
+		images = newRemoteImages()
+	}
 	path := o.DBPath
 	if path == "" {
 		if s.tmpDir, err = os.MkdirTemp("", "mediamock-"); err != nil {
@@ -195,7 +204,7 @@ func New(o Options) (*Server, error) {
 	s.eng, err = sim.Open(sim.Config{
 		Path: path, Durable: o.Durable, Reset: o.Reset, Seed: o.Seed, World: world,
 		Clock: sim.NewClock(o.Clock, start, o.WallClock), Speed: o.Speed,
-		Images: sim.OfflineImages{Seed: o.Seed},
+		Images: images,
 	})
 	if err != nil {
 		s.removeTemp()

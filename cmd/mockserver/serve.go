@@ -20,7 +20,9 @@ type settings struct {
 	addr, db, clock, startTime, fixtures, publicURL, logFormat string
 	seed                                                       uint64
 	speed                                                      float64
-	durable, reset, strict                                     bool
+	durable, reset, strict, fetchImages, coverage              bool
+	controlToken                                               string
+	journalSize, journalBody                                   int
 	maxBody                                                    int64
 	shutdownTimeout                                            time.Duration
 }
@@ -47,6 +49,11 @@ func parseSettings(args []string, getenv func(string) string, stderr io.Writer) 
 	fs.Int64Var(&s.maxBody, "max-body-bytes", mediamock.DefaultMaxBodyBytes, "request body cap in bytes")
 	fs.BoolVar(&s.strict, "strict", false, "validate every response against openapi.json")
 	fs.StringVar(&s.logFormat, "log-format", "text", "log format: text or json")
+	fs.BoolVar(&s.fetchImages, "fetch-images", false, "fetch https image URLs for real (default: a deterministic placeholder, no network)")
+	fs.StringVar(&s.controlToken, "control-token", "", "protect the control API with this bearer token")
+	fs.IntVar(&s.journalSize, "journal-size", 500, "requests the journal keeps (0 turns it off)")
+	fs.IntVar(&s.journalBody, "journal-body-bytes", 4096, "bytes of each body the journal keeps")
+	fs.BoolVar(&s.coverage, "coverage-report", false, "print the coverage table to stderr at shutdown")
 	fs.DurationVar(&s.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long requests in flight may take at shutdown")
 	// Environment variables set the defaults; flags override them.
 	var envErr error
@@ -93,9 +100,17 @@ func (s *settings) options(log *slog.Logger) (mediamock.Options, error) {
 	if s.db == "" {
 		return mediamock.Options{}, errors.New("--db must name a file")
 	}
+	if s.journalSize < 0 || s.journalBody < 0 {
+		return mediamock.Options{}, errors.New("--journal-size and --journal-body-bytes must not be negative")
+	}
+	journal := s.journalSize
+	if journal == 0 {
+		journal = -1 // off
+	}
 	return mediamock.Options{
 		Addr: s.addr, DBPath: s.db, Durable: s.durable, Reset: s.reset, Seed: s.seed, Clock: mode, StartTime: start,
 		Speed: s.speed, FixturesPath: s.fixtures, PublicURL: s.publicURL, MaxBodyBytes: s.maxBody, Strict: s.strict, Logger: log,
+		FetchImages: s.fetchImages, ControlToken: s.controlToken, JournalSize: journal, JournalBodyBytes: s.journalBody,
 	}, nil
 }
 
@@ -127,6 +142,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		fmt.Fprintln(stderr, "mockserver:", err)
 		return 2
+	}
+	if s.coverage {
+		opts.CoverageReport = stderr
 	}
 	srv, err := mediamock.New(opts)
 	if err != nil {

@@ -1,0 +1,126 @@
+package mediamock_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/mediamock/mediamock"
+)
+
+// benchServer starts a server with a workspace whose rate limit and
+// credits do not get in the way of a benchmark.
+func benchServer(b *testing.B, durable bool) (*mediamock.Server, string) {
+	b.Helper()
+	srv, err := mediamock.New(mediamock.Options{DBPath: b.TempDir() + "/state.db", Durable: durable, Clock: mediamock.ClockManual, JournalSize: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { srv.Close() })
+	ws, err := srv.AddWorkspace(mediamock.WorkspaceSpec{Name: "bench", Plan: "business", Credits: 1 << 40, RateLimitPerMinute: 1 << 30, Token: "mk_test_bench_key"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return srv, ws.Token
+}
+
+func doBench(b *testing.B, client *http.Client, method, url, token, body string) {
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		b.Fatalf("%s %s: %d", method, url, resp.StatusCode)
+	}
+}
+
+const benchGeneration = `{"modality":"image","model_id":"imagen-4","prompt":"a benchmark of lighthouses at dusk","aspect_ratio":"16:9"}`
+
+// BenchmarkPipeline is the cost of the request pipeline itself (body cap,
+// route, auth, rate limit, validation, handler, JSON), without a network.
+func BenchmarkPipeline(b *testing.B) {
+	srv, token := benchServer(b, false)
+	h := srv.Handler()
+	run := func(b *testing.B, method, path, body string) {
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				req := httptest.NewRequest(method, path, strings.NewReader(body))
+				req.Header.Set("Authorization", "Bearer "+token)
+				if body != "" {
+					req.Header.Set("Content-Type", "application/json")
+				}
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, req)
+				if w.Code >= 300 {
+					b.Fatalf("%d %s", w.Code, w.Body)
+				}
+			}
+		})
+	}
+	b.Run("GET account", func(b *testing.B) { run(b, "GET", "/api/v1/account", "") })
+	b.Run("GET assets page", func(b *testing.B) { run(b, "GET", "/api/v1/assets?limit=20&kind=image", "") })
+	b.Run("POST generation", func(b *testing.B) { run(b, "POST", "/api/v1/generations", benchGeneration) })
+}
+
+// BenchmarkHTTP is the same over loopback TCP with keep-alive, as a client
+// in another process sees it.
+func BenchmarkHTTP(b *testing.B) {
+	for _, durable := range []bool{false, true} {
+		name := map[bool]string{false: "ephemeral", true: "durable"}[durable]
+		b.Run(name, func(b *testing.B) {
+			srv, token := benchServer(b, durable)
+			client := srv.Client()
+			b.Run("GET account", func(b *testing.B) {
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						doBench(b, client, "GET", srv.BaseURL()+"/account", token, "")
+					}
+				})
+			})
+			b.Run("POST generation", func(b *testing.B) {
+				b.SetParallelism(16) // many clients: commits are grouped
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						doBench(b, client, "POST", srv.BaseURL()+"/generations", token, benchGeneration)
+					}
+				})
+			})
+			b.Run("GET assets page", func(b *testing.B) {
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						doBench(b, client, "GET", srv.BaseURL()+"/assets?limit=20", token, "")
+					}
+				})
+			})
+		})
+	}
+}
+
+// BenchmarkNew is the cost of starting a server after the first in a
+// process (the contract is parsed once per process).
+func BenchmarkNew(b *testing.B) {
+	dir := b.TempDir()
+	srv, err := mediamock.New(mediamock.Options{NoListener: true, DBPath: dir + "/warm.db"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv.Close()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		srv, err := mediamock.New(mediamock.Options{NoListener: true, DBPath: b.TempDir() + "/state.db"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		srv.Close()
+	}
+}
