@@ -1,4 +1,7 @@
-// Package media generates deterministic media files for the mock server.
+// Package media makes and inspects the files behind asset URLs: Sniff
+// detects the type of an uploaded image from its bytes and reads its size
+// from the header, and Generate makes deterministic images, videos, audio
+// and 3D models of the size and length an asset claims.
 //
 // Generate turns a Spec into the bytes of a file: the same Spec always gives
 // byte-identical output (on a given Go release: the PNG and JPEG encoders of

@@ -1,8 +1,3 @@
-// Package media makes and inspects the files behind asset URLs: it detects
-// uploaded image types from their bytes, and generates deterministic images,
-// videos, audio and 3D models of the size and length an asset claims.
-//
-// It is pure Go and does not touch the network or the clock.
 package media
 
 import (
