@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -37,7 +38,7 @@ type handlerFunc func(c *call) (int, any, error)
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	started := s.opts.WallClock()
 	rw := &respWriter{ResponseWriter: w, strict: s.opts.Strict}
-	rw.Header().Set("X-Request-Id", fmt.Sprintf("req_%012d", s.reqSeq.Add(1)))
+	rw.Header().Set("X-Request-Id", requestID(s.reqSeq.Add(1)))
 	if s.journal != nil && !strings.HasPrefix(r.URL.Path, ControlPath+"/") {
 		rw.reqCapture, rw.resCapture = newCapture(s.journal.bodyCap), newCapture(s.journal.bodyCap)
 	}
@@ -66,6 +67,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.router.ServeHTTP(rw, r)
+}
+
+// requestID renders req_000000000042.
+func requestID(n uint64) string {
+	b := make([]byte, 0, 16)
+	b = append(b, "req_"...)
+	digits := strconv.AppendUint(nil, n, 10)
+	for i := len(digits); i < 12; i++ {
+		b = append(b, '0')
+	}
+	return string(append(b, digits...))
 }
 
 // route is one operation of the API.
@@ -258,17 +270,25 @@ func writeError(w *respWriter, err error) {
 	writeJSON(w, status, errorBody{Error: errorObject{Code: e.Code, Message: e.Message, Details: e.Details}})
 }
 
+var jsonBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// writeJSON answers with v as JSON (HTML characters are not escaped).
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
+	buf := jsonBuffers.Get().(*bytes.Buffer)
+	defer jsonBuffers.Put(buf)
+	buf.Reset()
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		status = http.StatusInternalServerError
-		b = []byte(`{"error":{"code":"internal_error","message":"Internal server error."}}`)
+		buf.Reset()
+		buf.WriteString(`{"error":{"code":"internal_error","message":"Internal server error."}}` + "\n")
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(b)+1))
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
-	w.Write(append(b, '\n'))
+	w.Write(buf.Bytes())
 }
 
 // respWriter records what a request was answered, buffering the body in

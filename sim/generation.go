@@ -107,9 +107,10 @@ func (e *Engine) CreateGeneration(ctx context.Context, p Principal, req Generati
 		if err := t.admit(job); err != nil {
 			return err
 		}
-		g, err := t.generationOf(job)
-		if err != nil {
-			return err
+		g := Generation{Status: job.Status, Assets: make([]Asset, len(assets))}
+		for i, a := range assets {
+			g.Assets[i] = *a
+			g.Assets[i].Status = job.Status // admit may have started the job
 		}
 		out = GenerationCreated{Generation: g, CreditsCharged: job.Charged, CreditsBalance: ws.Balance, CoveredByGift: gift}
 		return nil
