@@ -19,7 +19,7 @@ RUN go mod download && go mod verify
 COPY . .
 ARG VERSION=dev
 RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/mockserver ./cmd/mockserver
-# The data directory, owned by the runtime user (the runtime image has no shell to make it).
+# The data directory, copied below with the runtime user as owner (the runtime image has no shell to make it).
 RUN mkdir -p /out/data
 
 # ---- runtime: the binary alone, as a non-root user -------------------------
@@ -44,6 +44,6 @@ ENV MOCKSERVER_ADDR=0.0.0.0:8080 \
 EXPOSE 8080
 # `mockserver health` derives its URL from MOCKSERVER_ADDR (0.0.0.0 -> 127.0.0.1);
 # exec form, since the runtime image has no shell.
-HEALTHCHECK --interval=10s --timeout=5s --start-period=10s --retries=3 \
+HEALTHCHECK --interval=5s --timeout=5s --start-period=5s --retries=3 \
     CMD ["/mockserver", "health"]
 ENTRYPOINT ["/mockserver"]

@@ -25,6 +25,7 @@ type settings struct {
 	journalSize, journalBody                                   int
 	maxBody                                                    int64
 	shutdownTimeout                                            time.Duration
+	source                                                     map[string]string // flag -> where its value came from
 }
 
 // envName is the environment variable of a flag: --public-url is MOCKSERVER_PUBLIC_URL.
@@ -55,53 +56,63 @@ func parseSettings(args []string, getenv func(string) string, stderr io.Writer) 
 	fs.IntVar(&s.journalBody, "journal-body-bytes", 4096, "bytes of each body the journal keeps")
 	fs.BoolVar(&s.coverage, "coverage-report", false, "print the coverage table to stderr at shutdown")
 	fs.DurationVar(&s.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long requests in flight may take at shutdown")
-	// Environment variables set the defaults; flags override them.
-	var envErr error
-	fs.VisitAll(func(f *flag.Flag) {
-		if v := getenv(envName(f.Name)); v != "" && envErr == nil {
-			if err := f.Value.Set(v); err != nil {
-				envErr = fmt.Errorf("invalid %s=%q: %v", envName(f.Name), v, err)
-			}
-			f.DefValue = v
-		}
-	})
-	if envErr != nil {
-		return nil, envErr
-	}
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (commands: health, version)", fs.Arg(0))
 	}
-	return s, nil
+	// Environment variables apply to the flags the command line left out.
+	s.source = map[string]string{}
+	fs.Visit(func(f *flag.Flag) { s.source[f.Name] = "--" + f.Name })
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		if _, set := s.source[f.Name]; set || envErr != nil {
+			return
+		}
+		if v := getenv(envName(f.Name)); v != "" {
+			if err := f.Value.Set(v); err != nil {
+				envErr = fmt.Errorf("invalid %s=%q: %v", envName(f.Name), v, err)
+			}
+			s.source[f.Name] = envName(f.Name)
+		}
+	})
+	return s, envErr
+}
+
+// name is how the user gave a setting: --clock, or MOCKSERVER_CLOCK.
+func (s *settings) name(flagName string) string {
+	if n, ok := s.source[flagName]; ok {
+		return n
+	}
+	return "--" + flagName
 }
 
 func (s *settings) options(log *slog.Logger) (mediamock.Options, error) {
 	mode, err := sim.ParseClockMode(s.clock)
 	if err != nil {
-		return mediamock.Options{}, fmt.Errorf("--clock: %v", err)
+		return mediamock.Options{}, fmt.Errorf("%s: %v", s.name("clock"), err)
 	}
 	if s.speed <= 0 {
-		return mediamock.Options{}, fmt.Errorf("--speed must be above 0, got %v", s.speed)
+		return mediamock.Options{}, fmt.Errorf("%s must be above 0, got %v", s.name("speed"), s.speed)
 	}
 	if s.maxBody <= 0 {
-		return mediamock.Options{}, fmt.Errorf("--max-body-bytes must be above 0, got %d", s.maxBody)
+		return mediamock.Options{}, fmt.Errorf("%s must be above 0, got %d", s.name("max-body-bytes"), s.maxBody)
 	}
 	var start time.Time
 	if s.startTime != "" {
 		if start, err = time.Parse(time.RFC3339, s.startTime); err != nil {
-			return mediamock.Options{}, fmt.Errorf("--start-time: want RFC 3339 like 2026-01-05T09:00:00Z: %v", err)
+			return mediamock.Options{}, fmt.Errorf("%s: want RFC 3339 like 2026-01-05T09:00:00Z: %v", s.name("start-time"), err)
 		}
 	}
 	if s.publicURL != "" && !strings.HasPrefix(s.publicURL, "http://") && !strings.HasPrefix(s.publicURL, "https://") {
-		return mediamock.Options{}, fmt.Errorf("--public-url must start with http:// or https://, got %q", s.publicURL)
+		return mediamock.Options{}, fmt.Errorf("%s must start with http:// or https://, got %q", s.name("public-url"), s.publicURL)
 	}
 	if s.db == "" {
-		return mediamock.Options{}, errors.New("--db must name a file")
+		return mediamock.Options{}, fmt.Errorf("%s must name a file", s.name("db"))
 	}
 	if s.journalSize < 0 || s.journalBody < 0 {
-		return mediamock.Options{}, errors.New("--journal-size and --journal-body-bytes must not be negative")
+		return mediamock.Options{}, fmt.Errorf("%s and %s must not be negative", s.name("journal-size"), s.name("journal-body-bytes"))
 	}
 	journal := s.journalSize
 	if journal == 0 {
@@ -114,14 +125,14 @@ func (s *settings) options(log *slog.Logger) (mediamock.Options, error) {
 	}, nil
 }
 
-func newLogger(format string, w io.Writer) (*slog.Logger, error) {
+func newLogger(setting, format string, w io.Writer) (*slog.Logger, error) {
 	switch format {
 	case "text":
 		return slog.New(slog.NewTextHandler(w, nil)), nil
 	case "json":
 		return slog.New(slog.NewJSONHandler(w, nil)), nil
 	}
-	return nil, fmt.Errorf("--log-format must be text or json, got %q", format)
+	return nil, fmt.Errorf("%s must be text or json, got %q", setting, format)
 }
 
 func runServe(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) int {
@@ -133,7 +144,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		fmt.Fprintln(stderr, "mockserver:", err)
 		return 2
 	}
-	log, err := newLogger(s.logFormat, stderr)
+	log, err := newLogger(s.name("log-format"), s.logFormat, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "mockserver:", err)
 		return 2

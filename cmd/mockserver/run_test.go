@@ -1,0 +1,356 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// These tests run the command in-process through Run, the way main does,
+// with a fake environment: a container configures the server by MOCKSERVER_*
+// variables alone. Readiness is the "mediamock ready" log line, read from the
+// stderr writer, so nothing polls or sleeps.
+
+// fakeEnv is an environment with only its own keys.
+type fakeEnv map[string]string
+
+func (e fakeEnv) get(key string) string { return e[key] }
+
+// bound caps every wait of these tests; it is a safety net, never a delay.
+const bound = 30 * time.Second
+
+var readyLine = regexp.MustCompile(`msg="mediamock ready" url=(\S+)`)
+
+// logSink is Run's stderr: it keeps the log and announces the ready line.
+type logSink struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	seen  bool
+	ready chan string // the ready line's URL, once
+}
+
+func newLogSink() *logSink { return &logSink{ready: make(chan string, 1)} }
+
+func (s *logSink) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.buf.Write(p)
+	if !s.seen {
+		if m := readyLine.FindSubmatch(s.buf.Bytes()); m != nil {
+			s.seen = true
+			s.ready <- string(m[1])
+		}
+	}
+	return len(p), nil
+}
+
+func (s *logSink) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+// server is one Run of the serve command in a goroutine.
+type server struct {
+	root   string // http://127.0.0.1:PORT
+	addr   string // 127.0.0.1:PORT
+	cancel context.CancelFunc
+	exit   chan int
+	log    *logSink
+	code   int
+	done   bool
+}
+
+// startServer runs the command with env and no arguments and waits for its
+// ready line. The server stops when the test ends, if the test did not stop it.
+func startServer(t *testing.T, env fakeEnv) *server {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &server{cancel: cancel, exit: make(chan int, 1), log: newLogSink()}
+	go func() { s.exit <- Run(ctx, nil, env.get, io.Discard, s.log) }()
+	t.Cleanup(func() { s.stop(t) })
+	select {
+	case u := <-s.log.ready:
+		s.root = strings.TrimSuffix(u, "/api/v1")
+		s.addr = strings.TrimPrefix(s.root, "http://")
+	case code := <-s.exit:
+		s.done, s.code = true, code
+		t.Fatalf("Run exited %d before it was ready; log:\n%s", code, s.log)
+	case <-time.After(bound):
+		t.Fatalf("no ready line within %v; log:\n%s", bound, s.log)
+	}
+	return s
+}
+
+// stop cancels Run's context, as SIGTERM does, and returns its exit code.
+func (s *server) stop(t *testing.T) int {
+	t.Helper()
+	if s.done {
+		return s.code
+	}
+	s.cancel()
+	select {
+	case s.code = <-s.exit:
+		s.done = true
+	case <-time.After(bound):
+		t.Fatalf("Run still running %v after its context ended; log:\n%s", bound, s.log)
+	}
+	return s.code
+}
+
+func get(t *testing.T, url string, out any) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer mk_test_all_scopes")
+	client := &http.Client{Timeout: bound, Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	if out != nil && resp.StatusCode == http.StatusOK {
+		if err := json.Unmarshal(body, out); err != nil {
+			t.Fatalf("GET %s: %v in %s", url, err, body)
+		}
+	}
+	return resp.StatusCode
+}
+
+// containerEnv is the configuration a container gives: variables only.
+func containerEnv(t *testing.T) fakeEnv {
+	return fakeEnv{
+		"MOCKSERVER_ADDR":       "127.0.0.1:0",
+		"MOCKSERVER_DB":         filepath.Join(t.TempDir(), "mediamock.db"),
+		"MOCKSERVER_PUBLIC_URL": "http://mock.internal:8080",
+		"MOCKSERVER_CLOCK":      "manual",
+	}
+}
+
+func TestRunConfiguredByEnvironmentOnly(t *testing.T) {
+	// The process environment holds values that would fail: Run must read
+	// only the getenv it is given.
+	t.Setenv("MOCKSERVER_CLOCK", "sideways")
+	t.Setenv("MOCKSERVER_ADDR", "256.0.0.1:1")
+	env := containerEnv(t)
+	s := startServer(t, env)
+
+	for _, want := range []string{"clock=manual", "db=" + env["MOCKSERVER_DB"], "version=" + version} {
+		if !strings.Contains(s.log.String(), want) {
+			t.Errorf("the ready line lacks %q:\n%s", want, s.log)
+		}
+	}
+	var health struct{ Status, Clock string }
+	if code := get(t, s.root+"/_mock/health", &health); code != http.StatusOK || health.Status != "ok" || health.Clock != "manual" {
+		t.Errorf("GET /_mock/health: %d %+v, want 200 ok manual", code, health)
+	}
+	var assets struct {
+		Data []struct {
+			URL         string `json:"url"`
+			DownloadURL string `json:"download_url"`
+		} `json:"data"`
+	}
+	if code := get(t, s.root+"/api/v1/assets", &assets); code != http.StatusOK {
+		t.Fatalf("GET /api/v1/assets: %d", code)
+	}
+	urls := 0
+	for _, a := range assets.Data {
+		for _, u := range []string{a.URL, a.DownloadURL} {
+			if u == "" {
+				continue
+			}
+			urls++
+			if !strings.HasPrefix(u, "http://mock.internal:8080/") {
+				t.Errorf("asset URL %q does not start with MOCKSERVER_PUBLIC_URL", u)
+			}
+		}
+	}
+	if urls == 0 {
+		t.Error("GET /api/v1/assets returned no URL to check")
+	}
+
+	if code := s.stop(t); code != 0 {
+		t.Fatalf("exit code %d after the context ended, want 0; log:\n%s", code, s.log)
+	}
+	if !strings.Contains(s.log.String(), "msg=stopped") {
+		t.Errorf("no 'stopped' line:\n%s", s.log)
+	}
+	if _, err := os.Stat(env["MOCKSERVER_DB"]); err != nil {
+		t.Fatalf("MOCKSERVER_DB was not used: %v", err)
+	}
+
+	// The state file was closed: a new run opens it.
+	again := startServer(t, env)
+	var account struct {
+		WorkspaceName string `json:"workspace_name"`
+	}
+	if code := get(t, again.root+"/api/v1/account", &account); code != http.StatusOK || account.WorkspaceName == "" {
+		t.Errorf("GET /api/v1/account after reopening: %d %+v", code, account)
+	}
+	if code := again.stop(t); code != 0 {
+		t.Fatalf("exit code %d, want 0; log:\n%s", code, again.log)
+	}
+}
+
+func TestRunHealth(t *testing.T) {
+	s := startServer(t, containerEnv(t))
+	_, port, _ := strings.Cut(s.addr, ":")
+
+	health := func(args []string, env fakeEnv) (int, string, string) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		code := Run(context.Background(), append([]string{"health"}, args...), env.get, &stdout, &stderr)
+		return code, stdout.String(), stderr.String()
+	}
+
+	// As the image's HEALTHCHECK runs it: the URL comes from MOCKSERVER_ADDR,
+	// 0.0.0.0 standing for 127.0.0.1.
+	if code, out, errs := health(nil, fakeEnv{"MOCKSERVER_ADDR": "0.0.0.0:" + port}); code != 0 || !strings.HasPrefix(out, "healthy:") {
+		t.Errorf("health from MOCKSERVER_ADDR=0.0.0.0:%s: exit %d, stdout %q, stderr %q; want 0 and healthy", port, code, out, errs)
+	}
+	if code, out, errs := health([]string{"--url", s.root}, nil); code != 0 || !strings.HasPrefix(out, "healthy:") {
+		t.Errorf("health --url %s: exit %d, stdout %q, stderr %q; want 0 and healthy", s.root, code, out, errs)
+	}
+
+	if code := s.stop(t); code != 0 {
+		t.Fatalf("exit code %d, want 0", code)
+	}
+	// Nothing listens on the port any more.
+	if code, _, errs := health(nil, fakeEnv{"MOCKSERVER_ADDR": s.addr}); code != 1 || !strings.HasPrefix(errs, "unhealthy:") {
+		t.Errorf("health against a stopped server: exit %d, stderr %q; want 1 and unhealthy", code, errs)
+	}
+
+	// A server that is stopping answers 503.
+	stopping := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"status":"stopping"}`, http.StatusServiceUnavailable)
+	}))
+	defer stopping.Close()
+	if code, _, errs := health([]string{"--url", stopping.URL}, nil); code != 1 || !strings.Contains(errs, "503") {
+		t.Errorf("health against a 503: exit %d, stderr %q; want 1 and the status", code, errs)
+	}
+
+	if code, _, _ := health([]string{"--no-such-flag"}, nil); code != 2 {
+		t.Errorf("health --no-such-flag: exit %d, want 2", code)
+	}
+}
+
+func TestRunBadSettings(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		env  fakeEnv
+		key  string // the setting the message must name
+	}{
+		{"clock env", nil, fakeEnv{"MOCKSERVER_CLOCK": "sideways"}, "clock"},
+		{"clock flag", []string{"--clock", "sideways"}, nil, "clock"},
+		{"speed not a number", nil, fakeEnv{"MOCKSERVER_SPEED": "fast"}, "speed"},
+		{"speed zero", nil, fakeEnv{"MOCKSERVER_SPEED": "0"}, "speed"},
+		{"seed negative", nil, fakeEnv{"MOCKSERVER_SEED": "-1"}, "seed"},
+		{"durable", nil, fakeEnv{"MOCKSERVER_DURABLE": "maybe"}, "durable"},
+		{"start time", nil, fakeEnv{"MOCKSERVER_START_TIME": "yesterday"}, "start-time"},
+		{"public url", nil, fakeEnv{"MOCKSERVER_PUBLIC_URL": "mock.internal:8080"}, "public-url"},
+		{"max body", nil, fakeEnv{"MOCKSERVER_MAX_BODY_BYTES": "0"}, "max-body-bytes"},
+		{"log format", nil, fakeEnv{"MOCKSERVER_LOG_FORMAT": "xml"}, "log-format"},
+		{"shutdown timeout", nil, fakeEnv{"MOCKSERVER_SHUTDOWN_TIMEOUT": "soon"}, "shutdown-timeout"},
+		{"fetch images", nil, fakeEnv{"MOCKSERVER_FETCH_IMAGES": "maybe"}, "fetch-images"},
+		{"journal size", nil, fakeEnv{"MOCKSERVER_JOURNAL_SIZE": "-1"}, "journal-size"},
+		{"argument", []string{"serve"}, nil, "serve"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "mediamock.db")
+			env := fakeEnv{"MOCKSERVER_ADDR": "127.0.0.1:0", "MOCKSERVER_DB": db}
+			for k, v := range c.env {
+				env[k] = v
+			}
+			// An ended context: were the setting accepted by mistake, Run
+			// would start and stop at once (exit 0) instead of blocking.
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			var stdout, stderr bytes.Buffer
+			code := Run(ctx, c.args, env.get, &stdout, &stderr)
+			if code != 2 {
+				t.Errorf("exit code %d, want 2; stderr:\n%s", code, stderr.String())
+			}
+			msg := stderr.String()
+			if strings.Count(msg, "\n") != 1 || !strings.HasSuffix(msg, "\n") || !strings.HasPrefix(msg, "mockserver: ") {
+				t.Errorf("stderr %q, want one line starting with \"mockserver: \"", msg)
+			}
+			if norm := strings.ReplaceAll(strings.ToLower(msg), "_", "-"); !strings.Contains(norm, c.key) {
+				t.Errorf("stderr %q does not name %s", msg, c.key)
+			}
+			if stdout.Len() > 0 {
+				t.Errorf("stdout %q, want nothing", stdout.String())
+			}
+			if _, err := os.Stat(db); !os.IsNotExist(err) {
+				t.Errorf("a bad setting created the state file (%v)", err)
+			}
+		})
+	}
+}
+
+func TestRunVersion(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := Run(context.Background(), []string{"version"}, fakeEnv{}.get, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit code %d, want 0", code)
+	}
+	if want := fmt.Sprintf("mockserver %s\n", version); stdout.String() != want {
+		t.Errorf("stdout %q, want %q", stdout.String(), want)
+	}
+}
+
+func TestRunFlagsWinOverEnvironment(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "mediamock.db")
+	env := fakeEnv{"MOCKSERVER_ADDR": "127.0.0.1:0", "MOCKSERVER_DB": db, "MOCKSERVER_SPEED": "fast", "MOCKSERVER_CLOCK": "sideways"}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // start and stop at once
+	var stdout, stderr bytes.Buffer
+	if code := Run(ctx, []string{"--speed", "2", "--clock", "manual"}, env.get, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit code %d, want 0: the flags override the bad variables; stderr:\n%s", code, stderr.String())
+	}
+	var stderr2 bytes.Buffer
+	Run(ctx, nil, fakeEnv{"MOCKSERVER_DB": db, "MOCKSERVER_CLOCK": "sideways"}.get, &stdout, &stderr2)
+	if !strings.Contains(stderr2.String(), "MOCKSERVER_CLOCK") {
+		t.Errorf("stderr %q should name the variable the bad value came from", stderr2.String())
+	}
+}
+
+func TestRunBrokenFixtureStopsWithOneLine(t *testing.T) {
+	dir := t.TempDir()
+	fixture := filepath.Join(dir, "world.json")
+	if err := os.WriteFile(fixture, []byte(`{"extends": "default", "workspaces": [{"plan": "gold"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "mediamock.db")
+	env := fakeEnv{"MOCKSERVER_ADDR": "127.0.0.1:0", "MOCKSERVER_DB": db, "MOCKSERVER_FIXTURES": fixture}
+	var stdout, stderr bytes.Buffer
+	code := Run(context.Background(), nil, env.get, &stdout, &stderr)
+	if code == 0 {
+		t.Fatal("a broken fixture must stop the server")
+	}
+	msg := stderr.String()
+	if strings.Count(msg, "\n") != 1 || !strings.Contains(msg, fixture) || !strings.Contains(msg, "$.workspaces[0].plan") || !strings.Contains(msg, `unknown plan "gold"`) {
+		t.Errorf("stderr %q, want one line with the file, the JSON path and the reason", msg)
+	}
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Errorf("nothing may half-load: the state file exists (%v)", err)
+	}
+}
