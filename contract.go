@@ -201,6 +201,16 @@ func classify(err error) ([]sim.Violation, error) {
 	case strings.HasPrefix(re.Reason, "header Content-Type has unexpected value"):
 		return nil, unsupportedMediaType(re)
 	case re.Reason == "failed to decode request body":
+		if strings.HasPrefix(re.Input.Request.Header.Get("Content-Type"), "multipart/") {
+			if m := undefinedPart.FindStringSubmatch(re.Err.Error()); m != nil {
+				var allowed []any
+				if mt := re.RequestBody.Content.Get("multipart/form-data"); mt != nil && mt.Schema != nil {
+					allowed = propertyNames(mt.Schema.Value)
+				}
+				return []sim.Violation{{In: "body", Field: m[1], Reason: "unknown field", Allowed: allowed}}, nil
+			}
+			return nil, &sim.Error{Kind: sim.EINVALID, Code: "invalid_body", Message: "The multipart form cannot be read: " + rootCause(re.Err) + "."}
+		}
 		var pe *openapi3filter.ParseError
 		if errors.As(re.Err, &pe) || strings.Contains(re.Err.Error(), "json") {
 			return nil, &sim.Error{Kind: sim.EINVALID, Code: "invalid_json", Message: "The body is not valid JSON: " + rootCause(re.Err) + "."}
@@ -226,6 +236,8 @@ func paramReason(re *openapi3filter.RequestError) string {
 	}
 	return paramReasonOf(re.Err, re.Parameter)
 }
+
+var undefinedPart = regexp.MustCompile(`part ([^:\s]+): undefined`)
 
 var unsupportedProperty = regexp.MustCompile(`^property "([^"]+)" is unsupported$`)
 

@@ -31,7 +31,7 @@ func (e *Engine) CreateGeneration(ctx context.Context, p Principal, req Generati
 	for i, u := range req.ReferenceImageURLs {
 		if _, err := e.resolveImage(ctx, u); err != nil {
 			be := AsError(err)
-			if be.Kind == EINTERNAL {
+			if be.Kind == EINTERNAL || be.Kind == ETOOLARGE {
 				return GenerationCreated{}, err
 			}
 			v.Add(fmt.Sprintf("reference_image_urls[%d]", i), "%s", be.Message)
