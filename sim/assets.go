@@ -2,6 +2,8 @@ package sim
 
 import (
 	"bytes"
+	"encoding/binary"
+	"fmt"
 	"math"
 	"strings"
 
@@ -41,7 +43,7 @@ func (t *tx) insertAsset(a *Asset) error {
 	if err := t.b(bOwners).Put(key("a", a.ID), u64(ws)); err != nil {
 		return err
 	}
-	if err := putJSON(t.b(bAssets), key(ws, a.ID), a); err != nil {
+	if err := t.b(bAssets).Put(key(ws, a.ID), encodeAsset(a)); err != nil {
 		return err
 	}
 	for _, tag := range tagsOf(a) {
@@ -70,18 +72,19 @@ func (t *tx) updateAsset(a *Asset, oldStatus string) error {
 			return err
 		}
 	}
-	return putJSON(t.b(bAssets), key(a.WorkspaceID, a.ID), a)
+	return t.b(bAssets).Put(key(a.WorkspaceID, a.ID), encodeAsset(a))
 }
 
 // asset reads an asset of the workspace; other workspaces' ids are not found.
 func (t *tx) asset(ws, id uint64) (*Asset, error) {
-	var a Asset
-	ok, err := getJSON(t.b(bAssets), key(ws, id), &a)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
+	k := wsKey(ws, id)
+	data := t.b(bAssets).Get(k[:])
+	if data == nil {
 		return nil, notFound("asset", id)
+	}
+	var a Asset
+	if err := decodeAsset(data, &a); err != nil {
+		return nil, fmt.Errorf("asset %d: %w", id, err)
 	}
 	return &a, nil
 }
@@ -147,6 +150,7 @@ type idxIter struct {
 	c      *bolt.Cursor
 	prefix []byte
 	match  func(v []byte) bool // optional check of the value
+	buf    []byte              // the key being sought
 }
 
 func newIter(b *bolt.Bucket, prefix []byte, match func([]byte) bool) *idxIter {
@@ -155,7 +159,8 @@ func newIter(b *bolt.Bucket, prefix []byte, match func([]byte) bool) *idxIter {
 
 // seekLE returns the greatest id at most x under the prefix.
 func (it *idxIter) seekLE(x uint64) (uint64, bool) {
-	k, v := seekBelow(it.c, key(it.prefix, x+1))
+	it.buf = binary.BigEndian.AppendUint64(append(it.buf[:0], it.prefix...), x+1)
+	k, v := seekBelow(it.c, it.buf)
 	for ; k != nil && hasPrefix(k, it.prefix); k, v = it.c.Prev() {
 		if it.match == nil || it.match(v) {
 			return getU64(k[len(it.prefix):]), true

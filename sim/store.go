@@ -42,7 +42,7 @@ var (
 		bSocial, bFiles, bRate, bFaults}
 )
 
-const schemaVersion = "1"
+const schemaVersion = "2"
 
 // u64 encodes an id big-endian, so that keys sort by id.
 func u64(v uint64) []byte {
@@ -71,6 +71,14 @@ func key(parts ...any) []byte {
 			panic(fmt.Sprintf("key: unsupported part %T", p))
 		}
 	}
+	return k
+}
+
+// wsKey is ws|id without allocating.
+func wsKey(ws, id uint64) [16]byte {
+	var k [16]byte
+	binary.BigEndian.PutUint64(k[:8], ws)
+	binary.BigEndian.PutUint64(k[8:], id)
 	return k
 }
 
