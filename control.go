@@ -23,54 +23,54 @@ import (
 const ControlPath = "/_mock"
 
 // ctlFunc serves one control operation.
-type ctlFunc func(r *http.Request, vars map[string]string) (int, any, error)
+type ctlFunc func(s *Server, r *http.Request, vars map[string]string) (int, any, error)
 
 type ctlRoute struct {
 	method, path, op string
 	h                ctlFunc
 }
 
-func (s *Server) controlRoutes() []ctlRoute {
+func controlRoutes() []ctlRoute {
 	return []ctlRoute{
-		{"GET", "/health", "getHealth", s.ctlHealth},
+		{"GET", "/health", "getHealth", (*Server).ctlHealth},
 		{"GET", "/openapi.json", "getControlDocument", nil},
-		{"GET", "/clock", "getClock", s.ctlClock},
-		{"POST", "/clock/advance", "advanceClock", s.ctlAdvance},
-		{"POST", "/clock/set", "setClock", s.ctlSetClock},
-		{"PUT", "/clock/mode", "setClockMode", s.ctlClockMode},
-		{"GET", "/faults", "getFaults", s.ctlFaults},
-		{"DELETE", "/faults", "clearFaults", s.ctlClearFaults},
-		{"POST", "/faults/fail-next", "failNext", s.ctlFailNext},
-		{"PUT", "/faults/failure-rate", "setFailureRate", s.ctlFailureRate},
-		{"PUT", "/faults/platforms/{platform}", "failPlatform", s.ctlPlatform(true)},
-		{"DELETE", "/faults/platforms/{platform}", "unfailPlatform", s.ctlPlatform(false)},
-		{"PUT", "/faults/latency/{operation}", "setLatency", s.ctlLatency(true)},
-		{"DELETE", "/faults/latency/{operation}", "clearLatency", s.ctlLatency(false)},
-		{"POST", "/faults/responses", "forceResponses", s.ctlForce},
-		{"POST", "/assets/{id}/{action}", "controlAsset", s.ctlAsset},
-		{"POST", "/encore/creations/{id}/{action}", "controlEncore", s.ctlEncore},
-		{"POST", "/publications/{id}/cancel", "cancelPublication", s.ctlCancel},
-		{"GET", "/workspaces", "listWorkspaces", s.ctlWorkspaces},
-		{"POST", "/workspaces", "addWorkspace", s.ctlAddWorkspace},
-		{"POST", "/workspaces/{id}/tokens", "addToken", s.ctlAddToken},
-		{"POST", "/workspaces/{id}/credits", "grantCredits", s.ctlGrant},
-		{"GET", "/workspaces/{id}/ledger", "getLedger", s.ctlLedger},
-		{"GET", "/journal", "getJournal", s.ctlJournal},
-		{"DELETE", "/journal", "clearJournal", s.ctlClearJournal},
-		{"GET", "/coverage", "getCoverage", s.ctlCoverage},
-		{"DELETE", "/coverage", "resetCoverage", s.ctlResetCoverage},
-		{"POST", "/reset", "reset", s.ctlReset},
+		{"GET", "/clock", "getClock", (*Server).ctlClock},
+		{"POST", "/clock/advance", "advanceClock", (*Server).ctlAdvance},
+		{"POST", "/clock/set", "setClock", (*Server).ctlSetClock},
+		{"PUT", "/clock/mode", "setClockMode", (*Server).ctlClockMode},
+		{"GET", "/faults", "getFaults", (*Server).ctlFaults},
+		{"DELETE", "/faults", "clearFaults", (*Server).ctlClearFaults},
+		{"POST", "/faults/fail-next", "failNext", (*Server).ctlFailNext},
+		{"PUT", "/faults/failure-rate", "setFailureRate", (*Server).ctlFailureRate},
+		{"PUT", "/faults/platforms/{platform}", "failPlatform", ctlPlatform(true)},
+		{"DELETE", "/faults/platforms/{platform}", "unfailPlatform", ctlPlatform(false)},
+		{"PUT", "/faults/latency/{operation}", "setLatency", ctlLatency(true)},
+		{"DELETE", "/faults/latency/{operation}", "clearLatency", ctlLatency(false)},
+		{"POST", "/faults/responses", "forceResponses", (*Server).ctlForce},
+		{"POST", "/assets/{id}/{action}", "controlAsset", (*Server).ctlAsset},
+		{"POST", "/encore/creations/{id}/{action}", "controlEncore", (*Server).ctlEncore},
+		{"POST", "/publications/{id}/cancel", "cancelPublication", (*Server).ctlCancel},
+		{"GET", "/workspaces", "listWorkspaces", (*Server).ctlWorkspaces},
+		{"POST", "/workspaces", "addWorkspace", (*Server).ctlAddWorkspace},
+		{"POST", "/workspaces/{id}/tokens", "addToken", (*Server).ctlAddToken},
+		{"POST", "/workspaces/{id}/credits", "grantCredits", (*Server).ctlGrant},
+		{"GET", "/workspaces/{id}/ledger", "getLedger", (*Server).ctlLedger},
+		{"GET", "/journal", "getJournal", (*Server).ctlJournal},
+		{"DELETE", "/journal", "clearJournal", (*Server).ctlClearJournal},
+		{"GET", "/coverage", "getCoverage", (*Server).ctlCoverage},
+		{"DELETE", "/coverage", "resetCoverage", (*Server).ctlResetCoverage},
+		{"POST", "/reset", "reset", (*Server).ctlReset},
 		{"GET", "/snapshot", "getSnapshot", nil},
-		{"PUT", "/snapshot", "restoreSnapshot", s.ctlRestore},
+		{"PUT", "/snapshot", "restoreSnapshot", (*Server).ctlRestore},
 	}
 }
 
-func (s *Server) mountControl(router *mux.Router) {
+func mountControl(router *mux.Router, c *contract) {
 	ctl := router.PathPrefix(ControlPath).Subrouter()
 	allowed := map[string][]string{}
 	var paths []string
-	for _, rt := range s.controlRoutes() {
-		if s.ctl.routes[rt.op] == nil {
+	for _, rt := range controlRoutes() {
+		if c.routes[rt.op] == nil {
 			panic("control route " + rt.op + " is not in control.json")
 		}
 		var h http.HandlerFunc
@@ -78,12 +78,12 @@ func (s *Server) mountControl(router *mux.Router) {
 		case "getControlDocument":
 			h = func(w http.ResponseWriter, r *http.Request) { serveBytes(w, r, ControlDocument) }
 		case "getSnapshot":
-			h = s.ctlSnapshot
+			h = func(w http.ResponseWriter, r *http.Request) { w.(*respWriter).s.ctlSnapshot(w, r) }
 		default:
-			h = s.control(rt)
+			h = controlHandler(c, rt)
 		}
 		if rt.op != "getHealth" {
-			h = s.controlAuth(h)
+			h = controlAuth(h)
 		}
 		ctl.HandleFunc(rt.path, h).Methods(rt.method)
 		if allowed[rt.path] == nil {
@@ -97,9 +97,9 @@ func (s *Server) mountControl(router *mux.Router) {
 }
 
 // controlAuth checks the control token, when the server has one.
-func (s *Server) controlAuth(next http.HandlerFunc) http.HandlerFunc {
+func controlAuth(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if tok := s.opts.ControlToken; tok != "" {
+		if tok := w.(*respWriter).s.opts.ControlToken; tok != "" {
 			got, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 			if subtle.ConstantTimeCompare([]byte(got), []byte(tok)) != 1 {
 				writeError(w.(*respWriter), &sim.Error{Kind: sim.EUNAUTHORIZED, Code: "invalid_control_token",
@@ -112,15 +112,15 @@ func (s *Server) controlAuth(next http.HandlerFunc) http.HandlerFunc {
 }
 
 // control validates a control request against control.json and runs it.
-func (s *Server) control(rt ctlRoute) http.HandlerFunc {
+func controlHandler(c *contract, rt ctlRoute) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		rw := w.(*respWriter)
 		vars := mux.Vars(r)
-		if err := s.ctl.validateRequest(r, rt.op, vars); err != nil {
+		if err := c.validateRequest(r, rt.op, vars); err != nil {
 			writeError(rw, err)
 			return
 		}
-		status, body, err := rt.h(r, vars)
+		status, body, err := rt.h(rw.s, r, vars)
 		if err != nil {
 			writeError(rw, err)
 			return
@@ -347,8 +347,8 @@ func (s *Server) ctlFailureRate(r *http.Request, _ map[string]string) (int, any,
 	return s.faultsResponse()
 }
 
-func (s *Server) ctlPlatform(fail bool) ctlFunc {
-	return func(_ *http.Request, vars map[string]string) (int, any, error) {
+func ctlPlatform(fail bool) ctlFunc {
+	return func(s *Server, _ *http.Request, vars map[string]string) (int, any, error) {
 		if err := s.eng.FailPlatform(vars["platform"], fail); err != nil {
 			return 0, nil, err
 		}
@@ -356,8 +356,8 @@ func (s *Server) ctlPlatform(fail bool) ctlFunc {
 	}
 }
 
-func (s *Server) ctlLatency(set bool) ctlFunc {
-	return func(r *http.Request, vars map[string]string) (int, any, error) {
+func ctlLatency(set bool) ctlFunc {
+	return func(s *Server, r *http.Request, vars map[string]string) (int, any, error) {
 		var body struct {
 			MS int64 `json:"ms"`
 		}

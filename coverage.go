@@ -82,7 +82,7 @@ func (s *Server) Coverage() Coverage {
 	}
 	s.cov.mu.Unlock()
 	var out Coverage
-	for _, rt := range s.routes() {
+	for _, rt := range apiRoutes() {
 		oc := OperationCoverage{Operation: rt.op, Method: rt.method, Path: BasePath + rt.path}
 		seen := map[int]bool{}
 		for code := range s.c.routes[rt.op].Operation.Responses.Map() {

@@ -15,8 +15,10 @@ import (
 // API's base path, like a CDN: no authentication, no rate limit.
 const FilesPath = "/files/"
 
-func (s *Server) mountFiles(router *mux.Router) {
-	router.PathPrefix(FilesPath).Methods(http.MethodGet, http.MethodHead).HandlerFunc(s.serveFile)
+func mountFiles(router *mux.Router) {
+	router.PathPrefix(FilesPath).Methods(http.MethodGet, http.MethodHead).HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.(*respWriter).s.serveFile(w, r)
+	})
 }
 
 // serveFile serves a file with Content-Type, Content-Length, ETag, HEAD and

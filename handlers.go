@@ -13,8 +13,8 @@ import (
 	"github.com/mediamock/mediamock/sim"
 )
 
-// routes is the routing table, in the order of the service's specification.
-func (s *Server) routes() []route {
+// apiRoutes is the routing table, in the order of the service's specification.
+func apiRoutes() []route {
 	return []route{
 		{"GET", "/account", "getAccount", getAccount},
 		{"GET", "/models", "listModels", listModels},

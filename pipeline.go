@@ -37,7 +37,7 @@ type handlerFunc func(c *call) (int, any, error)
 // operations authenticate, rate limit, scope, validate, handle.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	started := s.opts.WallClock()
-	rw := &respWriter{ResponseWriter: w, strict: s.opts.Strict}
+	rw := &respWriter{ResponseWriter: w, s: s, strict: s.opts.Strict}
 	rw.Header().Set("X-Request-Id", requestID(s.reqSeq.Add(1)))
 	if s.journal != nil && !strings.HasPrefix(r.URL.Path, ControlPath+"/") {
 		rw.reqCapture, rw.resCapture = newCapture(s.journal.bodyCap), newCapture(s.journal.bodyCap)
@@ -66,7 +66,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			r.Body = &captureBody{ReadCloser: r.Body, c: rw.reqCapture}
 		}
 	}
-	s.router.ServeHTTP(rw, r)
+	sharedRouter().ServeHTTP(rw, r)
 }
 
 // requestID renders req_000000000042.
@@ -86,7 +86,22 @@ type route struct {
 	h                handlerFunc
 }
 
-func (s *Server) buildRouter() *mux.Router {
+// sharedRouter is the routing table, built once per process: handlers find
+// their server in the respWriter, so servers after the first cost nothing
+// to route.
+var sharedRouter = sync.OnceValue(func() *mux.Router {
+	c, err := loadService()
+	if err != nil {
+		panic(err) // New loads the contracts before any request is served
+	}
+	ctl, err := loadControl()
+	if err != nil {
+		panic(err)
+	}
+	return newRouter(c, ctl)
+})
+
+func newRouter(c, ctl *contract) *mux.Router {
 	router := mux.NewRouter()
 	router.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w.(*respWriter), &sim.Error{Kind: sim.ENOTFOUND, Code: "not_found",
@@ -95,11 +110,11 @@ func (s *Server) buildRouter() *mux.Router {
 	api := router.PathPrefix(BasePath).Subrouter()
 	allowed := map[string][]string{}
 	var paths []string
-	for _, rt := range s.routes() {
-		if s.c.routes[rt.op] == nil {
+	for _, rt := range apiRoutes() {
+		if c.routes[rt.op] == nil {
 			panic("route " + rt.op + " is not in openapi.json")
 		}
-		api.Handle(rt.path, s.api(rt)).Methods(rt.method)
+		api.Handle(rt.path, apiHandler(c, rt)).Methods(rt.method)
 		if allowed[rt.path] == nil {
 			paths = append(paths, rt.path)
 		}
@@ -112,8 +127,8 @@ func (s *Server) buildRouter() *mux.Router {
 	for _, p := range paths {
 		methodNotAllowed(api, p, allowed[p])
 	}
-	s.mountFiles(router)
-	s.mountControl(router)
+	mountFiles(router)
+	mountControl(router, ctl)
 	return router
 }
 
@@ -143,10 +158,11 @@ func serveBytes(w http.ResponseWriter, r *http.Request, doc []byte) {
 
 // api wraps an operation's handler with authentication, the rate limit, the
 // scope check and request validation.
-func (s *Server) api(rt route) http.Handler {
-	scope := s.c.scope(rt.op)
+func apiHandler(c *contract, rt route) http.Handler {
+	scope := c.scope(rt.op)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rw := w.(*respWriter)
+		s := rw.s
 		rw.op = rt.op
 		p, err := s.authenticate(r)
 		if err != nil {
@@ -295,6 +311,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // strict mode so that a response that breaks the contract can be replaced.
 type respWriter struct {
 	http.ResponseWriter
+	s           *Server
 	strict      bool
 	status      int
 	wroteHeader bool

@@ -27,8 +27,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gorilla/mux"
-
 	"github.com/mediamock/mediamock/fixtures"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -94,12 +92,11 @@ const DefaultMaxBodyBytes = 16 << 20
 
 // Server is a running simulator.
 type Server struct {
-	opts   Options
-	eng    *sim.Engine
-	c      *contract // openapi.json
-	ctl    *contract // control.json
-	router *mux.Router
-	log    *slog.Logger
+	opts Options
+	eng  *sim.Engine
+	c    *contract // openapi.json
+	ctl  *contract // control.json
+	log  *slog.Logger
 
 	httpSrv *http.Server
 	ln      net.Listener
@@ -210,7 +207,6 @@ func New(o Options) (*Server, error) {
 		s.removeTemp()
 		return nil, err
 	}
-	s.router = s.buildRouter()
 	s.driver.Add(1)
 	go s.drive()
 	if o.NoListener {

@@ -80,7 +80,7 @@ func Open(cfg Config) (*Engine, error) {
 	if cfg.Images == nil {
 		cfg.Images = OfflineImages{}
 	}
-	db, err := bolt.Open(cfg.Path, 0o600, &bolt.Options{Timeout: time.Second, NoSync: !cfg.Durable, NoFreelistSync: true})
+	db, err := bolt.Open(cfg.Path, 0o600, &bolt.Options{Timeout: time.Second, NoSync: !cfg.Durable, NoFreelistSync: true, InitialMmapSize: 64 << 20})
 	if err != nil {
 		if errors.Is(err, bolt.ErrTimeout) {
 			return nil, fmt.Errorf("open %s: the file is in use by another process", cfg.Path)
