@@ -27,15 +27,6 @@ func (e *Engine) Models(modality, track string) []fixtures.Model {
 	return out
 }
 
-// Model returns one model of the catalog.
-func (e *Engine) Model(id string) (fixtures.Model, bool) {
-	m, ok := e.models[id]
-	if !ok {
-		return fixtures.Model{}, false
-	}
-	return *m, true
-}
-
 // GenerationRequest is the body of POST /generations, minus wait_seconds.
 type GenerationRequest struct {
 	Modality           string   `json:"modality"`

@@ -5,12 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/mediamock/mediamock/fixtures"
 )
@@ -82,7 +82,7 @@ func Open(cfg Config) (*Engine, error) {
 	}
 	db, err := bolt.Open(cfg.Path, 0o600, &bolt.Options{Timeout: time.Second, NoSync: !cfg.Durable, NoFreelistSync: true, InitialMmapSize: 64 << 20})
 	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
+		if errors.Is(err, berrors.ErrTimeout) {
 			return nil, fmt.Errorf("open %s: the file is in use by another process", cfg.Path)
 		}
 		return nil, fmt.Errorf("open %s: %w", cfg.Path, err)
@@ -192,14 +192,8 @@ func (e *Engine) Close() error {
 // Clock returns the engine's clock.
 func (e *Engine) Clock() *Clock { return e.clock }
 
-// Seed returns the seed.
-func (e *Engine) Seed() uint64 { return e.seed }
-
 // World returns the fixture the engine was seeded from.
 func (e *Engine) World() *fixtures.World { return e.world }
-
-// Path returns the bbolt file's path.
-func (e *Engine) Path() string { return e.cfg.Path }
 
 var errClosed = &Error{Kind: EUNAVAILABLE, Code: "service_unavailable", Message: "The server is shutting down."}
 
@@ -506,12 +500,4 @@ func (e *Engine) waitChange(ctx context.Context, ch <-chan struct{}) error {
 	case <-e.closed:
 		return errClosed
 	}
-}
-
-// RemoveFile deletes a bbolt file and its lock, for tests and resets.
-func RemoveFile(path string) error {
-	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	return nil
 }

@@ -11,21 +11,18 @@ type Kind string
 
 // The kinds of engine errors.
 const (
-	EINVALID      Kind = "invalid"       // the input breaks a rule (400)
-	ENOTFOUND     Kind = "not_found"     // no such resource in the workspace (404)
-	EPAYMENT      Kind = "payment"       // not enough credits (402)
-	EFORBIDDEN    Kind = "forbidden"     // the plan or token does not allow it (403)
-	EUNAUTHORIZED Kind = "unauthorized"  // no usable credentials (401)
-	ERATELIMIT    Kind = "rate_limited"  // over the rate limit (429)
-	ECONFLICT     Kind = "conflict"      // the resource is in the wrong state (409)
-	ETOOLARGE     Kind = "too_large"     // the input is over a size limit (413)
-	EUNAVAILABLE  Kind = "unavailable"   // temporarily unavailable (503)
-	EINTERNAL     Kind = "internal"      // anything unexpected (500)
-	EUNSUPPORTED  Kind = "unsupported"   // unsupported media type (415)
-	ENOTALLOWED   Kind = "not_allowed"   // method not allowed (405)
-	ETIMEOUT      Kind = "timeout"       // gateway-style timeout (504)
-	EBADGATEWAY   Kind = "bad_gateway"   // upstream failure (502)
-	ECLIENTGONE   Kind = "client_closed" // the caller went away
+	EINVALID      Kind = "invalid"      // the input breaks a rule (400)
+	ENOTFOUND     Kind = "not_found"    // no such resource in the workspace (404)
+	EPAYMENT      Kind = "payment"      // not enough credits (402)
+	EFORBIDDEN    Kind = "forbidden"    // the plan or token does not allow it (403)
+	EUNAUTHORIZED Kind = "unauthorized" // no usable credentials (401)
+	ERATELIMIT    Kind = "rate_limited" // over the rate limit (429)
+	ECONFLICT     Kind = "conflict"     // the resource is in the wrong state (409)
+	ETOOLARGE     Kind = "too_large"    // the input is over a size limit (413)
+	EUNAVAILABLE  Kind = "unavailable"  // temporarily unavailable (503)
+	EINTERNAL     Kind = "internal"     // anything unexpected (500)
+	EUNSUPPORTED  Kind = "unsupported"  // unsupported media type (415)
+	ENOTALLOWED   Kind = "not_allowed"  // method not allowed (405)
 )
 
 // Error is the engine's error: a kind for the status, a stable wire code,
@@ -38,17 +35,6 @@ type Error struct {
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
-
-// Errorf builds an *Error with a formatted message.
-func Errorf(kind Kind, code, format string, args ...any) *Error {
-	return &Error{Kind: kind, Code: code, Message: fmt.Sprintf(format, args...)}
-}
-
-// WithDetails returns e with details set.
-func (e *Error) WithDetails(d map[string]any) *Error {
-	e.Details = d
-	return e
-}
 
 // AsError returns err as an *Error, wrapping anything else as internal.
 func AsError(err error) *Error {

@@ -158,7 +158,7 @@ func (e *Engine) Faults() (FaultsView, error) {
 	var out FaultsView
 	err := e.view(func(t *tx) error {
 		f, err := t.faults()
-		out = FaultsView{FailNext: f.FailNext, FailureRate: f.FailureRate, FailPlatforms: f.FailPlatforms}
+		out = FaultsView(f)
 		return err
 	})
 	return out, err

@@ -19,9 +19,6 @@ const (
 	PubCancelled          = "cancelled"
 )
 
-// PublicationStatuses are every overall status of a publication.
-var PublicationStatuses = []string{PubDraft, PubReady, PubScheduled, PubPublishing, PubPublished, PubPartiallyPublished, PubFailed, PubCancelled}
-
 // Publication is media published, or to be published, to social accounts.
 type Publication struct {
 	ID          uint64              `json:"id"`

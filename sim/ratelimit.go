@@ -49,12 +49,6 @@ func (e *Engine) Allow(workspaceID uint64) RateDecision {
 	return e.rate.allow(workspaceID, limit, e.clock.Now())
 }
 
-// RateStatus reports a workspace's window without counting a request.
-func (e *Engine) RateStatus(workspaceID uint64) RateDecision {
-	limit := e.rateLimitOf(workspaceID)
-	return e.rate.peek(workspaceID, limit, e.clock.Now())
-}
-
 func (e *Engine) rateLimitOf(workspaceID uint64) int {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
@@ -94,14 +88,6 @@ func (r *rateLimiter) allow(ws uint64, limit int, now time.Time) RateDecision {
 	return d
 }
 
-func (r *rateLimiter) peek(ws uint64, limit int, now time.Time) RateDecision {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	d := decision(r.window(ws, now), limit, now)
-	d.Allowed = d.Remaining > 0
-	return d
-}
-
 func decision(w *rateWindow, limit int, now time.Time) RateDecision {
 	return RateDecision{
 		Limit:     limit,
@@ -114,14 +100,6 @@ func retryAfter(reset, now time.Time) time.Duration {
 	d := reset.Sub(now)
 	secs := (d + time.Second - 1) / time.Second
 	return max(time.Second, secs*time.Second)
-}
-
-// reset forgets every window (used by resets and restores).
-func (r *rateLimiter) reset() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.windows = map[uint64]*rateWindow{}
-	r.dirty = map[uint64]bool{}
 }
 
 func (r *rateLimiter) flush(t *tx) error {

@@ -297,9 +297,6 @@ func listPage[T any](e *Engine, bucket []byte, ws, startingAfter uint64, limit i
 	return pg, err
 }
 
-// AppURL is the base of links into the service's app.
-func (e *Engine) AppURL() string { return e.world.AppURL }
-
 // ConnectURL is where social accounts are connected in the app.
 func (e *Engine) ConnectURL() string { return e.world.AppURL + "/settings/social-accounts" }
 

@@ -1,0 +1,101 @@
+package mediamock
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/mux"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mediamock/mediamock/sim"
+)
+
+// lockedBuffer collects log lines from the server's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func TestPanicBecomesErrorObjectAndLogLine(t *testing.T) {
+	var logs lockedBuffer
+	srv := RunT(t, func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
+	saved := sharedRouter
+	t.Cleanup(func() { sharedRouter = saved })
+	sharedRouter = func() *mux.Router {
+		r := mux.NewRouter()
+		r.HandleFunc("/boom", func(http.ResponseWriter, *http.Request) { panic("kaboom") })
+		return r
+	}
+	resp, err := srv.Client().Get(srv.URL() + "/boom")
+	require.NoError(t, err, "the connection is not dropped")
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	assert.Equal(t, http.StatusInternalServerError, resp.StatusCode)
+	assert.JSONEq(t, `{"error":{"code":"internal_error","message":"Internal server error."}}`, string(body))
+	assert.Contains(t, logs.String(), "panic serving request")
+	assert.Contains(t, logs.String(), "kaboom")
+}
+
+func TestInjectedLatencyIsApplied(t *testing.T) {
+	srv := RunT(t)
+	var slept []time.Duration
+	srv.sleep = func(_ context.Context, d time.Duration) { slept = append(slept, d) }
+	srv.SetLatency("getAccount", 300*time.Millisecond)
+	srv.SetLatency("*", 20*time.Millisecond)
+	for _, path := range []string{"/account", "/models", "/account"} {
+		req, _ := http.NewRequest("GET", srv.BaseURL()+path, nil)
+		req.Header.Set("Authorization", "Bearer "+KeyAllScopes)
+		resp, err := srv.Client().Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+	}
+	assert.Equal(t, []time.Duration{300 * time.Millisecond, 20 * time.Millisecond, 300 * time.Millisecond}, slept)
+	j := srv.Journal(JournalFilter{Operation: "getAccount"})
+	require.Len(t, j, 2)
+	assert.EqualValues(t, 300, j[0].InjectedLatencyMS)
+}
+
+// The real clock follows wall time (here a fake one the test moves).
+func TestRealClockFollowsWallTime(t *testing.T) {
+	wall := time.Date(2030, 3, 1, 12, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return wall }
+	srv := RunT(t, func(o *Options) { o.Clock = sim.ClockReal; o.WallClock = now })
+	assert.Equal(t, wall, srv.Now(), "a new simulation starts at wall time")
+
+	req, _ := http.NewRequest("POST", srv.BaseURL()+"/generations", strings.NewReader(`{"modality":"image","model_id":"imagen-4","prompt":"x [mock:delay=30]"}`))
+	req.Header.Set("Authorization", "Bearer "+KeyAllScopes)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := srv.Client().Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+
+	mu.Lock()
+	wall = wall.Add(31 * time.Second)
+	mu.Unlock()
+	assert.Equal(t, time.Date(2030, 3, 1, 12, 0, 31, 0, time.UTC), srv.Now())
+	require.NoError(t, srv.eng.Settle(), "what the driver does when the timer fires")
+	pg, err := srv.eng.ListAssets(sim.Principal{WorkspaceID: 1}, sim.AssetQuery{Query: "mock:delay", Limit: 1})
+	require.NoError(t, err)
+	assert.Equal(t, sim.StatusCompleted, pg.Data[0].Status)
+}
