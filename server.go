@@ -140,14 +140,11 @@ func loadWorld(o Options) (*fixtures.World, error) {
 
 // New starts a server.
 func New(o Options) (*Server, error) {
-	c, err := loadService()
-	if err != nil {
-		return nil, err
-	}
-	ctl, err := loadControl()
-	if err != nil {
-		return nil, err
-	}
+	// The first server of a process parses the two OpenAPI documents (the
+	// largest part of its start): in the background, while it loads the
+	// fixtures and opens its state.
+	go loadService()
+	go loadControl()
 	world, err := loadWorld(o)
 	if err != nil {
 		return nil, err
@@ -184,7 +181,7 @@ func New(o Options) (*Server, error) {
 	if o.JournalBodyBytes <= 0 {
 		o.JournalBodyBytes = 4096
 	}
-	s := &Server{opts: o, c: c, ctl: ctl, log: log, serveErr: make(chan error, 1), start: start, sleep: sleep,
+	s := &Server{opts: o, log: log, serveErr: make(chan error, 1), start: start, sleep: sleep,
 		journal: newJournal(o.JournalSize, o.JournalBodyBytes)}
 	s.stop, s.stopNow = context.WithCancel(context.Background())
 	var images sim.ImageResolver = sim.OfflineImages{Seed: o.Seed}
@@ -204,6 +201,14 @@ func New(o Options) (*Server, error) {
 		Images: images,
 	})
 	if err != nil {
+		s.removeTemp()
+		return nil, err
+	}
+	if s.c, err = loadService(); err == nil {
+		s.ctl, err = loadControl()
+	}
+	if err != nil {
+		s.eng.Close()
 		s.removeTemp()
 		return nil, err
 	}
