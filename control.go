@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"context"
 	"crypto/subtle"
-	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -61,7 +62,7 @@ func controlRoutes() []ctlRoute {
 		{"DELETE", "/coverage", "resetCoverage", (*Server).ctlResetCoverage},
 		{"POST", "/reset", "reset", (*Server).ctlReset},
 		{"GET", "/snapshot", "getSnapshot", nil},
-		{"PUT", "/snapshot", "restoreSnapshot", (*Server).ctlRestore},
+		{"PUT", "/snapshot", "restoreSnapshot", nil},
 	}
 }
 
@@ -79,6 +80,16 @@ func mountControl(router *mux.Router, c *contract) {
 			h = func(w http.ResponseWriter, r *http.Request) { serveBytes(w, r, ControlDocument) }
 		case "getSnapshot":
 			h = func(w http.ResponseWriter, r *http.Request) { w.(*respWriter).s.ctlSnapshot(w, r) }
+		case "restoreSnapshot":
+			// Streamed to a file as it comes: the validator would buffer it.
+			h = func(w http.ResponseWriter, r *http.Request) {
+				rw := w.(*respWriter)
+				if status, body, err := rw.s.ctlRestore(r, nil); err != nil {
+					writeError(rw, err)
+				} else {
+					writeJSON(rw, status, body)
+				}
+			}
 		default:
 			h = controlHandler(c, rt)
 		}
@@ -133,10 +144,7 @@ func decodeInto(r *http.Request, v any) error {
 	if r.ContentLength == 0 && r.Header.Get("Content-Type") == "" {
 		return nil
 	}
-	if err := json.NewDecoder(r.Body).Decode(v); err != nil {
-		return &sim.Error{Kind: sim.EINVALID, Code: "invalid_json", Message: "The body is not valid JSON: " + err.Error() + "."}
-	}
-	return nil
+	return decodeJSON(r.Body, v)
 }
 
 func varID(vars map[string]string) uint64 {
@@ -170,9 +178,10 @@ type clockJSON struct {
 
 func (s *Server) clockView() clockJSON {
 	c := s.eng.Clock()
-	out := clockJSON{Now: sim.FormatTime(c.Now()), Mode: string(c.Mode())}
+	// Sub-second precision: moving the clock to next_event_at fires the event.
+	out := clockJSON{Now: sim.FormatTimeExact(c.Now()), Mode: string(c.Mode())}
 	if next, ok, _ := s.eng.NextDue(); ok {
-		out.NextEventAt = sim.FormatTime(next)
+		out.NextEventAt = sim.FormatTimeExact(next)
 	}
 	return out
 }
@@ -191,6 +200,9 @@ func (s *Server) ctlAdvance(r *http.Request, _ map[string]string) (int, any, err
 	}
 	d := time.Duration(0)
 	if body.Seconds != nil {
+		if *body.Seconds > sim.MaxTime.Sub(s.Now()).Seconds() {
+			return 0, nil, sim.InvalidError([]sim.Violation{{In: "body", Field: "seconds", Reason: "would move the clock past " + sim.FormatTime(sim.MaxTime)}})
+		}
 		d = time.Duration(*body.Seconds * float64(time.Second))
 	} else {
 		var err error
@@ -566,10 +578,29 @@ func (s *Server) ctlSnapshot(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) ctlRestore(r *http.Request, _ map[string]string) (int, any, error) {
-	if err := s.eng.Restore(r.Body); err != nil {
+	body := &readErr{r: r.Body}
+	if err := s.eng.Restore(body); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(body.err, &mbe) {
+			return 0, nil, tooLarge(mbe.Limit)
+		}
 		return 0, nil, err
 	}
 	return http.StatusOK, s.clockView(), nil
+}
+
+// readErr remembers the error its reader returned.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErr) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
 }
 
 // --- the Go side of the same controls

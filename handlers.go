@@ -1,13 +1,16 @@
 package mediamock
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mediamock/mediamock/sim"
@@ -152,8 +155,7 @@ func (c *call) uploadInput() (sim.UploadInput, error) {
 				return in, bodyError(err)
 			}
 			if len(data) > sim.MaxImageBytes {
-				return in, &sim.Error{Kind: sim.ETOOLARGE, Code: "file_too_large",
-					Message: "The file is over 10 MiB (10485760 bytes).", Details: map[string]any{"limit_bytes": sim.MaxImageBytes}}
+				return in, fileTooLarge()
 			}
 			in.Data = data
 		case "image_url", "title":
@@ -286,24 +288,82 @@ func (c *call) id() uint64 {
 }
 
 // decode reads a JSON body the contract has already validated.
-func (c *call) decode(v any) error {
-	if err := json.NewDecoder(c.r.Body).Decode(v); err != nil {
-		return &sim.Error{Kind: sim.EINVALID, Code: "invalid_json", Message: "The body is not valid JSON: " + err.Error() + "."}
+func (c *call) decode(v any) error { return decodeJSON(c.r.Body, v) }
+
+// decodeJSON reads exactly one JSON value into v. Integral numbers written
+// as 1.0 or 1e2 are integers for the contract (JSON Schema), so they are for
+// the decoder too.
+func decodeJSON(body io.Reader, v any) error {
+	data, err := io.ReadAll(body)
+	if err != nil {
+		return bodyError(err)
+	}
+	invalid := func(reason string) error {
+		return &sim.Error{Kind: sim.EINVALID, Code: "invalid_json", Message: "The body is not valid JSON: " + reason + "."}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	err = dec.Decode(v)
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && strings.HasPrefix(te.Value, "number") {
+		if data, err = integralNumbers(data); err == nil {
+			dec = json.NewDecoder(bytes.NewReader(data))
+			err = dec.Decode(v)
+		}
+	}
+	if err != nil {
+		return invalid(err.Error())
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return invalid("unexpected data after the JSON value")
 	}
 	return nil
+}
+
+// integralNumbers rewrites numbers such as 1.0 and 1e2 as 1 and 100.
+func integralNumbers(data []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	var walk func(any) any
+	walk = func(x any) any {
+		switch t := x.(type) {
+		case map[string]any:
+			for k, e := range t {
+				t[k] = walk(e)
+			}
+		case []any:
+			for i, e := range t {
+				t[i] = walk(e)
+			}
+		case json.Number:
+			if f, err := t.Float64(); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+				return json.Number(strconv.FormatInt(int64(f), 10))
+			}
+		}
+		return x
+	}
+	return json.Marshal(walk(v))
 }
 
 // waitContext bounds a long poll: it ends when the client goes away, when
 // the server shuts down (the poll is answered with the current state) and,
 // except on the virtual clock, after the wait in wall time.
 func (c *call) waitContext(seconds int) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(c.r.Context())
-	stop := context.AfterFunc(c.s.stop, cancel)
+	ctx, cancel := c.s.untilStop(c.r.Context())
 	if seconds > 0 && c.s.eng.Clock().Mode() != sim.ClockVirtual {
-		var cancelT context.CancelFunc
-		ctx, cancelT = context.WithTimeout(ctx, time.Duration(seconds)*time.Second)
-		return ctx, func() { cancelT(); stop(); cancel() }
+		ctx, cancelT := context.WithTimeout(ctx, time.Duration(seconds)*time.Second)
+		return ctx, func() { cancelT(); cancel() }
 	}
+	return ctx, cancel
+}
+
+// untilStop is ctx, ended too when the server begins to shut down.
+func (s *Server) untilStop(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(s.stop, cancel)
 	return ctx, func() { stop(); cancel() }
 }
 

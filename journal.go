@@ -34,6 +34,10 @@ type JournalEntry struct {
 	ResponseBodyTruncated bool    `json:"response_body_truncated,omitempty"`
 }
 
+// maxJournalString caps the path, query, method and content type kept per
+// entry, so that the journal's memory stays bounded whatever clients send.
+const maxJournalString = 1024
+
 // JournalFilter selects journal entries; zero fields match everything.
 type JournalFilter struct {
 	Method      string
@@ -168,11 +172,12 @@ func (s *Server) record(w *respWriter, r *http.Request, started time.Time) {
 		w.releaseCaptures()
 		return
 	}
+	capped := func(s string) string { return s[:min(len(s), maxJournalString)] }
 	e := JournalEntry{
 		ID: w.Header().Get("X-Request-Id"), Time: sim.FormatTime(started), SimTime: sim.FormatTime(s.eng.Clock().Now()),
-		Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Operation: w.op, Status: status, ErrorCode: w.errCode,
-		DurationMS: float64(s.opts.WallClock().Sub(started).Microseconds()) / 1000, InjectedLatencyMS: w.latency.Milliseconds(),
-		RequestContentType: r.Header.Get("Content-Type"),
+		Method: capped(r.Method), Path: capped(r.URL.Path), Query: capped(r.URL.RawQuery), Operation: w.op, Status: status,
+		ErrorCode: w.errCode, DurationMS: float64(s.opts.WallClock().Sub(started).Microseconds()) / 1000,
+		InjectedLatencyMS: w.latency.Milliseconds(), RequestContentType: capped(r.Header.Get("Content-Type")),
 	}
 	if w.principal != nil {
 		e.WorkspaceID = w.principal.WorkspaceID

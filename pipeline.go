@@ -3,9 +3,11 @@ package mediamock
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"runtime/debug"
 	"strconv"
@@ -47,7 +49,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			s.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+			s.log.Error("panic serving request", "request_id", rw.Header().Get("X-Request-Id"), "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
 			if !rw.wroteHeader {
 				writeError(rw, &sim.Error{Kind: sim.EINTERNAL, Code: "internal_error", Message: "Internal server error."})
 			}
@@ -55,13 +57,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rw.flush(s, r)
 		s.record(rw, r, started)
 	}()
-	if r.ContentLength > s.opts.MaxBodyBytes {
+	limit, tooBig := s.bodyLimit(r)
+	if r.ContentLength > limit {
 		rw.Header().Set("Connection", "close")
-		writeError(rw, tooLarge(s.opts.MaxBodyBytes))
+		writeError(rw, tooBig)
 		return
 	}
 	if r.Body != nil && r.Body != http.NoBody {
-		r.Body = http.MaxBytesReader(rw, r.Body, s.opts.MaxBodyBytes)
+		r.Body = http.MaxBytesReader(rw, r.Body, limit)
 		if rw.reqCapture != nil {
 			r.Body = &captureBody{ReadCloser: r.Body, c: rw.reqCapture}
 		}
@@ -78,6 +81,41 @@ func requestID(n uint64) string {
 		b = append(b, '0')
 	}
 	return string(append(b, digits...))
+}
+
+// Body caps below the general one.
+const (
+	// uploadOverhead is what a multipart form or a JSON object may add
+	// around an image.
+	uploadOverhead = 64 << 10
+	// MaxSnapshotBytes caps a snapshot being restored.
+	MaxSnapshotBytes = 4 << 30
+)
+
+// bodyLimit is the cap of a request's body, and the error of a body over
+// it. Uploads are capped near their 10 MiB image limit, so that a larger
+// file is refused while it is read, not after it is buffered; snapshots
+// have a cap of their own.
+func (s *Server) bodyLimit(r *http.Request) (int64, error) {
+	switch {
+	case r.URL.Path == BasePath+"/uploads":
+		limit := int64(sim.MaxImageBytes + uploadOverhead)
+		if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "multipart/form-data" {
+			limit = int64(base64.StdEncoding.EncodedLen(sim.MaxImageBytes)) + uploadOverhead
+		}
+		if s.opts.MaxBodyBytes < limit {
+			break // the server's own cap is the tighter one
+		}
+		return limit, fileTooLarge()
+	case r.URL.Path == ControlPath+"/snapshot" && r.Method == http.MethodPut:
+		return MaxSnapshotBytes, tooLarge(MaxSnapshotBytes)
+	}
+	return s.opts.MaxBodyBytes, tooLarge(s.opts.MaxBodyBytes)
+}
+
+func fileTooLarge() *sim.Error {
+	return &sim.Error{Kind: sim.ETOOLARGE, Code: "file_too_large",
+		Message: fmt.Sprintf("The image is over 10 MiB (%d bytes).", sim.MaxImageBytes), Details: map[string]any{"limit_bytes": sim.MaxImageBytes}}
 }
 
 // route is one operation of the API.
@@ -102,7 +140,8 @@ var sharedRouter = sync.OnceValue(func() *mux.Router {
 })
 
 func newRouter(c, ctl *contract) *mux.Router {
-	router := mux.NewRouter()
+	// Paths are matched as sent: //assets is not quietly redirected to /assets.
+	router := mux.NewRouter().SkipClean(true)
 	router.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w.(*respWriter), &sim.Error{Kind: sim.ENOTFOUND, Code: "not_found",
 			Message: fmt.Sprintf("No operation at %s %s.", r.Method, r.URL.Path)})
@@ -197,12 +236,17 @@ func apiHandler(c *contract, rt route) http.Handler {
 		}
 		vars := mux.Vars(r)
 		if err := s.c.validateRequest(r, rt.op, vars); err != nil {
+			if e := sim.AsError(err); rt.op == "createUpload" && e.Code == "payload_too_large" && e.Details["limit_bytes"] != s.opts.MaxBodyBytes {
+				err = fileTooLarge()
+			}
 			writeError(rw, err)
 			return
 		}
 		if d := s.faults.delay(rt.op); d > 0 {
 			rw.latency = d
-			s.sleep(r.Context(), d)
+			ctx, cancel := s.untilStop(r.Context())
+			s.sleep(ctx, d)
+			cancel()
 		}
 		status, body, err := rt.h(&call{w: rw, r: r, p: p, vars: vars, op: rt.op, s: s})
 		if err != nil {
@@ -338,7 +382,9 @@ func (w *respWriter) WriteHeader(status int) {
 		return
 	}
 	w.wroteHeader, w.status = true, status
-	if !w.strict {
+	if !w.strict || w.op == "" {
+		// Only the operations of openapi.json are checked (and so held
+		// back) in strict mode; files and the control API pass straight.
 		w.ResponseWriter.WriteHeader(status)
 	}
 }
@@ -347,7 +393,7 @@ func (w *respWriter) Write(b []byte) (int, error) {
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
-	if w.strict {
+	if w.strict && w.op != "" {
 		return w.buf.Write(b)
 	}
 	if w.resCapture != nil {
@@ -362,9 +408,9 @@ func (w *respWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // flush ends the response: in strict mode it validates it first.
 func (w *respWriter) flush(s *Server, r *http.Request) {
 	if w.internal != nil {
-		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", w.internal)
+		s.log.Error("internal error", "request_id", w.Header().Get("X-Request-Id"), "method", r.Method, "path", r.URL.Path, "err", w.internal)
 	}
-	if !w.strict {
+	if !w.strict || w.op == "" {
 		return
 	}
 	if !w.wroteHeader {
@@ -373,7 +419,7 @@ func (w *respWriter) flush(s *Server, r *http.Request) {
 	body := w.buf.Bytes()
 	if w.op != "" {
 		if err := s.validateResponse(r, w.op, w.status, w.Header(), body); err != nil {
-			s.log.Error("response breaks openapi.json", "op", w.op, "status", w.status, "err", err)
+			s.log.Error("response breaks openapi.json", "request_id", w.Header().Get("X-Request-Id"), "op", w.op, "status", w.status, "err", err)
 			b, _ := json.Marshal(errorBody{Error: errorObject{Code: "response_validation_failed",
 				Message: "The mock's response breaks openapi.json (strict mode): " + err.Error(),
 				Details: map[string]any{"operation": w.op, "status": w.status}}})

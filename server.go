@@ -14,7 +14,6 @@ package mediamock
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -109,6 +108,9 @@ type Server struct {
 	faults  httpFaults
 	sleep   func(context.Context, time.Duration)
 
+	transport     *http.Transport // of Client, when listening
+	transportOnce sync.Once
+
 	stop     context.Context // ends when shutdown begins: long polls answer at once
 	stopNow  context.CancelFunc
 	driver   sync.WaitGroup
@@ -198,7 +200,7 @@ func New(o Options) (*Server, error) {
 	s.eng, err = sim.Open(sim.Config{
 		Path: path, Durable: o.Durable, Reset: o.Reset, Seed: o.Seed, World: world,
 		Clock: sim.NewClock(o.Clock, start, o.WallClock), Speed: o.Speed,
-		Images: images,
+		Images: images, Log: log,
 	})
 	if err != nil {
 		s.removeTemp()
@@ -243,12 +245,15 @@ func (s *Server) BaseURL() string { return s.url + BasePath }
 func (s *Server) Handler() http.Handler { return s }
 
 // Client returns an HTTP client that reaches the server (in memory when the
-// server has no listener).
+// server has no listener). Its connections close with the server.
 func (s *Server) Client() *http.Client {
 	if s.ln == nil {
 		return &http.Client{Transport: handlerTransport{s}}
 	}
-	return &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}}
+	s.transportOnce.Do(func() {
+		s.transport = &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}
+	})
+	return &http.Client{Transport: s.transport}
 }
 
 // Engine is the simulation behind the server.
@@ -271,6 +276,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		err = s.httpSrv.Shutdown(ctx)
 	}
 	s.driver.Wait()
+	if s.transport != nil {
+		s.transport.CloseIdleConnections()
+	}
 	if s.opts.CoverageReport != nil {
 		s.Coverage().WriteTable(s.opts.CoverageReport)
 	}
@@ -308,10 +316,14 @@ func (s *Server) drive() {
 				timer = time.NewTimer(d)
 				fire = timer.C
 			} else {
-				if err := s.eng.Settle(); err != nil && !errors.Is(s.stop.Err(), context.Canceled) {
+				if err := s.eng.Settle(); err != nil && s.stop.Err() == nil {
 					s.log.Error("apply due events", "err", err)
+					// Try again in a second rather than spin.
+					timer = time.NewTimer(time.Second)
+					fire = timer.C
+				} else {
+					continue
 				}
-				continue
 			}
 		}
 		select {

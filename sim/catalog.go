@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mediamock/mediamock/fixtures"
 )
@@ -261,10 +262,15 @@ func ratio(aspect string) (float64, float64) {
 	return float64(w), float64(h)
 }
 
-// SpeechSeconds is how long speaking text takes at 150 words a minute.
+// MaxSpeechSeconds is the longest voice-over the service makes.
+const MaxSpeechSeconds = 600
+
+// SpeechSeconds is how long speaking text takes at 150 words a minute
+// (counting six characters as a word for scripts without spaces), at most
+// ten minutes.
 func SpeechSeconds(text string) int {
-	words := len(strings.Fields(text))
-	return max(1, int(math.Ceil(float64(words)/2.5)))
+	words := max(len(strings.Fields(text)), utf8.RuneCountInString(text)/6)
+	return min(MaxSpeechSeconds, max(1, int(math.Ceil(float64(words)/2.5))))
 }
 
 // durations draws a job's queue and processing times from its timing

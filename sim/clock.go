@@ -29,6 +29,10 @@ func ParseClockMode(s string) (ClockMode, error) {
 	return "", fmt.Errorf("unknown clock mode %q (want real, manual or virtual)", s)
 }
 
+// MaxTime is the latest time the clock may reach: far beyond any test, and
+// well inside what a Stamp (Unix nanoseconds) holds.
+var MaxTime = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // DefaultEpoch is where a fresh simulation's clock starts unless told otherwise.
 var DefaultEpoch = time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 
@@ -97,7 +101,11 @@ func (c *Clock) advance(d time.Duration) (time.Time, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	t := c.now().Add(d)
+	now := c.now()
+	if d > MaxTime.Sub(now) {
+		return time.Time{}, fmt.Errorf("cannot move the clock past %s (advance by %s from %s)", FormatTime(MaxTime), d, FormatTime(now))
+	}
+	t := now.Add(d)
 	c.rebase(t)
 	c.signal()
 	return t, nil
@@ -121,6 +129,9 @@ func (c *Clock) set(t time.Time) error {
 	defer c.mu.Unlock()
 	if now := c.now(); t.Before(now) {
 		return fmt.Errorf("cannot move the clock backwards from %s to %s", FormatTime(now), FormatTime(t))
+	}
+	if t.After(MaxTime) {
+		return fmt.Errorf("cannot move the clock past %s", FormatTime(MaxTime))
 	}
 	c.rebase(t)
 	c.signal()
@@ -160,3 +171,7 @@ const TimeLayout = "2006-01-02T15:04:05-07:00"
 
 // FormatTime renders t in the wire format, in UTC.
 func FormatTime(t time.Time) string { return t.UTC().Format(TimeLayout) }
+
+// FormatTimeExact renders t like FormatTime, with the fraction of a second
+// when there is one.
+func FormatTimeExact(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.999999999-07:00") }

@@ -60,20 +60,22 @@ func (e *Engine) AddWorkspace(spec WorkspaceSpec) (NewWorkspace, error) {
 	}
 	var out NewWorkspace
 	err := e.update(func(t *tx) error {
-		if spec.Token != "" && t.b(bTokens).Get([]byte(spec.Token)) != nil {
+		// Every check comes before the first write.
+		next := t.b(bWorkspaces).Sequence() + 1
+		tok := spec.Token
+		if tok != "" && t.b(bTokens).Get([]byte(tok)) != nil {
 			return tokenTaken()
 		}
+		if tok == "" {
+			tok = t.freeToken("mk_test_ws", next)
+		}
 		if spec.Name == "" {
-			spec.Name = fmt.Sprintf("Workspace %d", t.b(bWorkspaces).Sequence()+1)
+			spec.Name = fmt.Sprintf("Workspace %d", next)
 		}
 		fw := fixtures.Workspace{Name: spec.Name, Plan: spec.Plan, Credits: spec.Credits, RateLimitPerMinute: spec.RateLimitPerMinute}
 		ws, err := t.addWorkspace(fw)
 		if err != nil {
 			return err
-		}
-		tok := spec.Token
-		if tok == "" {
-			tok = e.madeUpToken("mk_test_ws", ws.ID)
 		}
 		if err := t.putToken(Token{Token: tok, WorkspaceID: ws.ID, Type: "api_key", Name: "control API", Scopes: spec.Scopes}); err != nil {
 			return err
@@ -127,7 +129,7 @@ func (e *Engine) AddToken(workspaceID uint64, spec TokenSpec) (Token, error) {
 			if spec.Type == "oauth" {
 				prefix = "oat_test_token"
 			}
-			tok = e.madeUpToken(prefix, seq)
+			tok = t.freeToken(prefix, seq)
 		}
 		if spec.Name == "" {
 			spec.Name = fmt.Sprintf("token %d", seq)
@@ -160,8 +162,14 @@ func planIDs(w *fixtures.World) []string {
 	return ids
 }
 
-func (e *Engine) madeUpToken(prefix string, n uint64) string {
-	return fmt.Sprintf("%s%d_%012x", prefix, n, DeriveSeed(e.seed, "token/"+prefix, n)>>16)
+// freeToken makes up a token, derived from the seed, that no one uses yet.
+func (t *tx) freeToken(prefix string, n uint64) string {
+	for try := uint64(0); ; try++ {
+		tok := fmt.Sprintf("%s%d_%012x", prefix, n, DeriveSeed(t.e.seed, "token/"+prefix, n+try<<32)>>16)
+		if t.b(bTokens).Get([]byte(tok)) == nil {
+			return tok
+		}
+	}
 }
 
 // Workspaces lists every workspace.
@@ -253,6 +261,9 @@ func (t *tx) controlJob(job *Job, action JobAction, code string) error {
 			return err
 		}
 		job.Due, job.Fate = nil, "stick"
+		if job.StartedAt.IsZero() {
+			job.Fate = "hang" // still waiting for a slot
+		}
 		return t.putJob(job)
 	case JobComplete:
 		if err := t.unschedule(job.Due); err != nil {
@@ -329,9 +340,13 @@ func (e *Engine) Reset(start time.Time) error {
 		if err := wipe(t.Tx); err != nil {
 			return err
 		}
+		t.e.rate.reset()
 		t.e.clock.restore(start)
 		t.now = e.clock.Now()
 		if err := t.writeMeta(); err != nil {
+			return err
+		}
+		if err := t.nextEpoch(e.epoch.Load()); err != nil {
 			return err
 		}
 		if err := t.seed(); err != nil {
@@ -371,7 +386,8 @@ func (e *Engine) Snapshot(w io.Writer) (int64, error) {
 // simulation of the same fixtures and seed; the clock goes to the
 // snapshot's time.
 func (e *Engine) Restore(r io.Reader) error {
-	dir, err := os.MkdirTemp("", "mediamock-restore-")
+	// Beside the state file: the one place the server may write.
+	dir, err := os.MkdirTemp(filepath.Dir(e.cfg.Path), ".restore-")
 	if err != nil {
 		return err
 	}
@@ -381,9 +397,9 @@ func (e *Engine) Restore(r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(f, io.LimitReader(r, 4<<30)); err != nil {
+	if _, err := io.Copy(f, r); err != nil {
 		f.Close()
-		return err
+		return &Error{Kind: EINVALID, Code: "invalid_snapshot", Message: "The snapshot cannot be read: " + err.Error() + "."}
 	}
 	if err := f.Close(); err != nil {
 		return err
@@ -402,6 +418,7 @@ func (e *Engine) Restore(r io.Reader) error {
 			if err := wipe(t.Tx); err != nil {
 				return err
 			}
+			t.e.rate.reset() // the snapshot's windows come with it
 			for _, name := range allBuckets {
 				sb := stx.Bucket(name)
 				if sb == nil {
@@ -419,6 +436,9 @@ func (e *Engine) Restore(r io.Reader) error {
 				e.clock.restore(Stamp(getU64(v)).Time())
 				t.now = e.clock.Now()
 			}
+			if err := t.nextEpoch(max(e.epoch.Load(), readEpoch(stx))); err != nil {
+				return err
+			}
 			t.replaced = true
 			return nil
 		})
@@ -427,6 +447,12 @@ func (e *Engine) Restore(r io.Reader) error {
 
 func (e *Engine) fingerprint() string {
 	return fmt.Sprintf("%s/%d", e.world.Fingerprint(), e.seed)
+}
+
+// nextEpoch moves file addresses on after a reset or restore.
+func (t *tx) nextEpoch(after uint64) error {
+	t.epoch = after + 1
+	return t.b(bMeta).Put([]byte("epoch"), u64(t.epoch))
 }
 
 func (t *tx) writeMeta() error {

@@ -1,6 +1,9 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // record appends a ledger entry for the workspace, stamped with the clock
 // and the workspace's balance after it.
@@ -82,7 +85,10 @@ func (e *Engine) GrantCredits(workspaceID uint64, amount int64, note string) (in
 		if err != nil {
 			return err
 		}
-		if ws.Balance+amount < 0 {
+		switch {
+		case amount > 0 && ws.Balance > math.MaxInt64/2-amount:
+			return &Error{Kind: EINVALID, Code: "invalid_amount", Message: fmt.Sprintf("The balance is %d; it cannot grow by %d.", ws.Balance, amount)}
+		case ws.Balance+amount < 0:
 			return &Error{Kind: EINVALID, Code: "invalid_amount", Message: fmt.Sprintf("The balance is %d; it cannot go below 0.", ws.Balance)}
 		}
 		ws.Balance += amount

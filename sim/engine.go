@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,6 +37,8 @@ type Config struct {
 	// Images resolves image URLs (uploads, references, Encore photos).
 	// Nil resolves every https URL to a placeholder image.
 	Images ImageResolver
+	// Log receives what the engine has to report; nil discards it.
+	Log *slog.Logger
 }
 
 // Engine is the simulated service: state, clock, credits, limits and
@@ -51,11 +54,13 @@ type Engine struct {
 	effects map[string]*fixtures.Effect
 	images  ImageResolver
 
-	ops     chan *op
-	closed  chan struct{}
-	wg      sync.WaitGroup
-	mu      sync.RWMutex // guards closing, tokens, workspaces
-	closing bool
+	ops      chan *op
+	closed   chan struct{}
+	wg       sync.WaitGroup
+	mu       sync.RWMutex // guards tokens and workspaces
+	sendMu   sync.Mutex   // guards closing against new writes
+	closing  bool
+	inflight sync.WaitGroup // writes being handed to the writer
 
 	tokens     map[string]Token
 	workspaces map[uint64]*Workspace // immutable snapshots of name, plan, limits
@@ -64,9 +69,11 @@ type Engine struct {
 	dueChanged chan struct{}
 	dueMu      sync.Mutex
 
-	rate *rateLimiter
-	hub  *hub
-	cov  coverage
+	rate  *rateLimiter
+	hub   *hub
+	cov   coverage
+	epoch atomic.Uint64 // resets and restores so far; part of file addresses
+	log   *slog.Logger
 }
 
 // Open opens (or creates and seeds) the simulation in cfg.Path.
@@ -78,7 +85,10 @@ func Open(cfg Config) (*Engine, error) {
 		cfg.Speed = 1
 	}
 	if cfg.Images == nil {
-		cfg.Images = OfflineImages{}
+		cfg.Images = OfflineImages{Seed: cfg.Seed}
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	db, err := bolt.Open(cfg.Path, 0o600, &bolt.Options{Timeout: time.Second, NoSync: !cfg.Durable, NoFreelistSync: true, InitialMmapSize: 64 << 20})
 	if err != nil {
@@ -89,7 +99,7 @@ func Open(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{
 		db: db, cfg: cfg, clock: cfg.Clock, seed: cfg.Seed, speed: cfg.Speed, world: cfg.World,
-		images: cfg.Images, ops: make(chan *op, 1024), closed: make(chan struct{}),
+		images: cfg.Images, log: cfg.Log, ops: make(chan *op, 1024), closed: make(chan struct{}),
 		dueChanged: make(chan struct{}), rate: newRateLimiter(), hub: newHub(),
 	}
 	e.indexCatalog()
@@ -159,6 +169,7 @@ func (e *Engine) load(reset bool) error {
 			}
 		}
 		e.publishNextDue(firstDue(btx))
+		e.epoch.Store(readEpoch(btx))
 		if err := e.rate.load(btx); err != nil {
 			return err
 		}
@@ -169,13 +180,14 @@ func (e *Engine) load(reset bool) error {
 // Close stops the engine: it waits for queued writes, saves the clock and
 // the rate windows, and closes the file.
 func (e *Engine) Close() error {
-	e.mu.Lock()
+	e.sendMu.Lock()
 	if e.closing {
-		e.mu.Unlock()
+		e.sendMu.Unlock()
 		return nil
 	}
 	e.closing = true
-	e.mu.Unlock()
+	e.sendMu.Unlock()
+	e.inflight.Wait() // every write already accepted reaches the writer
 	close(e.ops)
 	e.wg.Wait()
 	close(e.closed)
@@ -212,13 +224,17 @@ type op struct {
 // is reported to its caller while the group's transaction still commits.
 func (e *Engine) update(fn func(*tx) error) error {
 	o := &op{fn: fn, done: make(chan struct{})}
-	e.mu.RLock()
+	e.sendMu.Lock()
 	if e.closing {
-		e.mu.RUnlock()
+		e.sendMu.Unlock()
 		return errClosed
 	}
+	e.inflight.Add(1)
+	e.sendMu.Unlock()
+	// No lock is held while the hand-over blocks: the writer may need the
+	// engine's locks to finish the group before it takes the next one.
 	e.ops <- o
-	e.mu.RUnlock()
+	e.inflight.Done()
 	<-o.done
 	return o.err
 }
@@ -373,8 +389,9 @@ type tx struct {
 	nextDue int64           // the earliest pending event when the transaction ended
 	notes   map[string]int  // lifecycle paths taken, counted once committed
 
-	reloadPrincipals bool // tokens or workspaces changed
-	replaced         bool // the whole state was replaced (reset, restore)
+	reloadPrincipals bool   // tokens or workspaces changed
+	replaced         bool   // the whole state was replaced (reset, restore)
+	epoch            uint64 // the new epoch, when replaced
 }
 
 func (e *Engine) newTx(btx *bolt.Tx) *tx {
@@ -423,8 +440,16 @@ func (t *tx) afterCommit() error {
 	}
 	if t.replaced {
 		e.hub.wakeAll()
+		e.epoch.Store(t.epoch)
 	}
 	return nil
+}
+
+func readEpoch(btx *bolt.Tx) uint64 {
+	if v := btx.Bucket(bMeta).Get([]byte("epoch")); v != nil {
+		return getU64(v)
+	}
+	return 0
 }
 
 // Event is work due at a time.
@@ -473,7 +498,9 @@ func (t *tx) applyDue() error {
 		}
 		t.now = Stamp(getU64(kc[:8])).Time()
 		if err := t.apply(kc, ev); err != nil {
-			return fmt.Errorf("apply %s %d: %w", ev.Kind, ev.ID, err)
+			// A damaged record must not stop the simulation: the event is
+			// dropped and said so.
+			t.e.log.Error("dropped an event that cannot be applied", "event", ev.Kind, "id", ev.ID, "err", err)
 		}
 	}
 }

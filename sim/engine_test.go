@@ -393,6 +393,21 @@ func (h *hub) watched(id uint64) bool {
 	return h.chans[id] != nil
 }
 
+func TestLongPollsLeaveNoWatchers(t *testing.T) {
+	e := newEngine(t, engineOpts{mode: ClockVirtual})
+	p := principal(t, e, "mk_test_all_scopes")
+	for i := 0; i < 20; i++ {
+		g, err := e.CreateGeneration(context.Background(), p, GenerationRequest{Modality: "image", ModelID: "imagen-4", Prompt: "x"})
+		require.NoError(t, err)
+		got, err := e.Generation(context.Background(), p, g.Assets[0].ID, 55*time.Second)
+		require.NoError(t, err)
+		require.Equal(t, StatusCompleted, got.Status)
+		_, err = e.Generation(context.Background(), p, g.Assets[0].ID, 55*time.Second) // already final
+		require.NoError(t, err)
+	}
+	assert.Zero(t, e.hub.watching())
+}
+
 func TestWorkspaceIsolation(t *testing.T) {
 	e := newEngine(t, engineOpts{})
 	acme := principal(t, e, "mk_test_all_scopes")

@@ -107,7 +107,7 @@ func notFound(resource string, id uint64) *Error {
 		Kind:    ENOTFOUND,
 		Code:    "not_found",
 		Message: fmt.Sprintf("%s %d not found.", capitalize(resource), id),
-		Details: map[string]any{"resource": strings.ReplaceAll(resource, " ", "_"), "id": id},
+		Details: map[string]any{"resource": strings.ToLower(strings.ReplaceAll(resource, " ", "_")), "id": id},
 	}
 }
 

@@ -19,6 +19,9 @@ import (
 //	[mock:fail-platform=NAME]    publications: the delivery to platform NAME fails ("all" for every one)
 var magicPattern = regexp.MustCompile(`\[mock:([a-z-]+)(?:=([A-Za-z0-9_.-]+))?\]`)
 
+// MaxMagicDelay bounds [mock:delay=...]: longer delays are cut to it.
+const MaxMagicDelay = 30 * 24 * time.Hour
+
 // Magic is what the markers in a text ask for.
 type Magic struct {
 	Fail          bool
@@ -48,7 +51,7 @@ func ParseMagic(text string) Magic {
 			}
 		case "delay":
 			if d, ok := parseSeconds(arg); ok {
-				m.Delay = d
+				m.Delay = min(d, MaxMagicDelay)
 			}
 		case "stuck":
 			m.Stuck = true
@@ -63,6 +66,9 @@ func ParseMagic(text string) Magic {
 
 func parseSeconds(s string) (time.Duration, bool) {
 	if n, err := strconv.ParseFloat(s, 64); err == nil && n >= 0 {
+		if n > MaxMagicDelay.Seconds() {
+			return MaxMagicDelay, true
+		}
 		return time.Duration(n * float64(time.Second)), true
 	}
 	if d, err := time.ParseDuration(s); err == nil && d >= 0 {

@@ -1,9 +1,13 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/mediamock/mediamock/media"
 )
@@ -30,8 +34,12 @@ func (f FileRef) Path() string {
 	return fmt.Sprintf("%s/%d/%d/%s%s", f.Class, f.WS, f.ID, f.Token, f.Ext)
 }
 
+// fileRef names a file. The token changes with every reset and restore
+// (the epoch), so an address never serves two different contents and files
+// can be cached forever.
 func (e *Engine) fileRef(class string, ws, id uint64, mime string) FileRef {
-	return FileRef{Class: class, WS: ws, ID: id, Token: fmt.Sprintf("%016x", DeriveSeed(e.seed, "file/"+class, id)), Ext: media.Extension(mime)}
+	purpose := fmt.Sprintf("file/%s/%d", class, e.epoch.Load())
+	return FileRef{Class: class, WS: ws, ID: id, Token: fmt.Sprintf("%016x", DeriveSeed(e.seed, purpose, id)), Ext: media.Extension(mime)}
 }
 
 // AssetFile is the file reference of an asset.
@@ -72,19 +80,21 @@ func (e *Engine) ParseFileRef(path string) (FileRef, bool) {
 	return want, true
 }
 
-// StoredFile is a file's bytes and type.
+// StoredFile describes a file.
 type StoredFile struct {
-	Data     []byte
 	MimeType string
 	Name     string // a file name for downloads
 	Modified Stamp
+	Size     int64
 }
 
 var errNoFile = &Error{Kind: ENOTFOUND, Code: "not_found", Message: "No such file."}
 
-// File returns the bytes behind a file URL. Generated media is made on first
-// request and stored, so every later request serves the same bytes.
-func (e *Engine) File(ref FileRef) (StoredFile, error) {
+// OpenFile describes the file behind a file URL and returns a reader of its
+// bytes. Generated media is made on first request and stored, so every
+// later request serves the same bytes. The reader copies out of the state
+// file only what is read: a byte range costs its length, not the file's.
+func (e *Engine) OpenFile(ref FileRef) (StoredFile, io.ReadSeeker, error) {
 	fk := key(ref.Class, ref.WS, ref.ID)
 	var out StoredFile
 	var spec *media.Spec
@@ -94,30 +104,76 @@ func (e *Engine) File(ref FileRef) (StoredFile, error) {
 		if err != nil {
 			return err
 		}
-		if data := t.b(bFiles).Get(fk); data != nil {
-			out.Data = append([]byte(nil), data...)
-		}
+		out.Size = int64(len(t.b(bFiles).Get(fk)))
 		return nil
 	})
-	if err != nil || out.Data != nil {
-		return out, err
-	}
-	if spec == nil {
-		return StoredFile{}, errNoFile
-	}
-	data, err := media.Generate(*spec)
 	if err != nil {
-		return StoredFile{}, fmt.Errorf("generate %s: %w", ref.Path(), err)
+		return StoredFile{}, nil, err
 	}
-	err = e.update(func(t *tx) error {
-		if existing := t.b(bFiles).Get(fk); existing != nil {
-			data = append([]byte(nil), existing...)
-			return nil
+	if out.Size == 0 {
+		if spec == nil {
+			return StoredFile{}, nil, errNoFile
 		}
-		return t.b(bFiles).Put(fk, data)
+		data, err := media.Generate(*spec)
+		if err != nil {
+			return StoredFile{}, nil, fmt.Errorf("generate %s: %w", ref.Path(), err)
+		}
+		err = e.update(func(t *tx) error {
+			if existing := t.b(bFiles).Get(fk); existing != nil {
+				out.Size = int64(len(existing)) // generated meanwhile by another request
+				return nil
+			}
+			out.Size = int64(len(data))
+			return t.b(bFiles).Put(fk, data)
+		})
+		if err != nil {
+			return StoredFile{}, nil, err
+		}
+	}
+	return out, &fileReader{db: e.db, key: fk, size: out.Size}, nil
+}
+
+// fileReader reads a stored file in pieces, each in its own read
+// transaction (bytes from bbolt are valid only inside one).
+type fileReader struct {
+	db   *bolt.DB
+	key  []byte
+	size int64
+	off  int64
+}
+
+func (r *fileReader) Read(p []byte) (int, error) {
+	if r.off >= r.size {
+		return 0, io.EOF
+	}
+	var n int
+	err := r.db.View(func(btx *bolt.Tx) error {
+		data := btx.Bucket(bFiles).Get(r.key)
+		if int64(len(data)) != r.size {
+			return errors.New("the file changed while it was read")
+		}
+		n = copy(p, data[r.off:])
+		return nil
 	})
-	out.Data = data
-	return out, err
+	r.off += int64(n)
+	return n, err
+}
+
+func (r *fileReader) Seek(offset int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekStart:
+	case io.SeekCurrent:
+		offset += r.off
+	case io.SeekEnd:
+		offset += r.size
+	default:
+		return 0, errors.New("seek: bad whence")
+	}
+	if offset < 0 {
+		return 0, errors.New("seek: negative position")
+	}
+	r.off = offset
+	return offset, nil
 }
 
 // fileSource finds what a file belongs to and, for generated media, how to

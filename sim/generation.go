@@ -29,7 +29,7 @@ type GenerationCreated struct {
 func (e *Engine) CreateGeneration(ctx context.Context, p Principal, req GenerationRequest) (GenerationCreated, error) {
 	r, v := e.checkGeneration(req)
 	for i, u := range req.ReferenceImageURLs {
-		if _, err := e.resolveImage(ctx, u); err != nil {
+		if _, err := e.resolveImage(ctx, u, false); err != nil {
 			be := AsError(err)
 			if be.Kind == EINTERNAL || be.Kind == ETOOLARGE {
 				return GenerationCreated{}, err
@@ -195,6 +195,10 @@ func (t *tx) admit(job *Job) error {
 func (t *tx) startJob(job *Job) error {
 	job.StartedAt = StampOf(t.now)
 	switch {
+	case job.Fate == "hang":
+		// Stuck by the control API while it waited for a slot: it takes the
+		// slot and never moves.
+		return t.putJob(job)
 	case job.Fate == "fail" && job.FailStage == StatusQueued:
 		return t.scheduleJob(job, "job.finish", time.Duration(job.QueuedFor))
 	case job.QueuedFor <= 0:

@@ -29,23 +29,38 @@ type ImageResolver interface {
 // MaxImageBytes is the largest image the service accepts: 10 MiB.
 const MaxImageBytes = 10 << 20
 
+// imageDescriber is a resolver that knows what an image is without making
+// its bytes (used when only the type and size matter).
+type imageDescriber interface {
+	Describe(url string) Image
+}
+
 // OfflineImages resolves every https URL to a deterministic placeholder
 // photo, 1536x2048 JPEG, derived from the URL: the mock never reaches the
 // network unless told to.
 type OfflineImages struct{ Seed uint64 }
 
+const placeholderWidth, placeholderHeight = 1536, 2048
+
 // Resolve returns the placeholder of url.
 func (o OfflineImages) Resolve(_ context.Context, url string) (Image, error) {
-	data, err := media.Generate(media.Spec{MimeType: "image/jpeg", Width: 1536, Height: 2048, Seed: DeriveSeed(o.Seed, "url", 0), Prompt: url})
+	data, err := media.Generate(media.Spec{MimeType: "image/jpeg", Width: placeholderWidth, Height: placeholderHeight, Seed: DeriveSeed(o.Seed, "url", 0), Prompt: url})
 	if err != nil {
 		return Image{}, err
 	}
-	return Image{Data: data, MimeType: "image/jpeg", Width: 1536, Height: 2048}, nil
+	return Image{Data: data, MimeType: "image/jpeg", Width: placeholderWidth, Height: placeholderHeight}, nil
+}
+
+// Describe says what the placeholder of url is, without drawing it.
+func (o OfflineImages) Describe(string) Image {
+	return Image{MimeType: "image/jpeg", Width: placeholderWidth, Height: placeholderHeight}
 }
 
 // resolveImage turns an image_url (https or data URI) into an image, checked
-// from its bytes: type from the magic numbers, size from the header.
-func (e *Engine) resolveImage(ctx context.Context, src string) (Image, error) {
+// from its bytes: type from the magic numbers, size from the header. When
+// the bytes are not needed, a resolver that can describe the image is not
+// asked to make it.
+func (e *Engine) resolveImage(ctx context.Context, src string, needBytes bool) (Image, error) {
 	var img Image
 	switch {
 	case strings.HasPrefix(src, "data:"):
@@ -55,6 +70,9 @@ func (e *Engine) resolveImage(ctx context.Context, src string) (Image, error) {
 		}
 		img.Data = data
 	case strings.HasPrefix(src, "https://"):
+		if d, ok := e.images.(imageDescriber); ok && !needBytes {
+			return d.Describe(src), nil
+		}
 		var err error
 		if img, err = e.images.Resolve(ctx, src); err != nil {
 			return Image{}, err

@@ -64,6 +64,9 @@ type PublicationRequest struct {
 	Options          *PublicationOptions `json:"options,omitempty"`
 }
 
+// MaxScheduleAhead is how far ahead a publication may be scheduled.
+const MaxScheduleAhead = 365 * 24 * time.Hour
+
 // How long a platform takes to take a post, before jitter and speed.
 var deliverySeconds = map[string]float64{"tiktok": 6, "instagram": 4, "youtube": 12, "facebook": 3, "x": 2, "linkedin": 3, "pinterest": 3, "threads": 2}
 
@@ -109,8 +112,12 @@ func (e *Engine) CreatePublication(p Principal, req PublicationRequest) (Publica
 			return err
 		}
 		targets := t.targets(&v, accounts, req, images > 0)
-		if req.ScheduledAt != nil && !req.ScheduledAt.After(t.now) {
+		switch {
+		case req.ScheduledAt == nil:
+		case !req.ScheduledAt.After(t.now):
 			v.Add("scheduled_at", "must be in the future (now is %s)", FormatTime(t.now))
+		case req.ScheduledAt.After(t.now.Add(MaxScheduleAhead)):
+			v.Add("scheduled_at", "must be at most %d days ahead (now is %s)", int(MaxScheduleAhead.Hours()/24), FormatTime(t.now))
 		}
 		if err := v.Err(); err != nil {
 			return err

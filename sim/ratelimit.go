@@ -102,6 +102,14 @@ func retryAfter(reset, now time.Time) time.Duration {
 	return max(time.Second, secs*time.Second)
 }
 
+// reset forgets every window (the state they belong to is being replaced).
+func (r *rateLimiter) reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.windows = map[uint64]*rateWindow{}
+	r.dirty = map[uint64]bool{}
+}
+
 func (r *rateLimiter) flush(t *tx) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -6,32 +6,48 @@ import (
 	"time"
 )
 
-// hub wakes the waiters of a job when its state changes.
+// hub wakes the waiters of a job when its state changes. An entry lives
+// while someone watches: the last watcher to leave removes it.
 type hub struct {
 	mu    sync.Mutex
-	chans map[uint64]chan struct{}
+	chans map[uint64]*watchers
 }
 
-func newHub() *hub { return &hub{chans: map[uint64]chan struct{}{}} }
+type watchers struct {
+	ch chan struct{}
+	n  int
+}
 
-// watch returns a channel closed at the next change of the job. Take it
-// before reading the job's state, so that no change is missed.
-func (h *hub) watch(id uint64) <-chan struct{} {
+func newHub() *hub { return &hub{chans: map[uint64]*watchers{}} }
+
+// watch returns a channel closed at the next change of the job, and a
+// function to call when no longer watching. Take it before reading the
+// job's state, so that no change is missed.
+func (h *hub) watch(id uint64) (<-chan struct{}, func()) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	ch := h.chans[id]
-	if ch == nil {
-		ch = make(chan struct{})
-		h.chans[id] = ch
+	w := h.chans[id]
+	if w == nil {
+		w = &watchers{ch: make(chan struct{})}
+		h.chans[id] = w
 	}
-	return ch
+	w.n++
+	return w.ch, func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.chans[id] == w {
+			if w.n--; w.n == 0 {
+				delete(h.chans, id)
+			}
+		}
+	}
 }
 
 func (h *hub) wakeAll() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for id, ch := range h.chans {
-		close(ch)
+	for id, w := range h.chans {
+		close(w.ch)
 		delete(h.chans, id)
 	}
 }
@@ -39,10 +55,17 @@ func (h *hub) wakeAll() {
 func (h *hub) wake(id uint64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if ch := h.chans[id]; ch != nil {
-		close(ch)
+	if w := h.chans[id]; w != nil {
+		close(w.ch)
 		delete(h.chans, id)
 	}
+}
+
+// watching is how many jobs have waiters.
+func (h *hub) watching() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.chans)
 }
 
 // waitFor reads a state with read until done reports it final or the wait
@@ -57,11 +80,13 @@ func waitFor[T any](ctx context.Context, e *Engine, jobID uint64, wait time.Dura
 	waited := false
 	for {
 		var ch <-chan struct{}
+		release := func() {}
 		if jobID != 0 {
-			ch = e.hub.watch(jobID)
+			ch, release = e.hub.watch(jobID)
 		}
 		v, final, err := read()
 		if err != nil || final || wait <= 0 || !e.clock.Now().Before(deadline) || ctx.Err() != nil {
+			release()
 			return v, err
 		}
 		if !waited {
@@ -73,12 +98,15 @@ func waitFor[T any](ctx context.Context, e *Engine, jobID uint64, wait time.Dura
 			if next, ok, _ := e.NextDue(); ok && next.Before(target) {
 				target = next
 			}
+			release()
 			if err := e.advanceTo(target); err != nil {
 				return v, err
 			}
 			continue
 		}
-		if err := e.waitChange(ctx, ch); err != nil {
+		err = e.waitChange(ctx, ch)
+		release()
+		if err != nil {
 			v, _, rerr := read()
 			if rerr != nil {
 				return v, rerr
