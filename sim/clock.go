@@ -174,4 +174,6 @@ func FormatTime(t time.Time) string { return t.UTC().Format(TimeLayout) }
 
 // FormatTimeExact renders t like FormatTime, with the fraction of a second
 // when there is one.
-func FormatTimeExact(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.999999999-07:00") }
+func FormatTimeExact(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.999999999-07:00")
+}
