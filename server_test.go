@@ -2,14 +2,20 @@ package mediamock_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -130,7 +136,15 @@ func TestSameSeedSameBytes(t *testing.T) {
 	assert.NotEqual(t, strings.Join(a, ""), strings.Join(c, ""), "another seed gives other bytes")
 }
 
-// ctl calls the control API.
+var controlRouter = sync.OnceValues(func() (routers.Router, error) {
+	doc, err := openapi3.NewLoader().LoadFromData(mediamock.ControlDocument)
+	if err != nil {
+		return nil, err
+	}
+	return gorillamux.NewRouter(doc)
+})
+
+// ctl calls the control API and checks the answer against control.json.
 func ctl(t *testing.T, srv *mediamock.Server, method, path, body string, hdr ...string) (int, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, srv.URL()+"/_mock"+path, strings.NewReader(body))
@@ -145,6 +159,19 @@ func ctl(t *testing.T, srv *mediamock.Server, method, path, body string, hdr ...
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
+
+	router, err := controlRouter()
+	require.NoError(t, err)
+	vr, _ := http.NewRequest(method, "/_mock"+path, nil)
+	route, params, err := router.FindRoute(vr)
+	require.NoError(t, err, "%s %s is an operation of control.json", method, path)
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: vr, PathParams: params, Route: route,
+			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}},
+		Status: resp.StatusCode, Header: resp.Header, Body: io.NopCloser(bytes.NewReader(b)),
+		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+	}
+	assert.NoError(t, openapi3filter.ValidateResponse(context.Background(), in), "%s %s -> %d breaks control.json: %s", method, path, resp.StatusCode, b)
 	return resp.StatusCode, string(b)
 }
 

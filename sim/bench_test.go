@@ -63,6 +63,7 @@ func BenchmarkListAssets(b *testing.B) {
 				{"kind=image&status=failed", AssetQuery{Kind: "image", Status: StatusFailed}},
 				{"project", AssetQuery{ProjectID: 1}},
 				{"query=number 5", AssetQuery{Query: "number 5"}},
+				{"query=needle (rare)", AssetQuery{Query: "needle"}},
 			} {
 				b.Run(q.name, func(b *testing.B) {
 					q.q.Limit = 20

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -421,4 +422,22 @@ func TestWorkspaceIsolation(t *testing.T) {
 	assert.Empty(t, pg.Data)
 	_, err = e.CreateGeneration(context.Background(), pixel, GenerationRequest{Modality: "image", ModelID: "flux-2-pro", Prompt: "ref", ReferenceAssetIDs: []uint64{g.Assets[0].ID}})
 	assert.True(t, IsKind(err, EINVALID), "another workspace's asset is no reference: %v", err)
+}
+
+func TestTimesStayInRange(t *testing.T) {
+	e := newEngine(t, engineOpts{})
+	_, err := e.Advance(200 * 365 * 24 * time.Hour)
+	assert.True(t, IsKind(err, EINVALID), "past 2200: %v", err)
+	assert.Error(t, e.SetTime(time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC)))
+	assert.Equal(t, DefaultEpoch, e.Clock().Now(), "nothing moved")
+
+	assert.Equal(t, MaxMagicDelay, ParseMagic("[mock:delay=3e9]").Delay)
+	assert.Equal(t, MaxSpeechSeconds, SpeechSeconds(strings.Repeat("a ", 2500)))
+	assert.Equal(t, 2, SpeechSeconds("これは日本語の長い文章です。声で読み上げられます。"), "scripts without spaces count too (one field, 25 characters)")
+
+	p := principal(t, e, "mk_test_all_scopes")
+	far := DefaultEpoch.AddDate(2, 0, 0)
+	_, err = e.CreatePublication(p, PublicationRequest{AssetIDs: []uint64{1}, Caption: "x", Platforms: []string{"instagram"}, ScheduledAt: &far})
+	require.True(t, IsKind(err, EINVALID), "%v", err)
+	assert.Contains(t, err.Error(), "at most 365 days ahead")
 }
