@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -139,8 +140,8 @@ var validationOptions = &openapi3filter.Options{
 // validateRequest checks a request against its operation and turns every
 // problem into one error: 400 validation_failed listing each violation,
 // 400 invalid_json, 413 or 415.
-func (c *contract) validateRequest(r *http.Request, opID string, vars map[string]string) error {
-	input := &openapi3filter.RequestValidationInput{Request: r, PathParams: vars, Route: c.routes[opID], Options: validationOptions}
+func (c *contract) validateRequest(r *http.Request, opID string, vars map[string]string, query url.Values) error {
+	input := &openapi3filter.RequestValidationInput{Request: r, PathParams: vars, QueryParams: query, Route: c.routes[opID], Options: validationOptions}
 	err := openapi3filter.ValidateRequest(r.Context(), input)
 	if err == nil {
 		return nil

@@ -127,7 +127,7 @@ func controlHandler(c *contract, rt ctlRoute) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		rw := w.(*respWriter)
 		vars := mux.Vars(r)
-		if err := c.validateRequest(r, rt.op, vars); err != nil {
+		if err := c.validateRequest(r, rt.op, vars, r.URL.Query()); err != nil {
 			writeError(rw, err)
 			return
 		}

@@ -266,11 +266,11 @@ func getPublication(c *call) (int, any, error) {
 
 // --- helpers of handlers
 
-func (c *call) query(name string) string { return c.r.URL.Query().Get(name) }
+func (c *call) query(name string) string { return c.q.Get(name) }
 
 // queryInt reads an integer parameter the contract has already validated.
 func (c *call) queryInt(name string, def int) int {
-	v := c.r.URL.Query().Get(name)
+	v := c.q.Get(name)
 	if v == "" {
 		return def
 	}

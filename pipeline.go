@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net/url"
 	"net/http"
 	"runtime/debug"
 	"strconv"
@@ -27,6 +28,7 @@ type call struct {
 	r    *http.Request
 	p    sim.Principal
 	vars map[string]string
+	q    url.Values // the query, parsed once
 	op   string
 	s    *Server
 }
@@ -234,8 +236,8 @@ func apiHandler(c *contract, rt route) http.Handler {
 			writeError(rw, forcedError(status, d))
 			return
 		}
-		vars := mux.Vars(r)
-		if err := s.c.validateRequest(r, rt.op, vars); err != nil {
+		vars, query := mux.Vars(r), r.URL.Query()
+		if err := s.c.validateRequest(r, rt.op, vars, query); err != nil {
 			if e := sim.AsError(err); rt.op == "createUpload" && e.Code == "payload_too_large" && e.Details["limit_bytes"] != s.opts.MaxBodyBytes {
 				err = fileTooLarge()
 			}
@@ -248,7 +250,7 @@ func apiHandler(c *contract, rt route) http.Handler {
 			s.sleep(ctx, d)
 			cancel()
 		}
-		status, body, err := rt.h(&call{w: rw, r: r, p: p, vars: vars, op: rt.op, s: s})
+		status, body, err := rt.h(&call{w: rw, r: r, p: p, vars: vars, q: query, op: rt.op, s: s})
 		if err != nil {
 			writeError(rw, err)
 			return
