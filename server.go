@@ -111,13 +111,12 @@ type Server struct {
 	transport     *http.Transport // of Client, when listening
 	transportOnce sync.Once
 
-	stop     context.Context // ends when shutdown begins: long polls answer at once
-	stopNow  context.CancelFunc
-	driver   sync.WaitGroup
-	reqSeq   atomic.Uint64
-	closeMu  sync.Mutex
-	closed   bool
-	serveErr chan error
+	stop    context.Context // ends when shutdown begins: long polls answer at once
+	stopNow context.CancelFunc
+	driver  sync.WaitGroup
+	reqSeq  atomic.Uint64
+	closeMu sync.Mutex
+	closed  bool
 }
 
 var defaultWorlds sync.Map // seed -> *fixtures.World of the embedded default
@@ -183,7 +182,7 @@ func New(o Options) (*Server, error) {
 	if o.JournalBodyBytes <= 0 {
 		o.JournalBodyBytes = 4096
 	}
-	s := &Server{opts: o, log: log, serveErr: make(chan error, 1), start: start, sleep: sleep,
+	s := &Server{opts: o, log: log, start: start, sleep: sleep,
 		journal: newJournal(o.JournalSize, o.JournalBodyBytes)}
 	s.stop, s.stopNow = context.WithCancel(context.Background())
 	var images sim.ImageResolver = sim.OfflineImages{Seed: o.Seed}
@@ -230,7 +229,7 @@ func New(o Options) (*Server, error) {
 	}
 	s.url = "http://" + s.ln.Addr().String()
 	s.httpSrv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-	go func() { s.serveErr <- s.httpSrv.Serve(s.ln) }()
+	go s.httpSrv.Serve(s.ln) // returns ErrServerClosed at Shutdown
 	return s, nil
 }
 

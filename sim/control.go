@@ -202,7 +202,7 @@ const (
 func (e *Engine) ControlAsset(assetID uint64, action JobAction, code string) (Generation, error) {
 	var out Generation
 	err := e.update(func(t *tx) error {
-		ws := t.owner(assetID)
+		ws := t.ownerOf("a", assetID)
 		a, err := t.asset(ws, assetID)
 		if err != nil {
 			return err
@@ -227,7 +227,7 @@ func (e *Engine) ControlAsset(assetID uint64, action JobAction, code string) (Ge
 func (e *Engine) ControlEncore(creationID uint64, action JobAction, code string) (EncoreView, error) {
 	var out EncoreView
 	err := e.update(func(t *tx) error {
-		ws := t.encoreOwner(creationID)
+		ws := t.ownerOf("e", creationID)
 		c, err := t.encore(ws, creationID)
 		if err != nil {
 			return err
@@ -288,16 +288,11 @@ func (t *tx) controlJob(job *Job, action JobAction, code string) error {
 	return &Error{Kind: EINVALID, Code: "validation_failed", Message: fmt.Sprintf("Unknown action %q (fail, stick or complete).", action)}
 }
 
-// owner is the workspace of an asset id (0 when unknown).
-func (t *tx) owner(assetID uint64) uint64 {
-	if v := t.b(bOwners).Get(key("a", assetID)); v != nil {
-		return getU64(v)
-	}
-	return 0
-}
-
-func (t *tx) encoreOwner(id uint64) uint64 {
-	if v := t.b(bOwners).Get(key("e", id)); v != nil {
+// ownerOf is the workspace of an asset ("a"), Encore creation ("e") or
+// publication ("p") id, 0 when unknown: ids are global, records are kept
+// per workspace.
+func (t *tx) ownerOf(class string, id uint64) uint64 {
+	if v := t.b(bOwners).Get(key(class, id)); v != nil {
 		return getU64(v)
 	}
 	return 0
@@ -307,7 +302,7 @@ func (t *tx) encoreOwner(id uint64) uint64 {
 func (e *Engine) CancelPublicationAny(id uint64) (Publication, error) {
 	var ws uint64
 	if err := e.db.View(func(btx *bolt.Tx) error {
-		ws = e.pubWS(e.newTx(btx), id)
+		ws = e.newTx(btx).ownerOf("p", id)
 		return nil
 	}); err != nil {
 		return Publication{}, err

@@ -234,7 +234,7 @@ func (t *tx) startPublication(pub *Publication, oldStatus string) error {
 
 // stepPublication applies a publication's due event.
 func (t *tx) stepPublication(ev Event) error {
-	pub, err := t.publication(t.e.pubWS(t, ev.ID), ev.ID)
+	pub, err := t.publication(t.ownerOf("p", ev.ID), ev.ID)
 	if err != nil {
 		return err
 	}
@@ -328,15 +328,6 @@ func (e *Engine) postURL(d *Delivery, pubID uint64, i int, mediaType string) str
 	default:
 		return "https://www.threads.net/@" + h + "/post/" + code
 	}
-}
-
-// pubWS finds the workspace of a publication from its id.
-func (e *Engine) pubWS(t *tx, id uint64) uint64 {
-	v := t.b(bOwners).Get(key("p", id))
-	if v == nil {
-		return 0
-	}
-	return getU64(v)
 }
 
 func (t *tx) publication(ws, id uint64) (*Publication, error) {
