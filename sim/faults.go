@@ -1,10 +1,14 @@
 package sim
 
 import (
+	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mediamock/mediamock/fixtures"
 )
 
 // Magic markers: text a black-box client puts in a prompt (or a title, or a
@@ -214,4 +218,22 @@ func (e *Engine) SetFailureRate(rate *float64) error {
 // ClearFaults removes every injected fault.
 func (e *Engine) ClearFaults() error {
 	return e.update(func(t *tx) error { return t.putFaults(faultState{}) })
+}
+
+// FailPlatform makes every delivery to a platform fail until cleared.
+func (e *Engine) FailPlatform(platform string, fail bool) error {
+	if !slices.Contains(fixtures.Platforms, platform) && platform != "all" {
+		return InvalidError([]Violation{{In: "body", Field: "platform", Reason: fmt.Sprintf("unknown platform %q", platform), Allowed: anySlice(append(slices.Clone(fixtures.Platforms), "all"))}})
+	}
+	return e.update(func(t *tx) error {
+		f, err := t.faults()
+		if err != nil {
+			return err
+		}
+		f.FailPlatforms = slices.DeleteFunc(f.FailPlatforms, func(p string) bool { return p == platform })
+		if fail {
+			f.FailPlatforms = append(f.FailPlatforms, platform)
+		}
+		return t.putFaults(f)
+	})
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // Publication statuses.
@@ -438,4 +440,16 @@ func (e *Engine) CancelPublication(ws, id uint64) (Publication, error) {
 		return t.putPublication(pub, old)
 	})
 	return out, err
+}
+
+// CancelPublicationAny cancels a publication of any workspace.
+func (e *Engine) CancelPublicationAny(id uint64) (Publication, error) {
+	var ws uint64
+	if err := e.db.View(func(btx *bolt.Tx) error {
+		ws = e.newTx(btx).ownerOf("p", id)
+		return nil
+	}); err != nil {
+		return Publication{}, err
+	}
+	return e.CancelPublication(ws, id)
 }

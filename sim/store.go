@@ -116,3 +116,13 @@ func (s Stamp) String() string { return FormatTime(s.Time()) }
 
 // IsZero reports whether the stamp is unset.
 func (s Stamp) IsZero() bool { return s == 0 }
+
+// ownerOf is the workspace of an asset ("a"), Encore creation ("e") or
+// publication ("p") id, 0 when unknown: ids are global, records are kept
+// per workspace.
+func (t *tx) ownerOf(class string, id uint64) uint64 {
+	if v := t.b(bOwners).Get(key(class, id)); v != nil {
+		return getU64(v)
+	}
+	return 0
+}
