@@ -2,15 +2,12 @@ package mediamock
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/gorilla/mux"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -35,30 +32,10 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-func TestPanicBecomesErrorObjectAndLogLine(t *testing.T) {
-	var logs lockedBuffer
-	srv := RunT(t, func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
-	saved := sharedRouter
-	t.Cleanup(func() { sharedRouter = saved })
-	sharedRouter = func() *mux.Router {
-		r := mux.NewRouter()
-		r.HandleFunc("/boom", func(http.ResponseWriter, *http.Request) { panic("kaboom") })
-		return r
-	}
-	resp, err := srv.Client().Get(srv.URL() + "/boom")
-	require.NoError(t, err, "the connection is not dropped")
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	assert.Equal(t, http.StatusInternalServerError, resp.StatusCode)
-	assert.JSONEq(t, `{"error":{"code":"internal_error","message":"Internal server error."}}`, string(body))
-	assert.Contains(t, logs.String(), "panic serving request")
-	assert.Contains(t, logs.String(), "kaboom")
-}
-
 func TestInjectedLatencyIsApplied(t *testing.T) {
 	srv := RunT(t)
 	var slept []time.Duration
-	srv.sleep = func(_ context.Context, d time.Duration) { slept = append(slept, d) }
+	srv.env.Sleep = func(_ context.Context, d time.Duration) { slept = append(slept, d) }
 	srv.SetLatency("getAccount", 300*time.Millisecond)
 	srv.SetLatency("*", 20*time.Millisecond)
 	for _, path := range []string{"/account", "/models", "/account"} {

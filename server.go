@@ -23,10 +23,16 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mediamock/mediamock/fixtures"
+	"github.com/mediamock/mediamock/internal/contract"
+	"github.com/mediamock/mediamock/internal/control"
+	"github.com/mediamock/mediamock/internal/fetch"
+	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/gate"
+	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/internal/rest"
 	"github.com/mediamock/mediamock/sim"
 )
 
@@ -93,8 +99,9 @@ const DefaultMaxBodyBytes = 16 << 20
 type Server struct {
 	opts Options
 	eng  *sim.Engine
-	c    *contract // openapi.json
-	ctl  *contract // control.json
+	env  *front.Env
+	rest *rest.Front
+	ctl  *control.Front
 	log  *slog.Logger
 
 	httpSrv *http.Server
@@ -102,19 +109,12 @@ type Server struct {
 	url     string
 	tmpDir  string
 
-	start   time.Time // where the clock started, for resets
-	journal *journal
-	cov     httpCoverage
-	faults  httpFaults
-	sleep   func(context.Context, time.Duration)
-
 	transport     *http.Transport // of Client, when listening
 	transportOnce sync.Once
 
 	stop    context.Context // ends when shutdown begins: long polls answer at once
 	stopNow context.CancelFunc
 	driver  sync.WaitGroup
-	reqSeq  atomic.Uint64
 	closeMu sync.Mutex
 	closed  bool
 }
@@ -182,12 +182,11 @@ func New(o Options) (*Server, error) {
 	if o.JournalBodyBytes <= 0 {
 		o.JournalBodyBytes = 4096
 	}
-	s := &Server{opts: o, log: log, start: start, sleep: sleep,
-		journal: newJournal(o.JournalSize, o.JournalBodyBytes)}
+	s := &Server{opts: o, log: log}
 	s.stop, s.stopNow = context.WithCancel(context.Background())
 	var images sim.ImageResolver = sim.OfflineImages{Seed: o.Seed}
 	if o.FetchImages {
-		images = newRemoteImages()
+		images = fetch.New()
 	}
 	path := o.DBPath
 	if path == "" {
@@ -205,14 +204,23 @@ func New(o Options) (*Server, error) {
 		s.removeTemp()
 		return nil, err
 	}
-	if s.c, err = loadService(); err == nil {
-		s.ctl, err = loadControl()
-	}
+	api, err := loadService()
 	if err != nil {
 		s.eng.Close()
 		s.removeTemp()
 		return nil, err
 	}
+	ctl, err := loadControl()
+	if err != nil {
+		s.eng.Close()
+		s.removeTemp()
+		return nil, err
+	}
+	s.env = &front.Env{Eng: s.eng, Gate: gate.New(s.eng), API: api, Control: ctl,
+		Journal: journal.New(o.JournalSize, o.JournalBodyBytes), Coverage: &journal.Counts{}, Log: log,
+		WallClock: o.WallClock, Stop: s.stop, Sleep: sleep, PublicURL: o.PublicURL, MaxBodyBytes: o.MaxBodyBytes,
+		Strict: o.Strict, ControlToken: o.ControlToken, Start: start, Operations: operations(api)}
+	s.rest, s.ctl = rest.New(s.env, OpenAPIDocument), control.New(s.env, ControlDocument)
 	s.driver.Add(1)
 	go s.drive()
 	if o.NoListener {
@@ -247,7 +255,7 @@ func (s *Server) Handler() http.Handler { return s }
 // server has no listener). Its connections close with the server.
 func (s *Server) Client() *http.Client {
 	if s.ln == nil {
-		return &http.Client{Transport: handlerTransport{s}}
+		return &http.Client{Transport: front.MemoryTransport{Handler: s}}
 	}
 	s.transportOnce.Do(func() {
 		s.transport = &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}
@@ -255,8 +263,35 @@ func (s *Server) Client() *http.Client {
 	return &http.Client{Transport: s.transport}
 }
 
-// Engine is the simulation behind the server.
-func (s *Server) Engine() *sim.Engine { return s.eng }
+// ServeHTTP serves a request: every request passes the edge (request id,
+// body cap, panic recovery, journal), then the control API takes /_mock and
+// the REST front everything else.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if front.HasPathPrefix(r.URL.Path, ControlPath) {
+		s.env.Serve(w, r, false, s.ctl.BodyLimit, s.ctl.Serve)
+		return
+	}
+	s.env.Serve(w, r, true, s.rest.BodyLimit, s.rest.Serve)
+}
+
+// operations lists the operations of openapi.json for the coverage report.
+func operations(api *contract.Contract) []journal.Operation {
+	var out []journal.Operation
+	for _, op := range rest.Operations() {
+		out = append(out, journal.Operation{ID: op.ID, Method: op.Method, Path: op.Path, Declared: api.Statuses(op.ID)})
+	}
+	return out
+}
+
+// sleep waits d of wall time, or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
 
 // Shutdown stops the server gracefully: it stops accepting, answers open
 // long polls with the current state, waits for requests in flight (until ctx
@@ -339,23 +374,4 @@ func (s *Server) drive() {
 			timer.Stop()
 		}
 	}
-}
-
-// handlerTransport serves requests in memory.
-type handlerTransport struct{ h http.Handler }
-
-func (t handlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	rec := newMemResponse()
-	if r.Body == nil {
-		r.Body = http.NoBody
-	}
-	r = r.Clone(r.Context())
-	if r.RequestURI == "" {
-		r.RequestURI = r.URL.RequestURI()
-	}
-	if r.RemoteAddr == "" {
-		r.RemoteAddr = "127.0.0.1:1"
-	}
-	t.h.ServeHTTP(rec, r)
-	return rec.response(r), nil
 }

@@ -118,7 +118,7 @@ func (e *env) needsEngine() {
 func (e *env) advance(d time.Duration) {
 	e.t.Helper()
 	e.needsEngine()
-	_, err := e.srv.Engine().Advance(d)
+	err := e.srv.Advance(d)
 	require.NoError(e.t, err)
 }
 

@@ -387,7 +387,7 @@ func parseTime(t *testing.T, s string) time.Time {
 func (e *env) now() time.Time {
 	e.t.Helper()
 	e.needsEngine()
-	return e.srv.Engine().Clock().Now()
+	return e.srv.Now()
 }
 
 // ids are the ids of assets.

@@ -161,7 +161,7 @@ func TestRateLimitHeadersAndWindow(t *testing.T) {
 	}
 	reset, err := strconv.ParseInt(last.Header.Get("X-RateLimit-Reset"), 10, 64)
 	require.NoError(t, err)
-	now := e.srv.Engine().Clock().Now()
+	now := e.srv.Now()
 	assert.Equal(t, now.Truncate(time.Minute).Add(time.Minute).Unix(), reset, "the end of the current minute")
 
 	res := e.get(keyFree, "/models").expect(http.StatusTooManyRequests, "rate_limited")

@@ -191,3 +191,16 @@ func leapfrog(iters []*idxIter, upper uint64, n int) []uint64 {
 	}
 	return out
 }
+
+// AssetByID reads an asset of any workspace.
+func (e *Engine) AssetByID(id uint64) (Asset, error) {
+	var out Asset
+	err := e.view(func(t *tx) error {
+		a, err := t.asset(t.ownerOf("a", id), id)
+		if err == nil {
+			out = *a
+		}
+		return err
+	})
+	return out, err
+}

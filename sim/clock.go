@@ -177,3 +177,11 @@ func FormatTime(t time.Time) string { return t.UTC().Format(TimeLayout) }
 func FormatTimeExact(t time.Time) string {
 	return t.UTC().Format("2006-01-02T15:04:05.999999999-07:00")
 }
+
+// SetClockMode switches the clock between real, manual and virtual.
+func (e *Engine) SetClockMode(m ClockMode) error {
+	if err := e.clock.SetMode(m); err != nil {
+		return &Error{Kind: EINVALID, Code: "validation_failed", Message: err.Error()}
+	}
+	return nil
+}

@@ -1,8 +1,9 @@
-package mediamock
+package journal
 
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,13 +13,14 @@ import (
 	"github.com/mediamock/mediamock/sim"
 )
 
-// httpCoverage counts answers per operation and status.
-type httpCoverage struct {
+// Counts counts answers per operation and status.
+type Counts struct {
 	mu     sync.Mutex
 	counts map[string]map[int]int
 }
 
-func (c *httpCoverage) hit(op string, status int) {
+// Hit counts one answer.
+func (c *Counts) Hit(op string, status int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.counts == nil {
@@ -30,7 +32,8 @@ func (c *httpCoverage) hit(op string, status int) {
 	c.counts[op][status]++
 }
 
-func (c *httpCoverage) reset() {
+// Reset starts counting again.
+func (c *Counts) Reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.counts = nil
@@ -70,30 +73,30 @@ type CoverageSummary struct {
 	LifecyclePaths      int `json:"lifecycle_paths"`
 }
 
-// Coverage returns the coverage report.
-func (s *Server) Coverage() Coverage {
-	s.cov.mu.Lock()
+// Operation is an operation of the contract a coverage report lists.
+type Operation struct {
+	ID, Method, Path string
+	Declared         []int
+}
+
+// Report builds the coverage report of ops, in their order, with the
+// engine's lifecycle counts.
+func (c *Counts) Report(ops []Operation, lifecycle map[string]int) Coverage {
+	c.mu.Lock()
 	counts := map[string]map[int]int{}
-	for op, m := range s.cov.counts {
-		counts[op] = map[int]int{}
-		for st, n := range m {
-			counts[op][st] = n
-		}
+	for op, m := range c.counts {
+		counts[op] = maps.Clone(m)
 	}
-	s.cov.mu.Unlock()
+	c.mu.Unlock()
 	var out Coverage
-	for _, rt := range apiRoutes() {
-		oc := OperationCoverage{Operation: rt.op, Method: rt.method, Path: BasePath + rt.path}
+	for _, op := range ops {
+		oc := OperationCoverage{Operation: op.ID, Method: op.Method, Path: op.Path}
 		seen := map[int]bool{}
-		for code := range s.c.routes[rt.op].Operation.Responses.Map() {
-			st, err := strconv.Atoi(code)
-			if err != nil {
-				continue
-			}
+		for _, st := range op.Declared {
 			seen[st] = true
-			oc.Statuses = append(oc.Statuses, StatusCoverage{Status: st, Count: counts[rt.op][st], Declared: true})
+			oc.Statuses = append(oc.Statuses, StatusCoverage{Status: st, Count: counts[op.ID][st], Declared: true})
 		}
-		for st, n := range counts[rt.op] {
+		for st, n := range counts[op.ID] {
 			if !seen[st] {
 				oc.Statuses = append(oc.Statuses, StatusCoverage{Status: st, Count: n})
 			}
@@ -117,7 +120,7 @@ func (s *Server) Coverage() Coverage {
 		out.Summary.Operations++
 		out.Operations = append(out.Operations, oc)
 	}
-	out.Lifecycle = s.eng.Lifecycle()
+	out.Lifecycle = lifecycle
 	out.Summary.LifecyclePaths = len(out.Lifecycle)
 	for _, n := range out.Lifecycle {
 		if n > 0 {
@@ -125,12 +128,6 @@ func (s *Server) Coverage() Coverage {
 		}
 	}
 	return out
-}
-
-// ResetCoverage starts counting again.
-func (s *Server) ResetCoverage() {
-	s.cov.reset()
-	s.eng.ResetLifecycle()
 }
 
 // WriteTable prints the report as a table: every operation with the

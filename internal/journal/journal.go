@@ -1,18 +1,17 @@
-package mediamock
+// Package journal keeps what the fronts served: a bounded ring of recent
+// requests with the first bytes of their bodies, and the coverage counts of
+// operations and statuses.
+package journal
 
 import (
 	"bytes"
 	"io"
-	"net/http"
 	"strings"
 	"sync"
-	"time"
-
-	"github.com/mediamock/mediamock/sim"
 )
 
-// JournalEntry is one recorded request.
-type JournalEntry struct {
+// Entry is one recorded request.
+type Entry struct {
 	ID                    string  `json:"id"`
 	Time                  string  `json:"time"`
 	SimTime               string  `json:"sim_time"`
@@ -36,10 +35,10 @@ type JournalEntry struct {
 
 // maxJournalString caps the path, query, method and content type kept per
 // entry, so that the journal's memory stays bounded whatever clients send.
-const maxJournalString = 1024
+const MaxString = 1024
 
-// JournalFilter selects journal entries; zero fields match everything.
-type JournalFilter struct {
+// Filter selects journal entries; zero fields match everything.
+type Filter struct {
 	Method      string
 	PathPrefix  string
 	Status      int
@@ -48,7 +47,7 @@ type JournalFilter struct {
 	Limit       int
 }
 
-func (f JournalFilter) match(e *JournalEntry) bool {
+func (f Filter) match(e *Entry) bool {
 	return (f.Method == "" || strings.EqualFold(f.Method, e.Method)) &&
 		(f.PathPrefix == "" || strings.HasPrefix(e.Path, f.PathPrefix)) &&
 		(f.Status == 0 || f.Status == e.Status) &&
@@ -56,10 +55,11 @@ func (f JournalFilter) match(e *JournalEntry) bool {
 		(f.WorkspaceID == 0 || f.WorkspaceID == e.WorkspaceID)
 }
 
-// journal is a ring of the most recent requests. Its memory is bounded: at
+// Journal is a ring of the most recent requests. Its memory is bounded: at
 // most size entries, each with at most bodyCap bytes of request and of
-// response body, in buffers allocated once per slot.
-type journal struct {
+// response body, in buffers allocated once per slot. A nil *Journal records
+// nothing.
+type Journal struct {
 	mu       sync.Mutex
 	slots    []journalSlot
 	next     int // where the next entry goes
@@ -69,18 +69,23 @@ type journal struct {
 
 type journalSlot struct {
 	used     bool
-	entry    JournalEntry // bodies are kept in the buffers below
+	entry    Entry // bodies are kept in the buffers below
 	req, res []byte
 }
 
-func newJournal(size, bodyCap int) *journal {
+// New returns a journal of size entries, or nil when size is not positive.
+func New(size, bodyCap int) *Journal {
 	if size <= 0 {
 		return nil
 	}
-	return &journal{slots: make([]journalSlot, size), bodyCap: bodyCap}
+	return &Journal{slots: make([]journalSlot, size), bodyCap: bodyCap}
 }
 
-func (j *journal) add(e JournalEntry, req, res []byte) {
+// Add records an entry with the first bytes of its bodies.
+func (j *Journal) Add(e Entry, req, res []byte) {
+	if j == nil {
+		return
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	s := &j.slots[j.next]
@@ -94,11 +99,14 @@ func (j *journal) add(e JournalEntry, req, res []byte) {
 	s.res = append(s.res[:0], res[:min(len(res), j.bodyCap)]...)
 }
 
-// list returns the matching entries, newest first.
-func (j *journal) list(f JournalFilter) []JournalEntry {
+// List returns the matching entries, newest first.
+func (j *Journal) List(f Filter) []Entry {
+	if j == nil {
+		return []Entry{}
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	out := []JournalEntry{}
+	out := []Entry{}
 	for i := 1; i <= len(j.slots); i++ {
 		s := &j.slots[(j.next-i+len(j.slots))%len(j.slots)]
 		if !s.used || !f.match(&s.entry) {
@@ -114,7 +122,11 @@ func (j *journal) list(f JournalFilter) []JournalEntry {
 	return out
 }
 
-func (j *journal) clear() {
+// Clear forgets every entry.
+func (j *Journal) Clear() {
+	if j == nil {
+		return
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	for i := range j.slots {
@@ -123,8 +135,8 @@ func (j *journal) clear() {
 	j.next, j.recorded = 0, 0
 }
 
-// capture keeps the first bytes of a stream for the journal.
-type capture struct {
+// Capture keeps the first bytes of a stream for the journal.
+type Capture struct {
 	buf   *bytes.Buffer
 	cap   int
 	total int64
@@ -132,80 +144,51 @@ type capture struct {
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-func newCapture(limit int) *capture {
+// NewCapture keeps up to limit bytes, in a pooled buffer.
+func NewCapture(limit int) *Capture {
 	b := bufPool.Get().(*bytes.Buffer)
 	b.Reset()
-	return &capture{buf: b, cap: limit}
+	return &Capture{buf: b, cap: limit}
 }
 
-func (c *capture) keep(p []byte) {
+// Keep takes the bytes that still fit.
+func (c *Capture) Keep(p []byte) {
 	c.total += int64(len(p))
 	if room := c.cap - c.buf.Len(); room > 0 {
 		c.buf.Write(p[:min(room, len(p))])
 	}
 }
 
-func (c *capture) release() { bufPool.Put(c.buf) }
+// Bytes are the kept bytes; Total counts every byte seen.
+func (c *Capture) Bytes() []byte { return c.buf.Bytes() }
 
-// captureBody reads a request body, keeping its first bytes.
-type captureBody struct {
+// Total is how many bytes went by.
+func (c *Capture) Total() int64 { return c.total }
+
+// Release returns the buffer to the pool.
+func (c *Capture) Release() { bufPool.Put(c.buf) }
+
+// CaptureBody reads a request body, keeping its first bytes.
+type CaptureBody struct {
 	io.ReadCloser
-	c *capture
+	C *Capture
 }
 
-func (b *captureBody) Read(p []byte) (int, error) {
+func (b *CaptureBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	b.c.keep(p[:n])
+	b.C.Keep(p[:n])
 	return n, err
 }
 
-// record adds a finished request to the journal and to the coverage.
-func (s *Server) record(w *respWriter, r *http.Request, started time.Time) {
-	status := w.status
-	if status == 0 {
-		status = http.StatusOK
+// Stats are the journal's size, body cap and count of entries recorded.
+func (j *Journal) Stats() (size, bodyCap int, recorded int64) {
+	if j == nil {
+		return 0, 0, 0
 	}
-	if w.op != "" {
-		s.cov.hit(w.op, status)
-	}
-	if s.journal == nil || strings.HasPrefix(r.URL.Path, ControlPath+"/") {
-		w.releaseCaptures()
-		return
-	}
-	capped := func(s string) string { return s[:min(len(s), maxJournalString)] }
-	e := JournalEntry{
-		ID: w.Header().Get("X-Request-Id"), Time: sim.FormatTime(started), SimTime: sim.FormatTime(s.eng.Clock().Now()),
-		Method: capped(r.Method), Path: capped(r.URL.Path), Query: capped(r.URL.RawQuery), Operation: w.op, Status: status,
-		ErrorCode: w.errCode, DurationMS: float64(s.opts.WallClock().Sub(started).Microseconds()) / 1000,
-		InjectedLatencyMS: w.latency.Milliseconds(), RequestContentType: capped(r.Header.Get("Content-Type")),
-	}
-	if w.principal != nil {
-		e.WorkspaceID = w.principal.WorkspaceID
-	}
-	var reqBody, resBody []byte
-	if w.reqCapture != nil {
-		reqBody, e.RequestBytes = w.reqCapture.buf.Bytes(), w.reqCapture.total
-		e.RequestBodyTruncated = e.RequestBytes > int64(len(reqBody))
-	}
-	if w.resCapture != nil {
-		resBody, e.ResponseBytes = w.resCapture.buf.Bytes(), w.resCapture.total
-		e.ResponseBodyTruncated = e.ResponseBytes > int64(len(resBody))
-	}
-	s.journal.add(e, reqBody, resBody)
-	w.releaseCaptures()
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return len(j.slots), j.bodyCap, j.recorded
 }
 
-// Journal returns the recorded requests, newest first.
-func (s *Server) Journal(f JournalFilter) []JournalEntry {
-	if s.journal == nil {
-		return []JournalEntry{}
-	}
-	return s.journal.list(f)
-}
-
-// ClearJournal forgets every recorded request.
-func (s *Server) ClearJournal() {
-	if s.journal != nil {
-		s.journal.clear()
-	}
-}
+// BodyCap is how many bytes of each body an entry keeps.
+func (j *Journal) BodyCap() int { return j.bodyCap }

@@ -1,4 +1,4 @@
-package mediamock
+package fetch
 
 import (
 	"context"

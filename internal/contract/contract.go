@@ -1,56 +1,41 @@
-package mediamock
+// Package contract checks requests and responses against an OpenAPI
+// document (openapi.json for the service, control.json for the control
+// API) and turns what is wrong into the spec's error object: one
+// validation_failed listing every violation, invalid_json, 413 or 415.
+package contract
 
 import (
+	"bytes"
 	"context"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 
+	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
 
-// OpenAPIDocument is openapi.json, the wire contract the server validates
-// every request against, served at /api/v1/openapi.json.
-//
-//go:embed openapi.json
-var OpenAPIDocument []byte
-
-// BasePath is the REST base path of the service.
-const BasePath = "/api/v1"
-
-// contract is the parsed document and one route per operation. It is parsed
-// and validated once per process.
-type contract struct {
+// Contract is a parsed OpenAPI document and one route per operation.
+// Parsing costs milliseconds: parse a document once per process.
+type Contract struct {
 	doc     *openapi3.T
 	routes  map[string]*routers.Route   // by operationId
 	noOneOf map[string]*openapi3.Schema // JSON body schemas with their oneOf left out
 }
 
-// ControlDocument is control.json, the OpenAPI document of the control API,
-// served at /_mock/openapi.json.
-//
-//go:embed control.json
-var ControlDocument []byte
-
-var (
-	loadService = sync.OnceValues(func() (*contract, error) { return parseContract("openapi.json", OpenAPIDocument) })
-	loadControl = sync.OnceValues(func() (*contract, error) { return parseContract("control.json", ControlDocument) })
-)
-
-// parseContract loads and validates an OpenAPI document, once per process.
-func parseContract(name string, data []byte) (*contract, error) {
+// Parse loads and validates an OpenAPI document; name is used in errors.
+func Parse(name string, data []byte) (*Contract, error) {
 	loader := openapi3.NewLoader()
 	doc, err := loader.LoadFromData(data)
 	if err != nil {
@@ -59,7 +44,7 @@ func parseContract(name string, data []byte) (*contract, error) {
 	if err := doc.Validate(context.Background()); err != nil {
 		return nil, fmt.Errorf("%s is not valid: %w", name, err)
 	}
-	c := &contract{doc: doc, routes: map[string]*routers.Route{}, noOneOf: map[string]*openapi3.Schema{}}
+	c := &Contract{doc: doc, routes: map[string]*routers.Route{}, noOneOf: map[string]*openapi3.Schema{}}
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
 			// The server authenticates itself; the validator needs no security check.
@@ -83,7 +68,7 @@ func parseContract(name string, data []byte) (*contract, error) {
 // the validator stops at a failed oneOf, but a developer should see every
 // violation at once, so the body is validated again against the schema
 // without its oneOf.
-func (c *contract) beyondOneOf(r *http.Request, opID string, err error) []sim.Violation {
+func (c *Contract) beyondOneOf(r *http.Request, opID string, err error) []sim.Violation {
 	alt := c.noOneOf[opID]
 	if alt == nil || !hasOneOfError(err) || r.GetBody == nil {
 		return nil
@@ -121,8 +106,8 @@ func hasOneOfError(err error) bool {
 	return false
 }
 
-// scope is the scope an operation requires (x-required-scope).
-func (c *contract) scope(opID string) string {
+// Scope is the scope an operation requires (x-required-scope).
+func (c *Contract) Scope(opID string) string {
 	r := c.routes[opID]
 	if r == nil {
 		return ""
@@ -137,10 +122,10 @@ var validationOptions = &openapi3filter.Options{
 	AuthenticationFunc:  openapi3filter.NoopAuthenticationFunc,
 }
 
-// validateRequest checks a request against its operation and turns every
+// ValidateRequest checks a request against its operation and turns every
 // problem into one error: 400 validation_failed listing each violation,
 // 400 invalid_json, 413 or 415.
-func (c *contract) validateRequest(r *http.Request, opID string, vars map[string]string, query url.Values) error {
+func (c *Contract) ValidateRequest(r *http.Request, opID string, vars map[string]string, query url.Values) error {
 	input := &openapi3filter.RequestValidationInput{Request: r, PathParams: vars, QueryParams: query, Route: c.routes[opID], Options: validationOptions}
 	err := openapi3filter.ValidateRequest(r.Context(), input)
 	if err == nil {
@@ -188,7 +173,7 @@ func classify(err error) ([]sim.Violation, error) {
 	}
 	var mbe *http.MaxBytesError
 	if errors.As(re.Err, &mbe) {
-		return nil, tooLarge(mbe.Limit)
+		return nil, wire.TooLarge(mbe.Limit)
 	}
 	if re.Parameter != nil {
 		return schemaViolations(re.Err, re.Parameter.In, re.Parameter.Name, paramReason(re), re.Parameter), nil
@@ -327,11 +312,6 @@ func joinPointer(base string, ptr []string) string {
 	return b.String()
 }
 
-func tooLarge(limit int64) *sim.Error {
-	return &sim.Error{Kind: sim.ETOOLARGE, Code: "payload_too_large",
-		Message: fmt.Sprintf("The request body is over %d bytes.", limit), Details: map[string]any{"limit_bytes": limit}}
-}
-
 func unsupportedMediaType(re *openapi3filter.RequestError) *sim.Error {
 	var accepted []string
 	for mt := range re.RequestBody.Content {
@@ -345,4 +325,37 @@ func unsupportedMediaType(re *openapi3filter.RequestError) *sim.Error {
 	return &sim.Error{Kind: sim.EUNSUPPORTED, Code: "unsupported_media_type",
 		Message: fmt.Sprintf("Content-Type %s is not accepted; send %s.", got, strings.Join(accepted, " or ")),
 		Details: map[string]any{"accepted": accepted}}
+}
+
+// Has reports whether the document has an operation.
+func (c *Contract) Has(opID string) bool { return c.routes[opID] != nil }
+
+// Route is the operation's route, for validators that need one.
+func (c *Contract) Route(opID string) *routers.Route { return c.routes[opID] }
+
+// Statuses lists the statuses an operation declares, in no order.
+func (c *Contract) Statuses(opID string) []int {
+	r := c.routes[opID]
+	if r == nil {
+		return nil
+	}
+	var out []int
+	for code := range r.Operation.Responses.Map() {
+		if st, err := strconv.Atoi(code); err == nil {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// ValidateResponse checks a response against its operation.
+func (c *Contract) ValidateResponse(r *http.Request, opID string, status int, h http.Header, body []byte) error {
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: r, Route: c.routes[opID], Options: validationOptions},
+		Status:                 status,
+		Header:                 h,
+		Body:                   io.NopCloser(bytes.NewReader(body)),
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+	}
+	return openapi3filter.ValidateResponse(context.Background(), in)
 }

@@ -1,0 +1,193 @@
+package mediamock
+
+import (
+	"time"
+
+	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/gate"
+	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/sim"
+)
+
+// This file is the Go side of the controls: what the control API does over
+// HTTP, a test does here directly.
+
+// Aliases of the types the Go API takes and returns, so that tests need
+// only this package.
+type (
+	// ClockMode says how the simulated clock moves.
+	ClockMode = sim.ClockMode
+	// FailRule makes the next Count matching jobs fail.
+	FailRule = sim.FailRule
+	// LedgerEntry is one movement of credits.
+	LedgerEntry = sim.LedgerEntry
+	// WorkspaceSpec describes a workspace to add.
+	WorkspaceSpec = sim.WorkspaceSpec
+	// NewWorkspace is a workspace added at run time and its first API key.
+	NewWorkspace = sim.NewWorkspace
+	// TokenSpec describes a token to add.
+	TokenSpec = sim.TokenSpec
+	// Token is an API key or OAuth access token.
+	Token = sim.Token
+	// Asset is an asset as the engine stores it.
+	Asset = sim.Asset
+	// Faults is every injected fault.
+	Faults = front.Faults
+	// ForcedResponse answers the next requests of an operation with a status.
+	ForcedResponse = gate.ForcedResponse
+	// JournalEntry is one recorded request.
+	JournalEntry = journal.Entry
+	// JournalFilter selects journal entries; zero fields match everything.
+	JournalFilter = journal.Filter
+	// Coverage reports what the clients exercised.
+	Coverage = journal.Coverage
+)
+
+// The clock modes.
+const (
+	ClockReal    = sim.ClockReal
+	ClockManual  = sim.ClockManual
+	ClockVirtual = sim.ClockVirtual
+)
+
+// Engine is the simulation behind the server.
+func (s *Server) Engine() *sim.Engine { return s.eng }
+
+// --- clock
+
+// Now is the simulated time.
+func (s *Server) Now() time.Time { return s.eng.Clock().Now() }
+
+// Advance moves the simulated clock forward by d and applies everything
+// due on the way, in order. A negative d is an error.
+func (s *Server) Advance(d time.Duration) error {
+	_, err := s.eng.Advance(d)
+	return err
+}
+
+// SetTime moves the simulated clock to t (never backwards) and applies
+// everything due on the way.
+func (s *Server) SetTime(t time.Time) error { return s.eng.SetTime(t) }
+
+// SetClockMode switches the clock between real, manual and virtual.
+func (s *Server) SetClockMode(m ClockMode) error { return s.eng.SetClockMode(m) }
+
+// --- faults
+
+// FailNext makes the next rule.Count matching jobs fail.
+func (s *Server) FailNext(rule FailRule) error { return s.eng.FailNext(rule) }
+
+// SetFailureRate overrides every model's failure rate (nil: the catalog's).
+func (s *Server) SetFailureRate(rate *float64) error { return s.eng.SetFailureRate(rate) }
+
+// FailPlatform makes deliveries to a platform ("all" for every one) fail
+// (or succeed again).
+func (s *Server) FailPlatform(platform string, fail bool) error {
+	return s.eng.FailPlatform(platform, fail)
+}
+
+// SetLatency adds wall-clock latency to an operation ("*" for every one);
+// zero removes it.
+func (s *Server) SetLatency(operation string, d time.Duration) { s.env.Gate.SetLatency(operation, d) }
+
+// ForceResponses answers the next count requests of an operation ("*" for
+// any) with status 500, 503 or 429, after authentication and the rate limit.
+func (s *Server) ForceResponses(operation string, status, count int) error {
+	return s.env.ForceResponses(operation, status, count)
+}
+
+// Faults returns every injected fault.
+func (s *Server) Faults() (Faults, error) { return s.env.Faults() }
+
+// ClearFaults removes every injected fault.
+func (s *Server) ClearFaults() error { return s.env.ClearFaults() }
+
+// --- jobs
+
+// FailAsset fails the generation of an asset now, refunding its credits.
+func (s *Server) FailAsset(id uint64, code string) error {
+	_, err := s.eng.ControlAsset(id, sim.JobFail, code)
+	return err
+}
+
+// StickAsset makes the generation of an asset never move again.
+func (s *Server) StickAsset(id uint64) error {
+	_, err := s.eng.ControlAsset(id, sim.JobStick, "")
+	return err
+}
+
+// CompleteAsset completes the generation of an asset now.
+func (s *Server) CompleteAsset(id uint64) error {
+	_, err := s.eng.ControlAsset(id, sim.JobComplete, "")
+	return err
+}
+
+// FailEncore fails an Encore creation now, refunding its credits.
+func (s *Server) FailEncore(id uint64, code string) error {
+	_, err := s.eng.ControlEncore(id, sim.JobFail, code)
+	return err
+}
+
+// StickEncore makes an Encore creation never move again.
+func (s *Server) StickEncore(id uint64) error {
+	_, err := s.eng.ControlEncore(id, sim.JobStick, "")
+	return err
+}
+
+// CancelPublication cancels what a publication has not delivered yet.
+func (s *Server) CancelPublication(id uint64) error {
+	_, err := s.eng.CancelPublicationAny(id)
+	return err
+}
+
+// Asset reads an asset of any workspace.
+func (s *Server) Asset(id uint64) (Asset, error) { return s.eng.AssetByID(id) }
+
+// --- workspaces and credits
+
+// WorkspaceID is the workspace a token belongs to.
+func (s *Server) WorkspaceID(token string) (uint64, bool) {
+	p, ok := s.eng.Authenticate(token)
+	return p.WorkspaceID, ok
+}
+
+// AddWorkspace creates a workspace with credits and an API key.
+func (s *Server) AddWorkspace(spec WorkspaceSpec) (NewWorkspace, error) {
+	return s.eng.AddWorkspace(spec)
+}
+
+// AddToken adds an API key or access token to a workspace.
+func (s *Server) AddToken(workspaceID uint64, spec TokenSpec) (Token, error) {
+	return s.eng.AddToken(workspaceID, spec)
+}
+
+// Balance is a workspace's credit balance.
+func (s *Server) Balance(workspaceID uint64) (int64, error) { return s.eng.Balance(workspaceID) }
+
+// GrantCredits adds credits to a workspace (negative: removes them).
+func (s *Server) GrantCredits(workspaceID uint64, amount int64) (int64, error) {
+	return s.eng.GrantCredits(workspaceID, amount, "")
+}
+
+// Ledger is a workspace's credit ledger, oldest first.
+func (s *Server) Ledger(workspaceID uint64) ([]LedgerEntry, error) { return s.eng.Ledger(workspaceID) }
+
+// --- journal, coverage, state
+
+// Journal returns the recorded requests, newest first.
+func (s *Server) Journal(f JournalFilter) []JournalEntry { return s.env.Journal.List(f) }
+
+// ClearJournal forgets every recorded request.
+func (s *Server) ClearJournal() { s.env.Journal.Clear() }
+
+// Coverage reports what the clients exercised: each operation of
+// openapi.json with each declared status (and any other status it
+// answered), and each lifecycle path of the simulation.
+func (s *Server) Coverage() Coverage { return s.env.CoverageReport() }
+
+// ResetCoverage starts counting again.
+func (s *Server) ResetCoverage() { s.env.ResetCoverage() }
+
+// Reset puts the whole simulation back to its fixtures: state, clock,
+// journal, coverage and faults.
+func (s *Server) Reset() error { return s.env.Reset() }

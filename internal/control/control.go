@@ -1,0 +1,148 @@
+// Package control is the control API front under /_mock: the clock,
+// faults, job actions, workspaces, the journal, coverage, reset and
+// snapshots, described by control.json. It drives the same engine and gate
+// as the service's fronts.
+package control
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/wire"
+	"github.com/mediamock/mediamock/sim"
+)
+
+// Path is the reserved prefix of the control API. It lies outside the
+// service's base path, so it can never collide with the service's own paths.
+const Path = "/_mock"
+
+// MaxSnapshotBytes caps a snapshot being restored.
+const MaxSnapshotBytes = 4 << 30
+
+// Front serves the control API of one server.
+type Front struct {
+	env      *front.Env
+	document []byte // control.json, served at /_mock/openapi.json
+}
+
+// New returns the control front of a server; document is control.json.
+func New(env *front.Env, document []byte) *Front {
+	for _, rt := range routes {
+		if !env.Control.Has(rt.op) {
+			panic("control route " + rt.op + " is not in control.json")
+		}
+	}
+	return &Front{env: env, document: document}
+}
+
+// handlerFunc serves one control operation.
+type handlerFunc func(c *call) (int, any, error)
+
+type route struct {
+	method, path, op string
+	h                handlerFunc
+}
+
+// call is one control request.
+type call struct {
+	env  *front.Env
+	w    *front.Writer
+	r    *http.Request
+	vars map[string]string
+}
+
+func (c *call) id() uint64 {
+	n, _ := strconv.ParseUint(c.vars["id"], 10, 64)
+	return n
+}
+
+// decode reads an optional JSON body the contract has validated.
+func (c *call) decode(v any) error {
+	if c.r.ContentLength == 0 && c.r.Header.Get("Content-Type") == "" {
+		return nil
+	}
+	return wire.DecodeJSON(c.r.Body, v)
+}
+
+// Handlers that answer by themselves rather than with JSON.
+const (
+	opDocument = "getControlDocument"
+	opSnapshot = "getSnapshot"
+	opRestore  = "restoreSnapshot"
+	opHealth   = "getHealth"
+)
+
+var table = sync.OnceValue(func() *front.Table {
+	t := front.NewTable(Path)
+	for _, rt := range routes {
+		t.Add(rt.method, rt.path, rt.op)
+	}
+	return t.Seal()
+})
+
+var handlers = sync.OnceValue(func() map[string]handlerFunc {
+	m := make(map[string]handlerFunc, len(routes))
+	for _, rt := range routes {
+		m[rt.op] = rt.h
+	}
+	return m
+})
+
+// BodyLimit is the cap of a control request's body: snapshots have their own.
+func (f *Front) BodyLimit(r *http.Request) (int64, error) {
+	if r.URL.Path == Path+"/snapshot" && r.Method == http.MethodPut {
+		return MaxSnapshotBytes, wire.TooLarge(MaxSnapshotBytes)
+	}
+	return f.env.MaxBodyBytes, wire.TooLarge(f.env.MaxBodyBytes)
+}
+
+// Serve serves a control request that passed the edge.
+func (f *Front) Serve(w *front.Writer, r *http.Request) {
+	m := table().Match(r)
+	switch {
+	case m.Allow != "":
+		w.Header().Set("Allow", m.Allow)
+		front.WriteError(w, wire.MethodNotAllowed(r.Method, r.URL.Path, m.Allow, strings.Split(m.Allow, ", ")))
+		return
+	case m.Name == "":
+		front.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
+		return
+	}
+	if m.Name != opHealth && !f.authorized(r) {
+		front.WriteError(w, &sim.Error{Kind: sim.EUNAUTHORIZED, Code: "invalid_control_token",
+			Message: "The control API needs Authorization: Bearer <control token>."})
+		return
+	}
+	c := &call{env: f.env, w: w, r: r, vars: m.Vars}
+	switch m.Name {
+	case opDocument:
+		front.ServeDocument(w, r, f.document)
+	case opSnapshot:
+		c.snapshot()
+	case opRestore:
+		// Streamed to a file as it comes: the validator would buffer it.
+		status, body, err := c.restore()
+		front.Answer(w, status, body, err)
+	default:
+		if err := f.env.Control.ValidateRequest(r, m.Name, m.Vars, r.URL.Query()); err != nil {
+			front.WriteError(w, err)
+			return
+		}
+		status, body, err := handlers()[m.Name](c)
+		front.Answer(w, status, body, err)
+	}
+}
+
+// authorized checks the control token, when the server has one.
+func (f *Front) authorized(r *http.Request) bool {
+	tok := f.env.ControlToken
+	if tok == "" {
+		return true
+	}
+	got, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return subtle.ConstantTimeCompare([]byte(got), []byte(tok)) == 1
+}

@@ -1,0 +1,412 @@
+package control
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/internal/wire"
+	"github.com/mediamock/mediamock/sim"
+)
+
+var routes = []route{
+	{"GET", "/health", opHealth, health},
+	{"GET", "/openapi.json", opDocument, nil},
+	{"GET", "/clock", "getClock", clock},
+	{"POST", "/clock/advance", "advanceClock", advance},
+	{"POST", "/clock/set", "setClock", setClock},
+	{"PUT", "/clock/mode", "setClockMode", clockMode},
+	{"GET", "/faults", "getFaults", faults},
+	{"DELETE", "/faults", "clearFaults", clearFaults},
+	{"POST", "/faults/fail-next", "failNext", failNext},
+	{"PUT", "/faults/failure-rate", "setFailureRate", failureRate},
+	{"PUT", "/faults/platforms/{platform}", "failPlatform", platform(true)},
+	{"DELETE", "/faults/platforms/{platform}", "unfailPlatform", platform(false)},
+	{"PUT", "/faults/latency/{operation}", "setLatency", latency(true)},
+	{"DELETE", "/faults/latency/{operation}", "clearLatency", latency(false)},
+	{"POST", "/faults/responses", "forceResponses", force},
+	{"POST", "/assets/{id}/{action}", "controlAsset", jobAction(assetJob)},
+	{"POST", "/encore/creations/{id}/{action}", "controlEncore", jobAction(encoreJob)},
+	{"POST", "/publications/{id}/cancel", "cancelPublication", cancelPublication},
+	{"GET", "/workspaces", "listWorkspaces", workspaces},
+	{"POST", "/workspaces", "addWorkspace", addWorkspace},
+	{"POST", "/workspaces/{id}/tokens", "addToken", addToken},
+	{"POST", "/workspaces/{id}/credits", "grantCredits", grant},
+	{"GET", "/workspaces/{id}/ledger", "getLedger", ledger},
+	{"GET", "/journal", "getJournal", journalEntries},
+	{"DELETE", "/journal", "clearJournal", clearJournal},
+	{"GET", "/coverage", "getCoverage", coverage},
+	{"DELETE", "/coverage", "resetCoverage", resetCoverage},
+	{"POST", "/reset", "reset", reset},
+	{"GET", "/snapshot", opSnapshot, nil},
+	{"PUT", "/snapshot", opRestore, nil},
+}
+
+// --- health and clock
+
+type healthJSON struct {
+	Status string `json:"status"`
+	Clock  string `json:"clock"`
+	Now    string `json:"now"`
+}
+
+// health answers 200 while the server serves, 503 once it is stopping.
+func health(c *call) (int, any, error) {
+	status, code := "ok", http.StatusOK
+	if c.env.Stop.Err() != nil {
+		status, code = "stopping", http.StatusServiceUnavailable
+	}
+	clock := c.env.Eng.Clock()
+	return code, healthJSON{Status: status, Clock: string(clock.Mode()), Now: sim.FormatTime(clock.Now())}, nil
+}
+
+// Clock is the clock as the control API shows it.
+type Clock struct {
+	Now         string `json:"now"`
+	Mode        string `json:"mode"`
+	NextEventAt string `json:"next_event_at,omitempty"`
+}
+
+// ClockOf renders the engine's clock.
+func ClockOf(eng *sim.Engine) Clock {
+	c := eng.Clock()
+	// Sub-second precision: moving the clock to next_event_at fires the event.
+	out := Clock{Now: sim.FormatTimeExact(c.Now()), Mode: string(c.Mode())}
+	if next, ok, _ := eng.NextDue(); ok {
+		out.NextEventAt = sim.FormatTimeExact(next)
+	}
+	return out
+}
+
+func (c *call) clock() (int, any, error) { return http.StatusOK, ClockOf(c.env.Eng), nil }
+
+func clock(c *call) (int, any, error) { return c.clock() }
+
+func advance(c *call) (int, any, error) {
+	var body struct {
+		Seconds  *float64 `json:"seconds"`
+		Duration string   `json:"duration"`
+	}
+	if err := c.decode(&body); err != nil {
+		return 0, nil, err
+	}
+	d := time.Duration(0)
+	if body.Seconds != nil {
+		if *body.Seconds > sim.MaxTime.Sub(c.env.Eng.Clock().Now()).Seconds() {
+			return 0, nil, sim.InvalidError([]sim.Violation{{In: "body", Field: "seconds", Reason: "would move the clock past " + sim.FormatTime(sim.MaxTime)}})
+		}
+		d = time.Duration(*body.Seconds * float64(time.Second))
+	} else {
+		var err error
+		if d, err = time.ParseDuration(body.Duration); err != nil {
+			return 0, nil, sim.InvalidError([]sim.Violation{{In: "body", Field: "duration", Reason: err.Error()}})
+		}
+	}
+	if _, err := c.env.Eng.Advance(d); err != nil {
+		return 0, nil, err
+	}
+	return c.clock()
+}
+
+func setClock(c *call) (int, any, error) {
+	var body struct {
+		Time time.Time `json:"time"`
+	}
+	if err := c.decode(&body); err != nil {
+		return 0, nil, err
+	}
+	if err := c.env.Eng.SetTime(body.Time); err != nil {
+		return 0, nil, err
+	}
+	return c.clock()
+}
+
+func clockMode(c *call) (int, any, error) {
+	var body struct {
+		Mode string `json:"mode"`
+	}
+	if err := c.decode(&body); err != nil {
+		return 0, nil, err
+	}
+	if err := c.env.Eng.SetClockMode(sim.ClockMode(body.Mode)); err != nil {
+		return 0, nil, err
+	}
+	return c.clock()
+}
+
+// --- faults
+
+func (c *call) faults() (int, any, error) {
+	f, err := c.env.Faults()
+	return http.StatusOK, f, err
+}
+
+func faults(c *call) (int, any, error) { return c.faults() }
+
+func clearFaults(c *call) (int, any, error) {
+	if err := c.env.ClearFaults(); err != nil {
+		return 0, nil, err
+	}
+	return c.faults()
+}
+
+func failNext(c *call) (int, any, error) {
+	var rule sim.FailRule
+	if err := c.decode(&rule); err != nil {
+		return 0, nil, err
+	}
+	if err := c.env.Eng.FailNext(rule); err != nil {
+		return 0, nil, err
+	}
+	return c.faults()
+}
+
+func failureRate(c *call) (int, any, error) {
+	var body struct {
+		Rate *float64 `json:"rate"`
+	}
+	if err := c.decode(&body); err != nil {
+		return 0, nil, err
+	}
+	if err := c.env.Eng.SetFailureRate(body.Rate); err != nil {
+		return 0, nil, err
+	}
+	return c.faults()
+}
+
+func platform(fail bool) handlerFunc {
+	return func(c *call) (int, any, error) {
+		if err := c.env.Eng.FailPlatform(c.vars["platform"], fail); err != nil {
+			return 0, nil, err
+		}
+		return c.faults()
+	}
+}
+
+func latency(set bool) handlerFunc {
+	return func(c *call) (int, any, error) {
+		var body struct {
+			MS int64 `json:"ms"`
+		}
+		if set {
+			if err := c.decode(&body); err != nil {
+				return 0, nil, err
+			}
+		}
+		c.env.Gate.SetLatency(c.vars["operation"], time.Duration(body.MS)*time.Millisecond)
+		return c.faults()
+	}
+}
+
+func force(c *call) (int, any, error) {
+	var body struct {
+		Operation string `json:"operation"`
+		Status    int    `json:"status"`
+		Count     int    `json:"count"`
+	}
+	if err := c.decode(&body); err != nil {
+		return 0, nil, err
+	}
+	if err := c.env.ForceResponses(body.Operation, body.Status, body.Count); err != nil {
+		return 0, nil, err
+	}
+	return c.faults()
+}
+
+// --- jobs
+
+// assetJob and encoreJob act on the job of an asset or an Encore creation
+// and render it as the service does.
+func assetJob(c *call, action sim.JobAction, code string) (any, error) {
+	g, err := c.env.Eng.ControlAsset(c.id(), action, code)
+	return c.env.View(c.r).Generation(g), err
+}
+
+func encoreJob(c *call, action sim.JobAction, code string) (any, error) {
+	v, err := c.env.Eng.ControlEncore(c.id(), action, code)
+	return c.env.View(c.r).Encore(v), err
+}
+
+func jobAction(act func(*call, sim.JobAction, string) (any, error)) handlerFunc {
+	return func(c *call) (int, any, error) {
+		var body struct {
+			Code string `json:"code"`
+		}
+		if err := c.decode(&body); err != nil {
+			return 0, nil, err
+		}
+		out, err := act(c, sim.JobAction(c.vars["action"]), body.Code)
+		return http.StatusOK, out, err
+	}
+}
+
+func cancelPublication(c *call) (int, any, error) {
+	p, err := c.env.Eng.CancelPublicationAny(c.id())
+	return http.StatusOK, wire.PublicationOf(p), err
+}
+
+// --- workspaces
+
+type workspaceJSON struct {
+	ID                uint64 `json:"id"`
+	Name              string `json:"name"`
+	Plan              string `json:"plan"`
+	CreditsBalance    int64  `json:"credits_balance"`
+	RateLimit         int    `json:"rate_limit_per_minute"`
+	PublishingAllowed bool   `json:"publishing_allowed"`
+}
+
+func workspaces(c *call) (int, any, error) {
+	list, err := c.env.Eng.Workspaces()
+	out := make([]workspaceJSON, 0, len(list))
+	for _, w := range list {
+		out = append(out, workspaceJSON{ID: w.ID, Name: w.Name, Plan: w.Plan, CreditsBalance: w.Balance, RateLimit: w.RateLimit, PublishingAllowed: w.PublishingAllowed})
+	}
+	return http.StatusOK, out, err
+}
+
+func addWorkspace(c *call) (int, any, error) {
+	var spec sim.WorkspaceSpec
+	if err := c.decode(&spec); err != nil {
+		return 0, nil, err
+	}
+	ws, err := c.env.Eng.AddWorkspace(spec)
+	return http.StatusCreated, ws, err
+}
+
+func addToken(c *call) (int, any, error) {
+	var spec sim.TokenSpec
+	if err := c.decode(&spec); err != nil {
+		return 0, nil, err
+	}
+	tok, err := c.env.Eng.AddToken(c.id(), spec)
+	return http.StatusCreated, tok, err
+}
+
+type balanceJSON struct {
+	WorkspaceID uint64 `json:"workspace_id"`
+	Balance     int64  `json:"credits_balance"`
+}
+
+func grant(c *call) (int, any, error) {
+	var body struct {
+		Amount int64  `json:"amount"`
+		Note   string `json:"note"`
+	}
+	if err := c.decode(&body); err != nil {
+		return 0, nil, err
+	}
+	bal, err := c.env.Eng.GrantCredits(c.id(), body.Amount, body.Note)
+	return http.StatusOK, balanceJSON{WorkspaceID: c.id(), Balance: bal}, err
+}
+
+type ledgerJSON struct {
+	WorkspaceID uint64            `json:"workspace_id"`
+	Balance     int64             `json:"credits_balance"`
+	Entries     []sim.LedgerEntry `json:"entries"`
+}
+
+func ledger(c *call) (int, any, error) {
+	id := c.id()
+	bal, err := c.env.Eng.Balance(id)
+	if err != nil {
+		return 0, nil, err
+	}
+	entries, err := c.env.Eng.Ledger(id)
+	if entries == nil {
+		entries = []sim.LedgerEntry{}
+	}
+	return http.StatusOK, ledgerJSON{WorkspaceID: id, Balance: bal, Entries: entries}, err
+}
+
+// --- journal and coverage
+
+type journalJSON struct {
+	Size     int             `json:"size"`
+	BodyCap  int             `json:"body_cap_bytes"`
+	Recorded int64           `json:"recorded"`
+	Entries  []journal.Entry `json:"entries"`
+}
+
+func (c *call) journal(f journal.Filter) (int, any, error) {
+	out := journalJSON{Entries: c.env.Journal.List(f)}
+	out.Size, out.BodyCap, out.Recorded = c.env.Journal.Stats()
+	return http.StatusOK, out, nil
+}
+
+func journalEntries(c *call) (int, any, error) {
+	q := c.r.URL.Query()
+	f := journal.Filter{Method: q.Get("method"), PathPrefix: q.Get("path"), Operation: q.Get("operation"), Limit: 100}
+	f.Status, _ = strconv.Atoi(q.Get("status"))
+	f.WorkspaceID, _ = strconv.ParseUint(q.Get("workspace_id"), 10, 64)
+	if l, err := strconv.Atoi(q.Get("limit")); err == nil {
+		f.Limit = l
+	}
+	return c.journal(f)
+}
+
+func clearJournal(c *call) (int, any, error) {
+	c.env.Journal.Clear()
+	return c.journal(journal.Filter{})
+}
+
+func coverage(c *call) (int, any, error) { return http.StatusOK, c.env.CoverageReport(), nil }
+
+func resetCoverage(c *call) (int, any, error) {
+	c.env.ResetCoverage()
+	return coverage(c)
+}
+
+// --- state
+
+func reset(c *call) (int, any, error) {
+	if err := c.env.Reset(); err != nil {
+		return 0, nil, err
+	}
+	return c.clock()
+}
+
+func (c *call) snapshot() {
+	var buf bytes.Buffer
+	if _, err := c.env.Eng.Snapshot(&buf); err != nil {
+		front.WriteError(c.w, err)
+		return
+	}
+	h := c.w.Header()
+	h.Set("Content-Type", "application/octet-stream")
+	h.Set("Content-Disposition", `attachment; filename="mediamock-snapshot.db"`)
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	c.w.WriteHeader(http.StatusOK)
+	c.w.Write(buf.Bytes())
+}
+
+func (c *call) restore() (int, any, error) {
+	body := &readErr{r: c.r.Body}
+	if err := c.env.Eng.Restore(body); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(body.err, &mbe) {
+			return 0, nil, wire.TooLarge(mbe.Limit)
+		}
+		return 0, nil, err
+	}
+	return c.clock()
+}
+
+// readErr remembers the error its reader returned.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErr) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
+}

@@ -1,0 +1,257 @@
+package front
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/internal/wire"
+	"github.com/mediamock/mediamock/sim"
+)
+
+// Serve passes a request through the edge: a request id, the body cap
+// (limit gives the cap and the error of a body over it), panic recovery,
+// then next; afterwards it checks the response in strict mode and records
+// it in the journal and the coverage.
+func (env *Env) Serve(w http.ResponseWriter, r *http.Request, journaled bool,
+	limit func(*http.Request) (int64, error), next func(*Writer, *http.Request)) {
+	started := env.WallClock()
+	rw := &Writer{ResponseWriter: w, env: env}
+	rw.Header().Set("X-Request-Id", requestID(env.reqSeq.Add(1)))
+	if env.Journal != nil && journaled {
+		rw.reqCapture, rw.resCapture = journal.NewCapture(env.Journal.BodyCap()), journal.NewCapture(env.Journal.BodyCap())
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			env.Log.Error("panic serving request", "request_id", rw.Header().Get("X-Request-Id"), "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+			if !rw.wroteHeader {
+				WriteError(rw, &sim.Error{Kind: sim.EINTERNAL, Code: "internal_error", Message: "Internal server error."})
+			}
+		}
+		rw.flush(r)
+		env.record(rw, r, started, journaled)
+	}()
+	max, tooBig := limit(r)
+	if r.ContentLength > max {
+		rw.Header().Set("Connection", "close")
+		WriteError(rw, tooBig)
+		return
+	}
+	if r.Body != nil && r.Body != http.NoBody {
+		r.Body = http.MaxBytesReader(rw, r.Body, max)
+		if rw.reqCapture != nil {
+			r.Body = &journal.CaptureBody{ReadCloser: r.Body, C: rw.reqCapture}
+		}
+	}
+	next(rw, r)
+}
+
+// requestID renders req_000000000042.
+func requestID(n uint64) string {
+	b := make([]byte, 0, 16)
+	b = append(b, "req_"...)
+	digits := strconv.AppendUint(nil, n, 10)
+	for i := len(digits); i < 12; i++ {
+		b = append(b, '0')
+	}
+	return string(append(b, digits...))
+}
+
+// Writer is the ResponseWriter of a request that passed the edge. It
+// records what the request was answered and, in strict mode, buffers the
+// body of an operation of openapi.json so that a response that breaks the
+// contract can be replaced.
+type Writer struct {
+	http.ResponseWriter
+	env         *Env
+	op          string
+	status      int
+	wroteHeader bool
+	buf         bytes.Buffer
+	principal   *sim.Principal
+	internal    error
+	errCode     string
+	latency     time.Duration
+	reqCapture  *journal.Capture // the journal's copy of the bodies
+	resCapture  *journal.Capture
+}
+
+// SetOperation names the operation of openapi.json the request is: it is
+// counted in the coverage and, in strict mode, its response is checked.
+func (w *Writer) SetOperation(op string) { w.op = op }
+
+// SetPrincipal records who made the request.
+func (w *Writer) SetPrincipal(p sim.Principal) { w.principal = &p }
+
+// SetLatency records the latency injected into the request.
+func (w *Writer) SetLatency(d time.Duration) { w.latency = d }
+
+func (w *Writer) strict() bool { return w.env.Strict && w.op != "" }
+
+// WriteHeader sends the status, or holds it back in strict mode.
+func (w *Writer) WriteHeader(status int) {
+	if w.wroteHeader {
+		return
+	}
+	w.wroteHeader, w.status = true, status
+	if !w.strict() {
+		w.ResponseWriter.WriteHeader(status)
+	}
+}
+
+// Write sends body bytes, or holds them back in strict mode.
+func (w *Writer) Write(b []byte) (int, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.strict() {
+		return w.buf.Write(b)
+	}
+	if w.resCapture != nil {
+		w.resCapture.Keep(b)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *Writer) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// flush ends the response: in strict mode it validates it first.
+func (w *Writer) flush(r *http.Request) {
+	env := w.env
+	if w.internal != nil {
+		env.Log.Error("internal error", "request_id", w.Header().Get("X-Request-Id"), "method", r.Method, "path", r.URL.Path, "err", w.internal)
+	}
+	if !w.strict() {
+		return
+	}
+	if !w.wroteHeader {
+		w.status = http.StatusOK
+	}
+	body := w.buf.Bytes()
+	if err := env.API.ValidateResponse(r, w.op, w.status, w.Header(), body); err != nil {
+		env.Log.Error("response breaks openapi.json", "request_id", w.Header().Get("X-Request-Id"), "op", w.op, "status", w.status, "err", err)
+		b, _ := json.Marshal(wire.ErrorBody{Error: wire.ErrorObject{Code: "response_validation_failed",
+			Message: "The mock's response breaks openapi.json (strict mode): " + err.Error(),
+			Details: map[string]any{"operation": w.op, "status": w.status}}})
+		b = append(b, '\n')
+		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+		w.status, w.errCode, body = http.StatusInternalServerError, "response_validation_failed", b
+	}
+	if w.resCapture != nil {
+		w.resCapture.Keep(body)
+	}
+	w.ResponseWriter.WriteHeader(w.status)
+	w.ResponseWriter.Write(body)
+}
+
+func (w *Writer) releaseCaptures() {
+	if w.reqCapture != nil {
+		w.reqCapture.Release()
+		w.resCapture.Release()
+		w.reqCapture, w.resCapture = nil, nil
+	}
+}
+
+// record adds a finished request to the coverage and the journal.
+func (env *Env) record(w *Writer, r *http.Request, started time.Time, journaled bool) {
+	status := w.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	if w.op != "" {
+		env.Coverage.Hit(w.op, status)
+	}
+	if env.Journal == nil || !journaled {
+		w.releaseCaptures()
+		return
+	}
+	capped := func(s string) string { return s[:min(len(s), journal.MaxString)] }
+	e := journal.Entry{
+		ID: w.Header().Get("X-Request-Id"), Time: sim.FormatTime(started), SimTime: sim.FormatTime(env.Eng.Clock().Now()),
+		Method: capped(r.Method), Path: capped(r.URL.Path), Query: capped(r.URL.RawQuery), Operation: w.op, Status: status,
+		ErrorCode: w.errCode, DurationMS: float64(env.WallClock().Sub(started).Microseconds()) / 1000,
+		InjectedLatencyMS: w.latency.Milliseconds(), RequestContentType: capped(r.Header.Get("Content-Type")),
+	}
+	if w.principal != nil {
+		e.WorkspaceID = w.principal.WorkspaceID
+	}
+	var reqBody, resBody []byte
+	if w.reqCapture != nil {
+		reqBody, e.RequestBytes = w.reqCapture.Bytes(), w.reqCapture.Total()
+		e.RequestBodyTruncated = e.RequestBytes > int64(len(reqBody))
+	}
+	if w.resCapture != nil {
+		resBody, e.ResponseBytes = w.resCapture.Bytes(), w.resCapture.Total()
+		e.ResponseBodyTruncated = e.ResponseBytes > int64(len(resBody))
+	}
+	env.Journal.Add(e, reqBody, resBody)
+	w.releaseCaptures()
+}
+
+// WriteError answers with the spec's error object for err.
+func WriteError(w *Writer, err error) {
+	e := sim.AsError(err)
+	if e.Kind == sim.EINTERNAL {
+		w.internal = err
+	}
+	w.errCode = e.Code
+	status, body := wire.ErrorOf(err)
+	WriteJSON(w, status, body)
+}
+
+var jsonBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// WriteJSON answers with v as JSON (HTML characters are not escaped).
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	buf := jsonBuffers.Get().(*bytes.Buffer)
+	defer jsonBuffers.Put(buf)
+	buf.Reset()
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString(`{"error":{"code":"internal_error","message":"Internal server error."}}` + "\n")
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// ServeDocument serves a JSON document such as openapi.json.
+func ServeDocument(w http.ResponseWriter, r *http.Request, doc []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(doc)))
+	h.Set("Cache-Control", "public, max-age=300")
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(doc)
+	}
+}
+
+// Answer writes what a handler returned: the error object, or body as JSON.
+func Answer(w *Writer, status int, body any, err error) {
+	if err != nil {
+		WriteError(w, err)
+		return
+	}
+	WriteJSON(w, status, body)
+}
+
+// HasPathPrefix reports whether path is prefix or lies under it.
+func HasPathPrefix(path, prefix string) bool {
+	return path == prefix || strings.HasPrefix(path, prefix+"/")
+}

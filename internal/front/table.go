@@ -1,0 +1,69 @@
+package front
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+)
+
+// Table is a routing table: it matches a request to the name of an
+// operation and its path variables. It holds no server, so a process builds
+// each table once and every server dispatches on the name.
+type Table struct {
+	router  *mux.Router
+	allowed map[string][]string
+	paths   []string
+}
+
+// NewTable starts a table of the paths under prefix.
+func NewTable(prefix string) *Table {
+	// Paths are matched as sent: //assets is not quietly redirected to /assets.
+	r := mux.NewRouter().SkipClean(true)
+	return &Table{router: r.PathPrefix(prefix).Subrouter(), allowed: map[string][]string{}}
+}
+
+var matched = http.NotFoundHandler() // a route needs a handler to match
+
+// Add routes method and path (a gorilla/mux template) to the name.
+func (t *Table) Add(method, path, name string) {
+	t.router.Handle(path, matched).Methods(method).Name(name)
+	if t.allowed[path] == nil {
+		t.paths = append(t.paths, path)
+	}
+	t.allowed[path] = append(t.allowed[path], method)
+}
+
+// Seal ends the table: other methods on a known path match with the list
+// of the methods allowed there.
+func (t *Table) Seal() *Table {
+	for _, p := range t.paths {
+		t.router.Handle(p, matched).Name(notAllowed + strings.Join(t.allowed[p], ", "))
+	}
+	return t
+}
+
+const notAllowed = "\x00"
+
+// Match is what a table found for a request.
+type Match struct {
+	// Name is the operation's name; "" when nothing matched.
+	Name string
+	Vars map[string]string
+	// Allow lists the methods of a known path when the method is not one
+	// of them.
+	Allow string
+}
+
+// Match finds the operation of a request.
+func (t *Table) Match(r *http.Request) Match {
+	var m mux.RouteMatch
+	if !t.router.Match(r, &m) || m.Route == nil {
+		return Match{}
+	}
+	name := m.Route.GetName()
+	if allow, ok := strings.CutPrefix(name, notAllowed); ok {
+		return Match{Allow: allow}
+	}
+	return Match{Name: name, Vars: m.Vars}
+}

@@ -1,0 +1,201 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/mediamock/mediamock/internal/wire"
+	"github.com/mediamock/mediamock/sim"
+)
+
+// routes is the routing table, in the order of the service's specification.
+var routes = []route{
+	{"GET", "/account", "getAccount", getAccount},
+	{"GET", "/models", "listModels", listModels},
+	{"POST", "/generations", "createGeneration", createGeneration},
+	{"GET", "/generations/{id}", "getGeneration", getGeneration},
+	{"GET", "/assets", "listAssets", listAssets},
+	{"GET", "/assets/{id}", "getAsset", getGeneration},
+	{"POST", "/uploads", "createUpload", createUpload},
+	{"GET", "/encore/effects", "listEncoreEffects", listEncoreEffects},
+	{"POST", "/encore/creations", "createEncoreCreation", createEncoreCreation},
+	{"GET", "/encore/creations/{id}", "getEncoreCreation", getEncoreCreation},
+	{"GET", "/characters", "listCharacters", listCharacters},
+	{"GET", "/brand_kits", "listBrandKits", listBrandKits},
+	{"GET", "/projects", "listProjects", listProjects},
+	{"GET", "/social/accounts", "listSocialAccounts", listSocialAccounts},
+	{"GET", "/social/publications", "listPublications", listPublications},
+	{"POST", "/social/publications", "createPublication", createPublication},
+	{"GET", "/social/publications/{id}", "getPublication", getPublication},
+}
+
+func getAccount(c *call) (int, any, error) {
+	a, err := c.eng().Account(c.p)
+	return http.StatusOK, wire.AccountOf(a), err
+}
+
+func listModels(c *call) (int, any, error) {
+	modality, track := c.query("modality"), c.query("track")
+	if track != "" && modality == "" {
+		modality = "audio"
+	}
+	if track != "" && modality != "audio" {
+		return 0, nil, sim.InvalidError([]sim.Violation{{In: "query", Field: "track", Reason: "track applies to the audio modality only", Allowed: []any{"audio"}}})
+	}
+	return http.StatusOK, wire.CatalogOf(c.eng().Models(modality, track), modality), nil
+}
+
+type generationBody struct {
+	sim.GenerationRequest
+	WaitSeconds int `json:"wait_seconds"`
+}
+
+func createGeneration(c *call) (int, any, error) {
+	var body generationBody
+	if err := c.decode(&body); err != nil {
+		return 0, nil, err
+	}
+	g, err := c.eng().CreateGeneration(c.r.Context(), c.p, body.GenerationRequest)
+	if err != nil {
+		return 0, nil, err
+	}
+	if body.WaitSeconds > 0 && !sim.Final(g.Status) {
+		err := c.wait(body.WaitSeconds, func(ctx context.Context, d time.Duration) (err error) {
+			g.Generation, err = c.eng().Generation(ctx, c.p, g.Assets[0].ID, d)
+			return err
+		})
+		if err != nil {
+			return 0, nil, err
+		}
+	}
+	return http.StatusCreated, wire.GenerationCreated{Generation: c.view().Generation(g.Generation),
+		CreditsCharged: g.CreditsCharged, CreditsBalance: g.CreditsBalance, CoveredByMonthlyGift: g.CoveredByGift}, nil
+}
+
+func getGeneration(c *call) (int, any, error) {
+	var g sim.Generation
+	err := c.wait(c.queryInt("wait_seconds", 0), func(ctx context.Context, d time.Duration) (err error) {
+		g, err = c.eng().Generation(ctx, c.p, c.id(), d)
+		return err
+	})
+	return http.StatusOK, c.view().Generation(g), err
+}
+
+func listAssets(c *call) (int, any, error) {
+	pg, err := c.eng().ListAssets(c.p, sim.AssetQuery{
+		Kind: c.query("kind"), Status: c.query("status"), Query: c.query("query"),
+		ProjectID: uint64(c.queryInt("project_id", 0)), StartingAfter: uint64(c.queryInt("starting_after", 0)),
+		Limit: c.queryInt("limit", 20),
+	})
+	return http.StatusOK, wire.Page(pg, c.view().Asset, func(a sim.Asset) uint64 { return a.ID }), err
+}
+
+func createUpload(c *call) (int, any, error) {
+	in, err := c.uploadInput()
+	if err != nil {
+		return 0, nil, err
+	}
+	a, err := c.eng().Upload(c.r.Context(), c.p, in)
+	return http.StatusCreated, c.view().Asset(a), err
+}
+
+func listEncoreEffects(c *call) (int, any, error) {
+	return http.StatusOK, wire.Whole(c.eng().EncoreEffects(), wire.EffectOf), nil
+}
+
+type encoreBody struct {
+	sim.EncoreRequest
+	WaitSeconds int `json:"wait_seconds"`
+}
+
+func createEncoreCreation(c *call) (int, any, error) {
+	var body encoreBody
+	if err := c.decode(&body); err != nil {
+		return 0, nil, err
+	}
+	created, err := c.eng().CreateEncore(c.r.Context(), c.p, body.EncoreRequest)
+	if err != nil {
+		return 0, nil, err
+	}
+	view := created.EncoreView
+	if body.WaitSeconds > 0 {
+		err := c.wait(body.WaitSeconds, func(ctx context.Context, d time.Duration) (err error) {
+			view, err = c.eng().Encore(ctx, c.p, view.ID, d)
+			return err
+		})
+		if err != nil {
+			return 0, nil, err
+		}
+	}
+	return http.StatusCreated, wire.EncoreCreated{Encore: c.view().Encore(view), CreditsCharged: created.CreditsCharged, CreditsBalance: created.CreditsBalance}, nil
+}
+
+func getEncoreCreation(c *call) (int, any, error) {
+	var v sim.EncoreView
+	err := c.wait(c.queryInt("wait_seconds", 0), func(ctx context.Context, d time.Duration) (err error) {
+		v, err = c.eng().Encore(ctx, c.p, c.id(), d)
+		return err
+	})
+	return http.StatusOK, c.view().Encore(v), err
+}
+
+func listCharacters(c *call) (int, any, error) {
+	chars, err := c.eng().Characters(c.p)
+	return http.StatusOK, wire.Whole(chars, c.view().Character), err
+}
+
+func listBrandKits(c *call) (int, any, error) {
+	pg, err := c.eng().BrandKits(c.p, uint64(c.queryInt("starting_after", 0)), c.queryInt("limit", 20))
+	return http.StatusOK, wire.Page(pg, wire.BrandKitOf, func(b sim.BrandKit) uint64 { return b.ID }), err
+}
+
+func listProjects(c *call) (int, any, error) {
+	pg, err := c.eng().Projects(c.p, uint64(c.queryInt("starting_after", 0)), c.queryInt("limit", 20))
+	return http.StatusOK, wire.Page(pg, c.view().Project, func(p sim.Project) uint64 { return p.ID }), err
+}
+
+func listSocialAccounts(c *call) (int, any, error) {
+	accounts, err := c.eng().SocialAccounts(c.p)
+	if err != nil {
+		return 0, nil, err
+	}
+	acct, err := c.eng().Account(c.p)
+	return http.StatusOK, wire.SocialAccountList{List: wire.Whole(accounts, wire.SocialAccountOf),
+		PublishingAllowed: acct.PublishingAllowed, ConnectURL: c.eng().ConnectURL()}, err
+}
+
+func listPublications(c *call) (int, any, error) {
+	pg, err := c.eng().Publications(c.p, c.query("status"), uint64(c.queryInt("starting_after", 0)), c.queryInt("limit", 20))
+	return http.StatusOK, wire.Page(pg, wire.PublicationOf, func(p sim.Publication) uint64 { return p.ID }), err
+}
+
+func createPublication(c *call) (int, any, error) {
+	var req sim.PublicationRequest
+	if err := c.decode(&req); err != nil {
+		return 0, nil, err
+	}
+	pub, err := c.eng().CreatePublication(c.p, req)
+	return http.StatusCreated, wire.PublicationOf(pub), err
+}
+
+func getPublication(c *call) (int, any, error) {
+	pub, err := c.eng().Publication(c.p, c.id())
+	return http.StatusOK, wire.PublicationOf(pub), err
+}
+
+// wait runs a read that may wait up to seconds for a job to end (a long
+// poll). The wait ends when the client goes away, when the server shuts
+// down (the poll is answered with the current state) and, except on the
+// virtual clock, after the wait in wall time.
+func (c *call) wait(seconds int, read func(ctx context.Context, wait time.Duration) error) error {
+	env := c.f.env
+	ctx, cancel := env.UntilStop(c.r.Context())
+	defer cancel()
+	if seconds > 0 && env.Eng.Clock().Mode() != sim.ClockVirtual {
+		var cancelT context.CancelFunc
+		ctx, cancelT = context.WithTimeout(ctx, time.Duration(seconds)*time.Second)
+		defer cancelT()
+	}
+	return read(ctx, time.Duration(seconds)*time.Second)
+}

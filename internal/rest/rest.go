@@ -1,0 +1,204 @@
+// Package rest is the REST front: the service's operations under /api/v1,
+// in the order of its specification, and the files under /files/. Every
+// operation passes the gate (authentication, rate limit, scope, forced
+// faults), is validated against openapi.json and is served by the engine.
+package rest
+
+import (
+	"encoding/base64"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/wire"
+	"github.com/mediamock/mediamock/sim"
+)
+
+// BasePath is the REST base path of the service.
+const BasePath = "/api/v1"
+
+// Front serves the REST API of one server.
+type Front struct {
+	env      *front.Env
+	document []byte // openapi.json, served at /api/v1/openapi.json
+}
+
+// New returns the REST front of a server; document is openapi.json.
+func New(env *front.Env, document []byte) *Front {
+	for _, rt := range routes {
+		if !env.API.Has(rt.op) {
+			panic("route " + rt.op + " is not in openapi.json")
+		}
+	}
+	return &Front{env: env, document: document}
+}
+
+// handlerFunc serves one operation: it returns a status and a body to
+// encode as JSON, or an error for the error object.
+type handlerFunc func(c *call) (int, any, error)
+
+type route struct {
+	method, path, op string
+	h                handlerFunc
+}
+
+// Operation is an operation of the routing table.
+type Operation struct{ ID, Method, Path string }
+
+// Operations lists the operations in the order of the specification.
+func Operations() []Operation {
+	out := make([]Operation, len(routes))
+	for i, rt := range routes {
+		out[i] = Operation{ID: rt.op, Method: rt.method, Path: BasePath + rt.path}
+	}
+	return out
+}
+
+const documentOp = "/openapi.json"
+
+// table matches requests to operations, once per process.
+var table = sync.OnceValue(func() *front.Table {
+	t := front.NewTable(BasePath)
+	for _, rt := range routes {
+		t.Add(rt.method, rt.path, rt.op)
+	}
+	t.Add(http.MethodGet, "/openapi.json", documentOp)
+	t.Add(http.MethodHead, "/openapi.json", documentOp)
+	return t.Seal()
+})
+
+var handlers = sync.OnceValue(func() map[string]handlerFunc {
+	m := make(map[string]handlerFunc, len(routes))
+	for _, rt := range routes {
+		m[rt.op] = rt.h
+	}
+	return m
+})
+
+// Serve serves a request that passed the edge.
+func (f *Front) Serve(w *front.Writer, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, wire.FilesPath) {
+		f.serveFile(w, r)
+		return
+	}
+	m := table().Match(r)
+	switch {
+	case m.Allow != "":
+		w.Header().Set("Allow", m.Allow)
+		front.WriteError(w, wire.MethodNotAllowed(r.Method, r.URL.Path, m.Allow, strings.Split(m.Allow, ", ")))
+	case m.Name == "":
+		front.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
+	case m.Name == documentOp:
+		front.ServeDocument(w, r, f.document)
+	default:
+		f.operation(w, r, m)
+	}
+}
+
+// operation runs an operation: the gate, validation, injected latency, the
+// handler.
+func (f *Front) operation(w *front.Writer, r *http.Request, m front.Match) {
+	env := f.env
+	w.SetOperation(m.Name)
+	pass, err := env.Gate.Enter(r.Header.Get("Authorization"), m.Name, env.API.Scope(m.Name))
+	if pass.Authenticated() {
+		w.SetPrincipal(pass.Principal)
+		setRateHeaders(w.Header(), pass.Rate)
+	}
+	if err != nil {
+		switch sim.AsError(err).Kind {
+		case sim.EUNAUTHORIZED:
+			w.Header().Set("WWW-Authenticate", `Bearer realm="api", error="invalid_token"`)
+		case sim.ERATELIMIT:
+			w.Header().Set("Retry-After", strconv.Itoa(int(pass.Rate.RetryAfter/time.Second)))
+		}
+		front.WriteError(w, err)
+		return
+	}
+	query := r.URL.Query()
+	if err := env.API.ValidateRequest(r, m.Name, m.Vars, query); err != nil {
+		if e := sim.AsError(err); m.Name == "createUpload" && e.Code == "payload_too_large" && e.Details["limit_bytes"] != env.MaxBodyBytes {
+			err = wire.FileTooLarge()
+		}
+		front.WriteError(w, err)
+		return
+	}
+	if d := env.Gate.Latency(m.Name); d > 0 {
+		w.SetLatency(d)
+		ctx, cancel := env.UntilStop(r.Context())
+		env.Sleep(ctx, d)
+		cancel()
+	}
+	status, body, err := handlers()[m.Name](&call{f: f, w: w, r: r, p: pass.Principal, vars: m.Vars, q: query})
+	front.Answer(w, status, body, err)
+}
+
+func setRateHeaders(h http.Header, d sim.RateDecision) {
+	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(d.Reset.Unix(), 10))
+}
+
+// uploadOverhead is what a multipart form or a JSON object may add around
+// an image.
+const uploadOverhead = 64 << 10
+
+// BodyLimit is the cap of a request's body, and the error of a body over
+// it. Uploads are capped near their 10 MiB image limit, so that a larger
+// file is refused while it is read, not after it is buffered.
+func (f *Front) BodyLimit(r *http.Request) (int64, error) {
+	max := f.env.MaxBodyBytes
+	if r.URL.Path == BasePath+"/uploads" {
+		limit := int64(sim.MaxImageBytes + uploadOverhead)
+		if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "multipart/form-data" {
+			limit = int64(base64.StdEncoding.EncodedLen(sim.MaxImageBytes)) + uploadOverhead
+		}
+		if limit <= max { // else the server's own cap is the tighter one
+			return limit, wire.FileTooLarge()
+		}
+	}
+	return max, wire.TooLarge(max)
+}
+
+// call is one operation on its way through a handler.
+type call struct {
+	f    *Front
+	w    *front.Writer
+	r    *http.Request
+	p    sim.Principal
+	vars map[string]string
+	q    url.Values // the query, parsed once
+}
+
+func (c *call) eng() *sim.Engine { return c.f.env.Eng }
+
+func (c *call) view() wire.View { return c.f.env.View(c.r) }
+
+func (c *call) query(name string) string { return c.q.Get(name) }
+
+// queryInt reads an integer parameter the contract has already validated.
+func (c *call) queryInt(name string, def int) int {
+	v := c.q.Get(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return def
+	}
+	return n
+}
+
+// id is the path id, validated as a positive integer by the contract.
+func (c *call) id() uint64 {
+	n, _ := strconv.ParseUint(c.vars["id"], 10, 64)
+	return n
+}
+
+// decode reads a JSON body the contract has already validated.
+func (c *call) decode(v any) error { return wire.DecodeJSON(c.r.Body, v) }

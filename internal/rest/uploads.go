@@ -1,0 +1,64 @@
+package rest
+
+import (
+	"errors"
+	"io"
+	"mime"
+
+	"github.com/mediamock/mediamock/internal/wire"
+	"github.com/mediamock/mediamock/sim"
+)
+
+// uploadInput reads the JSON or multipart form of an upload.
+func (c *call) uploadInput() (sim.UploadInput, error) {
+	mt, _, _ := mime.ParseMediaType(c.r.Header.Get("Content-Type"))
+	if mt != "multipart/form-data" {
+		var in sim.UploadInput
+		if c.r.ContentLength == 0 {
+			return in, nil
+		}
+		var body struct {
+			ImageURL string `json:"image_url"`
+			Title    string `json:"title"`
+		}
+		err := c.decode(&body)
+		in.ImageURL, in.Title = body.ImageURL, body.Title
+		return in, err
+	}
+	mr, err := c.r.MultipartReader()
+	if err != nil {
+		return sim.UploadInput{}, &sim.Error{Kind: sim.EINVALID, Code: "invalid_body", Message: "The multipart form cannot be read: " + err.Error() + "."}
+	}
+	var in sim.UploadInput
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return in, nil
+		}
+		if err != nil {
+			return in, wire.BodyError(err)
+		}
+		switch part.FormName() {
+		case "file":
+			// Read one byte past the limit: a larger file is refused without reading the rest.
+			data, err := io.ReadAll(io.LimitReader(part, sim.MaxImageBytes+1))
+			if err != nil {
+				return in, wire.BodyError(err)
+			}
+			if len(data) > sim.MaxImageBytes {
+				return in, wire.FileTooLarge()
+			}
+			in.Data = data
+		case "image_url", "title":
+			b, err := io.ReadAll(io.LimitReader(part, 20<<20))
+			if err != nil {
+				return in, wire.BodyError(err)
+			}
+			if part.FormName() == "title" {
+				in.Title = string(b)
+			} else {
+				in.ImageURL = string(b)
+			}
+		}
+	}
+}
