@@ -1,45 +1,26 @@
 package media
 
-import "math/bits"
+import (
+	"math/bits"
 
-// rng is a SplitMix64 generator: tiny, fast, and its output is fixed by its
-// definition, so files stay identical across Go releases and platforms
-// (math/rand makes no such promise for every method).
-type rng struct{ s uint64 }
+	"github.com/mediamock/mediamock/internal/seed"
+)
+
+// rng is a SplitMix64 generator (package seed): its output is fixed by its
+// definition, so files stay identical across Go releases and platforms.
+type rng struct{ *seed.RNG }
 
 // newRNG seeds a generator from the seed, the prompt and a salt naming the
 // use, so that unrelated choices do not share a stream.
-func newRNG(seed uint64, prompt, salt string) *rng {
-	h := fnv64(prompt)
-	h = mix64(h ^ fnv64(salt)*0x9E3779B97F4A7C15)
-	return &rng{s: mix64(seed ^ h)}
+func newRNG(s uint64, prompt, salt string) *rng {
+	h := seed.Mix(seed.Hash(prompt) ^ seed.Hash(salt)*0x9E3779B97F4A7C15)
+	return &rng{seed.New(seed.Mix(s ^ h))}
 }
 
-func fnv64(s string) uint64 {
-	h := uint64(0xcbf29ce484222325)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 0x100000001b3
-	}
-	return h
-}
-
-func mix64(z uint64) uint64 {
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
-	return z ^ (z >> 31)
-}
-
-func (r *rng) next() uint64 {
-	r.s += 0x9E3779B97F4A7C15
-	return mix64(r.s)
-}
+func (r *rng) next() uint64 { return r.Uint64() }
 
 // intn returns a number in [0, n); n must be positive.
-func (r *rng) intn(n int) int {
-	hi, _ := bits.Mul64(r.next(), uint64(n))
-	return int(hi)
-}
+func (r *rng) intn(n int) int { return r.IntN(n) }
 
 // between returns a number in [lo, hi].
 func (r *rng) between(lo, hi int) int { return lo + r.intn(hi-lo+1) }

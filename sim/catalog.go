@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mediamock/mediamock/fixtures"
+	"github.com/mediamock/mediamock/internal/seed"
 )
 
 // Models returns the catalog, filtered by modality and track ("" for all).
@@ -275,7 +275,7 @@ func SpeechSeconds(text string) int {
 
 // durations draws a job's queue and processing times from its timing
 // profile, its size and its own random generator, divided by the speed.
-func (e *Engine) durations(t fixtures.Timing, rng *rand.Rand, outputs, seconds, chars int) (time.Duration, time.Duration) {
+func (e *Engine) durations(t fixtures.Timing, rng *seed.RNG, outputs, seconds, chars int) (time.Duration, time.Duration) {
 	jitter := func(x float64) time.Duration {
 		f := 1 + t.Jitter*(2*rng.Float64()-1)
 		return time.Duration(x * f / e.speed * float64(time.Second)).Round(time.Millisecond)
