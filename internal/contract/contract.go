@@ -32,6 +32,7 @@ type Contract struct {
 	doc     *openapi3.T
 	routes  map[string]*routers.Route   // by operationId
 	noOneOf map[string]*openapi3.Schema // JSON body schemas with their oneOf left out
+	find    finder                      // operations by method and path, for CheckExchange
 }
 
 // Parse loads and validates an OpenAPI document; name is used in errors.
