@@ -314,7 +314,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.transport.CloseIdleConnections()
 	}
 	if s.opts.CoverageReport != nil {
-		s.Coverage().WriteTable(s.opts.CoverageReport)
+		s.env.CoverageReport().WriteTable(s.opts.CoverageReport)
 	}
 	if cerr := s.eng.Close(); err == nil {
 		err = cerr
