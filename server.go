@@ -19,6 +19,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,8 +66,21 @@ type Options struct {
 	// World is an already loaded fixture; it takes precedence over FixturesPath.
 	World *fixtures.World
 	// PublicURL is the base of the addresses the server hands out (file
-	// URLs); "" uses the scheme and host the client reached the server with.
+	// URLs); "" uses the scheme and host the client reached the server
+	// with when that host is loopback or allowed, else the listen address.
 	PublicURL string
+	// AllowedHosts are host names (besides loopback ones and the public
+	// URL's host) that may reach the control API and appear in addresses;
+	// "*" allows any.
+	AllowedHosts []string
+	// FileSecret, when set, is mixed into file addresses so that they
+	// cannot be computed from the seed (a server shared beyond one machine).
+	FileSecret string
+	// ReadTimeout bounds reading a whole request, body included; 0 means
+	// 60 seconds. WriteTimeout bounds a whole response; 0 means 90 seconds,
+	// above the longest wait_seconds (55). IdleTimeout closes idle
+	// keep-alive connections; 0 means 60 seconds.
+	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	// MaxBodyBytes caps request bodies; 0 means 16 MiB.
 	MaxBodyBytes int64
 	// Strict validates every response against openapi.json and replaces a
@@ -198,7 +213,7 @@ func New(o Options) (*Server, error) {
 	s.eng, err = sim.Open(sim.Config{
 		Path: path, Durable: o.Durable, Reset: o.Reset, Seed: o.Seed, World: world,
 		Clock: sim.NewClock(o.Clock, start, o.WallClock), Speed: o.Speed,
-		Images: images, Log: log,
+		Images: images, Log: log, FileSecret: o.FileSecret,
 	})
 	if err != nil {
 		s.removeTemp()
@@ -219,12 +234,14 @@ func New(o Options) (*Server, error) {
 	s.env = &front.Env{Eng: s.eng, Gate: gate.New(s.eng), API: api, Control: ctl,
 		Journal: journal.New(o.JournalSize, o.JournalBodyBytes), Coverage: &journal.Counts{}, Log: log,
 		WallClock: o.WallClock, Stop: s.stop, Sleep: sleep, PublicURL: o.PublicURL, MaxBodyBytes: o.MaxBodyBytes,
-		Strict: o.Strict, ControlToken: o.ControlToken, Start: start, Operations: operations(api)}
+		Strict: o.Strict, ControlToken: o.ControlToken, Start: start, Operations: operations(api),
+		AllowedHosts: allowedHosts(o)}
 	s.rest, s.ctl = rest.New(s.env, OpenAPIDocument), control.New(s.env, ControlDocument)
 	s.driver.Add(1)
 	go s.drive()
 	if o.NoListener {
-		s.url = "http://mediamock.test"
+		s.url = "http://" + memoryHost
+		s.env.ListenURL = s.url
 		return s, nil
 	}
 	addr := o.Addr
@@ -236,7 +253,20 @@ func New(o Options) (*Server, error) {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	s.url = "http://" + s.ln.Addr().String()
-	s.httpSrv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	s.env.ListenURL = s.url
+	if ap, err := netip.ParseAddrPort(s.ln.Addr().String()); err == nil && !ap.Addr().IsLoopback() {
+		s.env.Exposed = true
+		if ap.Addr().IsUnspecified() {
+			s.url = fmt.Sprintf("http://localhost:%d", ap.Port())
+			s.env.ListenURL = s.url
+		}
+		if o.ControlToken == "" {
+			log.Warn("the server listens beyond loopback without a control token: anyone who reaches it can drive the control API; snapshots stay refused until --control-token is set", "addr", s.ln.Addr().String())
+		}
+	}
+	s.httpSrv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout: orDefault(o.ReadTimeout, 60*time.Second), WriteTimeout: orDefault(o.WriteTimeout, 90*time.Second),
+		IdleTimeout: orDefault(o.IdleTimeout, 60*time.Second), ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	go s.httpSrv.Serve(s.ln) // returns ErrServerClosed at Shutdown
 	return s, nil
 }
@@ -272,6 +302,31 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.env.Serve(w, r, true, s.rest.BodyLimit, s.rest.Serve)
+}
+
+// memoryHost is the host of a server without a listener.
+const memoryHost = "mediamock.test"
+
+// allowedHosts are the hosts besides loopback ones that may reach the
+// control API: the option's, the public URL's, the in-memory one.
+func allowedHosts(o Options) []string {
+	out := []string{memoryHost}
+	for _, h := range o.AllowedHosts {
+		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
+			out = append(out, h)
+		}
+	}
+	if u, err := url.Parse(o.PublicURL); err == nil && u.Hostname() != "" {
+		out = append(out, strings.ToLower(u.Hostname()))
+	}
+	return out
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
 }
 
 // operations lists the operations of openapi.json for the coverage report.

@@ -141,7 +141,7 @@ func ctl(t *testing.T, srv *mediamock.Server, method, path, body string, hdr ...
 	t.Helper()
 	req, err := http.NewRequest(method, srv.URL()+"/_mock"+path, strings.NewReader(body))
 	require.NoError(t, err)
-	if body != "" {
+	if body != "" || method != http.MethodGet {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	for i := 0; i+1 < len(hdr); i += 2 {

@@ -14,6 +14,7 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/mediamock/mediamock/fixtures"
+	"github.com/mediamock/mediamock/internal/seed"
 )
 
 // Config configures an Engine. Path, World and Clock are required.
@@ -39,6 +40,9 @@ type Config struct {
 	Images ImageResolver
 	// Log receives what the engine has to report; nil discards it.
 	Log *slog.Logger
+	// FileSecret, when set, is mixed into the tokens of file addresses, so
+	// that they cannot be computed from the seed.
+	FileSecret string
 }
 
 // Engine is the simulated service: state, clock, credits, limits and
@@ -69,11 +73,12 @@ type Engine struct {
 	dueChanged chan struct{}
 	dueMu      sync.Mutex
 
-	rate  *rateLimiter
-	hub   *hub
-	cov   coverage
-	epoch atomic.Uint64 // resets and restores so far; part of file addresses
-	log   *slog.Logger
+	rate       *rateLimiter
+	hub        *hub
+	cov        coverage
+	epoch      atomic.Uint64 // resets and restores so far; part of file addresses
+	fileSecret uint64        // mixed into file tokens
+	log        *slog.Logger
 }
 
 // Open opens (or creates and seeds) the simulation in cfg.Path.
@@ -101,6 +106,9 @@ func Open(cfg Config) (*Engine, error) {
 		db: db, cfg: cfg, clock: cfg.Clock, seed: cfg.Seed, speed: cfg.Speed, world: cfg.World,
 		images: cfg.Images, log: cfg.Log, ops: make(chan *op, 1024), closed: make(chan struct{}),
 		dueChanged: make(chan struct{}), rate: newRateLimiter(), hub: newHub(),
+	}
+	if cfg.FileSecret != "" {
+		e.fileSecret = seed.Hash(cfg.FileSecret) | 1
 	}
 	e.indexCatalog()
 	if err := e.load(cfg.Reset); err != nil {

@@ -35,11 +35,14 @@ func (f FileRef) Path() string {
 }
 
 // fileRef names a file. The token changes with every reset and restore
-// (the epoch), so an address never serves two different contents and files
-// can be cached forever.
+// (the epoch), so an address never serves two different contents within
+// one state file.
+//
+// Tokens are predictable from the seed (same seed, same addresses) unless
+// Config.FileSecret mixes a secret in.
 func (e *Engine) fileRef(class string, ws, id uint64, mime string) FileRef {
 	purpose := fmt.Sprintf("file/%s/%d", class, e.epoch.Load())
-	return FileRef{Class: class, WS: ws, ID: id, Token: fmt.Sprintf("%016x", DeriveSeed(e.seed, purpose, id)), Ext: media.Extension(mime)}
+	return FileRef{Class: class, WS: ws, ID: id, Token: fmt.Sprintf("%016x", DeriveSeed(e.seed^e.fileSecret, purpose, id)), Ext: media.Extension(mime)}
 }
 
 // AssetFile is the file reference of an asset.

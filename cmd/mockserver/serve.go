@@ -21,10 +21,10 @@ type settings struct {
 	seed                                                       uint64
 	speed                                                      float64
 	durable, reset, strict, fetchImages, coverage              bool
-	controlToken                                               string
+	controlToken, allowedHosts, fileSecret                     string
 	journalSize, journalBody                                   int
 	maxBody                                                    int64
-	shutdownTimeout                                            time.Duration
+	shutdownTimeout, readTimeout, writeTimeout, idleTimeout    time.Duration
 	source                                                     map[string]string // flag -> where its value came from
 }
 
@@ -52,6 +52,11 @@ func parseSettings(args []string, getenv func(string) string, stderr io.Writer) 
 	fs.StringVar(&s.logFormat, "log-format", "text", "log format: text or json")
 	fs.BoolVar(&s.fetchImages, "fetch-images", false, "fetch https image URLs for real (default: a deterministic placeholder, no network)")
 	fs.StringVar(&s.controlToken, "control-token", "", "protect the control API with this bearer token")
+	fs.StringVar(&s.allowedHosts, "allowed-hosts", "", "comma-separated host names, besides loopback ones and the public URL's, that may reach the control API and appear in file URLs (* for any)")
+	fs.StringVar(&s.fileSecret, "file-secret", "", "mix this secret into file addresses so they cannot be computed from the seed")
+	fs.DurationVar(&s.readTimeout, "read-timeout", 60*time.Second, "longest time to read a whole request, body included")
+	fs.DurationVar(&s.writeTimeout, "write-timeout", 90*time.Second, "longest time to write a whole response (above the longest wait_seconds, 55 s)")
+	fs.DurationVar(&s.idleTimeout, "idle-timeout", 60*time.Second, "close keep-alive connections idle this long")
 	fs.IntVar(&s.journalSize, "journal-size", 500, "requests the journal keeps (0 turns it off)")
 	fs.IntVar(&s.journalBody, "journal-body-bytes", 4096, "bytes of each body the journal keeps")
 	fs.BoolVar(&s.coverage, "coverage-report", false, "print the coverage table to stderr at shutdown")
@@ -114,6 +119,15 @@ func (s *settings) options(log *slog.Logger) (mediamock.Options, error) {
 	if s.journalSize < 0 || s.journalBody < 0 {
 		return mediamock.Options{}, fmt.Errorf("%s and %s must not be negative", s.name("journal-size"), s.name("journal-body-bytes"))
 	}
+	if s.readTimeout <= 0 || s.writeTimeout <= 0 || s.idleTimeout <= 0 {
+		return mediamock.Options{}, fmt.Errorf("%s, %s and %s must be above 0", s.name("read-timeout"), s.name("write-timeout"), s.name("idle-timeout"))
+	}
+	var hosts []string
+	for _, h := range strings.Split(s.allowedHosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			hosts = append(hosts, h)
+		}
+	}
 	journal := s.journalSize
 	if journal == 0 {
 		journal = -1 // off
@@ -122,6 +136,7 @@ func (s *settings) options(log *slog.Logger) (mediamock.Options, error) {
 		Addr: s.addr, DBPath: s.db, Durable: s.durable, Reset: s.reset, Seed: s.seed, Clock: mode, StartTime: start,
 		Speed: s.speed, FixturesPath: s.fixtures, PublicURL: s.publicURL, MaxBodyBytes: s.maxBody, Strict: s.strict, Logger: log,
 		FetchImages: s.fetchImages, ControlToken: s.controlToken, JournalSize: journal, JournalBodyBytes: s.journalBody,
+		AllowedHosts: hosts, FileSecret: s.fileSecret, ReadTimeout: s.readTimeout, WriteTimeout: s.writeTimeout, IdleTimeout: s.idleTimeout,
 	}, nil
 }
 

@@ -6,6 +6,7 @@ package control
 
 import (
 	"crypto/subtle"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -62,7 +63,7 @@ func (c *call) id() uint64 {
 
 // decode reads an optional JSON body the contract has validated.
 func (c *call) decode(v any) error {
-	if c.r.ContentLength == 0 && c.r.Header.Get("Content-Type") == "" {
+	if c.r.ContentLength == 0 {
 		return nil
 	}
 	return wire.DecodeJSON(c.r.Body, v)
@@ -112,10 +113,11 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		front.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
 		return
 	}
-	if m.Name != opHealth && !f.authorized(r) {
-		front.WriteError(w, &sim.Error{Kind: sim.EUNAUTHORIZED, Code: "invalid_control_token",
-			Message: "The control API needs Authorization: Bearer <control token>."})
-		return
+	if m.Name != opHealth {
+		if err := f.guard(r, m.Name); err != nil {
+			front.WriteError(w, err)
+			return
+		}
 	}
 	c := &call{env: f.env, w: w, r: r, vars: m.Vars}
 	switch m.Name {
@@ -135,6 +137,37 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		status, body, err := handlers()[m.Name](c)
 		front.Answer(w, status, body, err)
 	}
+}
+
+// guard protects the control API: from web pages (a foreign Host or
+// Origin), with the control token when the server has one, and with a JSON
+// Content-Type on every state-changing request, which a page cannot send
+// across origins without a preflight. On a listener beyond loopback,
+// snapshots (the whole state, tokens included) need a control token.
+func (f *Front) guard(r *http.Request, op string) error {
+	if err := f.env.GuardPage(r); err != nil {
+		return err
+	}
+	if !f.authorized(r) {
+		return &sim.Error{Kind: sim.EUNAUTHORIZED, Code: "invalid_control_token",
+			Message: "The control API needs Authorization: Bearer <control token>."}
+	}
+	if (op == opSnapshot || op == opRestore) && f.env.Exposed && f.env.ControlToken == "" {
+		return &sim.Error{Kind: sim.EFORBIDDEN, Code: "control_token_required",
+			Message: "The server listens beyond loopback without a control token: snapshots (every token included) need --control-token (MOCKSERVER_CONTROL_TOKEN)."}
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead && op != opRestore {
+		if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+			got := r.Header.Get("Content-Type")
+			if got == "" {
+				got = "(none)"
+			}
+			return &sim.Error{Kind: sim.EUNSUPPORTED, Code: "unsupported_media_type",
+				Message: "Content-Type " + got + " is not accepted; state-changing control requests send application/json (an empty body may be {}).",
+				Details: map[string]any{"accepted": []string{"application/json"}}}
+		}
+	}
+	return nil
 }
 
 // authorized checks the control token, when the server has one.

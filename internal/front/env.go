@@ -34,8 +34,15 @@ type Env struct {
 	// Sleep waits wall time, for injected latency.
 	Sleep func(context.Context, time.Duration)
 	// PublicURL is the base of the addresses handed out; "" uses the
-	// address the client reached the server with.
-	PublicURL    string
+	// address the client reached the server with when its Host is allowed
+	// (HostAllowed), else ListenURL.
+	PublicURL string
+	ListenURL string
+	// AllowedHosts are host names, besides loopback ones, that may reach
+	// the control API and appear in the addresses handed out.
+	AllowedHosts []string
+	// Exposed is true when the listener is not on a loopback address.
+	Exposed      bool
 	MaxBodyBytes int64
 	// Strict validates every response of the service's operations.
 	Strict       bool
@@ -56,10 +63,15 @@ func (env *Env) UntilStop(ctx context.Context) (context.Context, context.CancelF
 }
 
 // View renders engine records for a request: links are built from the
-// public URL, or from the scheme and host the client used.
+// public URL, or from the scheme and host the client used when that host is
+// allowed, or from the listen address: a client's Host header is never
+// reflected into addresses as it is.
 func (env *Env) View(r *http.Request) wire.View {
 	if env.PublicURL != "" {
 		return wire.View{Base: env.PublicURL, Eng: env.Eng}
+	}
+	if !env.HostAllowed(r.Host) {
+		return env.listenView()
 	}
 	scheme := "http"
 	if r.TLS != nil {

@@ -1,9 +1,13 @@
 package rest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/wire"
@@ -30,14 +34,55 @@ func (f *Front) serveFile(w *front.Writer, r *http.Request) {
 		front.WriteError(w, err)
 		return
 	}
+	etag, err := f.etags.of(ref.Path(), content)
+	if err != nil {
+		front.WriteError(w, err)
+		return
+	}
 	h := w.Header()
 	h.Set("Content-Type", file.MimeType)
-	// The token changes with every reset and restore: an address always
-	// serves the same bytes, which may be cached for good.
-	h.Set("ETag", fmt.Sprintf(`"%s-%d"`, ref.Token, file.Size))
-	h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	// Addresses are predictable and a new state file with the same seed
+	// reuses them for other bytes: clients revalidate every time, against
+	// an ETag that is a hash of the content.
+	h.Set("ETag", etag)
+	h.Set("Cache-Control", "no-cache")
 	if r.URL.Query().Get("download") != "" {
 		h.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s"`, file.Name))
 	}
 	http.ServeContent(w, r, "", file.Modified.Time(), content)
+}
+
+// etags remembers the content hash of recently served files: a file's
+// bytes never change while its address stands, and hashing a 10 MiB upload
+// on every request would cost more than serving it.
+type etags struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+// maxETags bounds the memory of the cache (about 100 bytes an entry).
+const maxETags = 4096
+
+func (c *etags) of(path string, content io.ReadSeeker) (string, error) {
+	c.mu.Lock()
+	tag, ok := c.m[path]
+	c.mu.Unlock()
+	if ok {
+		return tag, nil
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, content); err != nil {
+		return "", err
+	}
+	if _, err := content.Seek(0, io.SeekStart); err != nil {
+		return "", err
+	}
+	tag = `"` + hex.EncodeToString(h.Sum(nil)[:16]) + `"`
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxETags {
+		c.m = make(map[string]string)
+	}
+	c.m[path] = tag
+	c.mu.Unlock()
+	return tag, nil
 }

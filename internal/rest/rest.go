@@ -26,6 +26,7 @@ const BasePath = "/api/v1"
 type Front struct {
 	env      *front.Env
 	document []byte // openapi.json, served at /api/v1/openapi.json
+	etags    etags  // of files served
 }
 
 // New returns the REST front of a server; document is openapi.json.
