@@ -298,10 +298,10 @@ func (s *Server) Client() *http.Client {
 // the REST front everything else.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if front.HasPathPrefix(r.URL.Path, ControlPath) {
-		s.env.Serve(w, r, false, s.ctl.BodyLimit, s.ctl.Serve)
+		s.env.Serve(w, r, false, s.ctl.Serve)
 		return
 	}
-	s.env.Serve(w, r, true, s.rest.BodyLimit, s.rest.Serve)
+	s.env.Serve(w, r, true, s.rest.Serve)
 }
 
 // memoryHost is the host of a server without a listener.

@@ -139,3 +139,21 @@ func (r *rateLimiter) load(btx *bolt.Tx) error {
 }
 
 func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
+
+// PeekRate is the workspace's rate window at the clock's time, without
+// counting a request: for responses that carry the window but do not count.
+func (e *Engine) PeekRate(workspaceID uint64) RateDecision {
+	limit := e.rateLimitOf(workspaceID)
+	now := e.clock.Now()
+	r := e.rate
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	start := now.Truncate(RateWindow).Unix()
+	w := rateWindow{Start: start}
+	if cur := r.windows[workspaceID]; cur != nil && cur.Start == start {
+		w = *cur
+	}
+	d := decision(&w, limit, now)
+	d.Allowed = w.Count < limit
+	return d
+}

@@ -103,6 +103,9 @@ func (f *Front) BodyLimit(r *http.Request) (int64, error) {
 
 // Serve serves a control request that passed the edge.
 func (f *Front) Serve(w *front.Writer, r *http.Request) {
+	if max, tooBig := f.BodyLimit(r); !front.LimitBody(w, r, max, tooBig) {
+		return
+	}
 	m := table().Match(r)
 	switch {
 	case m.Allow != "":

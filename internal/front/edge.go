@@ -15,15 +15,18 @@ import (
 	"github.com/mediamock/mediamock/sim"
 )
 
-// Serve passes a request through the edge: a request id, the body cap
-// (limit gives the cap and the error of a body over it), panic recovery,
-// then next; afterwards it checks the response in strict mode and records
-// it in the journal and the coverage.
-func (env *Env) Serve(w http.ResponseWriter, r *http.Request, journaled bool,
-	limit func(*http.Request) (int64, error), next func(*Writer, *http.Request)) {
+// Serve passes a request through the edge: a request id, a Date from the
+// simulated clock, panic recovery, then next (which caps the body with
+// LimitBody once it knows whom it serves); afterwards it checks the response
+// in strict mode and records it in the journal and the coverage.
+func (env *Env) Serve(w http.ResponseWriter, r *http.Request, journaled bool, next func(*Writer, *http.Request)) {
 	started := env.WallClock()
 	rw := &Writer{ResponseWriter: w, env: env}
-	rw.Header().Set("X-Request-Id", requestID(env.reqSeq.Add(1)))
+	h := rw.Header()
+	h.Set("X-Request-Id", requestID(env.reqSeq.Add(1)))
+	// The Date agrees with X-RateLimit-Reset, Retry-After and every
+	// timestamp in bodies, whatever the clock mode.
+	h.Set("Date", env.Eng.Clock().Now().UTC().Format(http.TimeFormat))
 	if env.Journal != nil && journaled {
 		rw.reqCapture, rw.resCapture = journal.NewCapture(env.Journal.BodyCap()), journal.NewCapture(env.Journal.BodyCap())
 	}
@@ -40,19 +43,25 @@ func (env *Env) Serve(w http.ResponseWriter, r *http.Request, journaled bool,
 		rw.flush(r)
 		env.record(rw, r, started, journaled)
 	}()
-	max, tooBig := limit(r)
+	next(rw, r)
+}
+
+// LimitBody caps the request's body at max bytes: a declared length over it
+// is answered with tooBig at once, without reading the body (false); a body
+// without a length is cut off at the cap while it is read.
+func LimitBody(w *Writer, r *http.Request, max int64, tooBig error) bool {
 	if r.ContentLength > max {
-		rw.Header().Set("Connection", "close")
-		WriteError(rw, tooBig)
-		return
+		w.Header().Set("Connection", "close")
+		WriteError(w, tooBig)
+		return false
 	}
 	if r.Body != nil && r.Body != http.NoBody {
-		r.Body = http.MaxBytesReader(rw, r.Body, max)
-		if rw.reqCapture != nil {
-			r.Body = &journal.CaptureBody{ReadCloser: r.Body, C: rw.reqCapture}
+		r.Body = http.MaxBytesReader(w, r.Body, max)
+		if w.reqCapture != nil {
+			r.Body = &journal.CaptureBody{ReadCloser: r.Body, C: w.reqCapture}
 		}
 	}
-	next(rw, r)
+	return true
 }
 
 // requestID renders req_000000000042.

@@ -6,15 +6,18 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/mediamock/mediamock/fixtures"
 	"github.com/mediamock/mediamock/internal/journal"
-	"github.com/mediamock/mediamock/internal/wire"
+	"github.com/mediamock/mediamock/sim"
 )
 
 // lockedBuffer collects log lines.
@@ -37,15 +40,21 @@ func (l *lockedBuffer) String() string {
 
 func TestPanicBecomesErrorObjectAndLogLine(t *testing.T) {
 	var logs lockedBuffer
-	env := &Env{Log: slog.New(slog.NewTextHandler(&logs, nil)), WallClock: time.Now, Stop: context.Background(),
+	world, err := fixtures.Load("", 0)
+	require.NoError(t, err)
+	eng, err := sim.Open(sim.Config{Path: filepath.Join(t.TempDir(), "state.db"), World: world,
+		Clock: sim.NewClock(sim.ClockManual, sim.DefaultEpoch, nil)})
+	require.NoError(t, err)
+	t.Cleanup(func() { eng.Close() })
+	env := &Env{Eng: eng, Log: slog.New(slog.NewTextHandler(&logs, nil)), WallClock: time.Now, Stop: context.Background(),
 		Coverage: &journal.Counts{}, MaxBodyBytes: 1 << 20}
-	limit := func(*http.Request) (int64, error) { return env.MaxBodyBytes, wire.TooLarge(env.MaxBodyBytes) }
 	rec := httptest.NewRecorder()
-	env.Serve(rec, httptest.NewRequest("GET", "/boom", nil), true, limit, func(*Writer, *http.Request) { panic("kaboom") })
+	env.Serve(rec, httptest.NewRequest("GET", "/boom", nil), true, func(*Writer, *http.Request) { panic("kaboom") })
 	body, _ := io.ReadAll(rec.Result().Body)
 	assert.Equal(t, http.StatusInternalServerError, rec.Code)
 	assert.JSONEq(t, `{"error":{"code":"internal_error","message":"Internal server error."}}`, string(body))
 	assert.NotEmpty(t, rec.Header().Get("X-Request-Id"))
+	assert.Equal(t, "Mon, 05 Jan 2026 09:00:00 GMT", rec.Header().Get("Date"), "the simulated clock's date")
 	assert.Contains(t, logs.String(), "panic serving request")
 	assert.Contains(t, logs.String(), "kaboom")
 }

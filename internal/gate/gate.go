@@ -63,6 +63,22 @@ func (g *Gate) Authenticate(token string) (sim.Principal, error) {
 	return p, nil
 }
 
+// Peek identifies the workspace of an Authorization header value and reads
+// its rate window without counting a request: for answers that carry the
+// window but do not count (unknown paths, other methods, bodies too large,
+// the OpenAPI document). The error says why the credential is refused.
+func (g *Gate) Peek(authorization string) (Pass, error) {
+	token, err := Bearer(authorization)
+	if err != nil {
+		return Pass{}, err
+	}
+	p, err := g.Authenticate(token)
+	if err != nil {
+		return Pass{}, err
+	}
+	return Pass{Principal: p, Rate: g.eng.PeekRate(p.WorkspaceID)}, nil
+}
+
 // Enter lets a request of an operation in, given the Authorization header
 // value: it authenticates, counts the request against the workspace's rate
 // window, checks the scope and takes a forced response, in that order. The

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -81,14 +82,24 @@ var handlers = sync.OnceValue(func() map[string]handlerFunc {
 	return m
 })
 
-// Serve serves a request that passed the edge.
+// Serve serves a request that passed the edge. Every answer to a request
+// whose credential names a workspace carries its rate window; only the
+// operations count.
 func (f *Front) Serve(w *front.Writer, r *http.Request) {
-	if strings.HasPrefix(r.URL.Path, wire.FilesPath) {
-		f.serveFile(w, r)
-		return
+	m := Match{}
+	files := strings.HasPrefix(r.URL.Path, wire.FilesPath)
+	if !files {
+		m = table().Match(r)
 	}
-	m := table().Match(r)
+	if files || m.Name == "" || m.Name == documentOp {
+		f.peek(w, r)
+		if max := f.env.MaxBodyBytes; !front.LimitBody(w, r, max, wire.TooLarge(max)) {
+			return
+		}
+	}
 	switch {
+	case files:
+		f.serveFile(w, r)
 	case m.Allow != "":
 		w.Header().Set("Allow", m.Allow)
 		front.WriteError(w, wire.MethodNotAllowed(r.Method, r.URL.Path, m.Allow, strings.Split(m.Allow, ", ")))
@@ -101,10 +112,44 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 	}
 }
 
-// operation runs an operation: the gate, validation, injected latency, the
-// handler.
+// Match is what the routing table found.
+type Match = front.Match
+
+// peek puts the rate window of the request's workspace, if its credential
+// names one, on an answer that does not count.
+func (f *Front) peek(w *front.Writer, r *http.Request) {
+	if r.Header.Get("Authorization") == "" {
+		return
+	}
+	if pass, err := f.env.Gate.Peek(r.Header.Get("Authorization")); err == nil {
+		w.SetPrincipal(pass.Principal)
+		setRateHeaders(w.Header(), pass.Rate)
+	}
+}
+
+// operation runs an operation: the body cap, the gate, validation, injected
+// latency, the handler.
 func (f *Front) operation(w *front.Writer, r *http.Request, m front.Match) {
 	env := f.env
+	max, tooBig := f.BodyLimit(r)
+	if r.ContentLength > max {
+		// Authentication comes first (from the headers: the body is never
+		// read); the refusal does not count against the window.
+		if slices.Contains(env.API.Statuses(m.Name), http.StatusRequestEntityTooLarge) {
+			w.SetOperation(m.Name)
+		}
+		pass, err := env.Gate.Peek(r.Header.Get("Authorization"))
+		if err != nil {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="api", error="invalid_token"`)
+			front.WriteError(w, err)
+			return
+		}
+		w.SetPrincipal(pass.Principal)
+		setRateHeaders(w.Header(), pass.Rate)
+		front.LimitBody(w, r, max, tooBig)
+		return
+	}
+	front.LimitBody(w, r, max, tooBig)
 	w.SetOperation(m.Name)
 	pass, err := env.Gate.Enter(r.Header.Get("Authorization"), m.Name, env.API.Scope(m.Name))
 	if pass.Authenticated() {
