@@ -1,11 +1,13 @@
 package contract_test
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -109,4 +111,69 @@ func TestSleepingPollerSeesProgress(t *testing.T) {
 		status = e.generation(keyAll, id).Status
 	}
 	assert.Equal(t, "completed", status)
+}
+
+// "title … present on uploads": an upload without a title gets one.
+func TestUploadTitles(t *testing.T) {
+	e := start(t)
+	png := pngImage(t, 8, 8)
+	form, ct := multipartForm(t, formPart{name: "file", filename: "kitchen-counter.png", contentType: "image/png", data: png})
+	a := decodeAs[apiAsset](e.call(req{method: "POST", path: "/uploads", token: keyAll, body: form, contentType: ct}).expect(201))
+	assert.Equal(t, "kitchen-counter.png", a.Title, "the multipart file name")
+
+	a = decodeAs[apiAsset](e.post(keyAll, "/uploads", map[string]any{"image_url": "https://cdn.example.com/photos/latte%20art.jpg?w=800"}).expect(201))
+	assert.Equal(t, "latte art.jpg", a.Title, "the last path segment of the URL")
+
+	a = e.upload(keyAll, png, "image/png", "")
+	assert.Equal(t, fmt.Sprintf("Upload %d", a.ID), a.Title, "the stated default for a data URI")
+
+	long := strings.Repeat("é", 200) + ".png"
+	form, ct = multipartForm(t, formPart{name: "file", filename: long, contentType: "image/png", data: png})
+	a = decodeAs[apiAsset](e.call(req{method: "POST", path: "/uploads", token: keyAll, body: form, contentType: ct}).expect(201))
+	assert.Equal(t, 160, utf8.RuneCountInString(a.Title), "trimmed to 160 characters")
+
+	got := decodeAs[apiGeneration](e.get(keyAll, fmt.Sprintf("/assets/%d", a.ID)).expect(200))
+	assert.Equal(t, a.Title, got.Assets[0].Title, "kept")
+}
+
+// "Reference images per generation: up to 4 (ids and URLs each)".
+func TestFourReferenceIDsAndFourURLs(t *testing.T) {
+	e := start(t)
+	var ids []int64
+	for i := 0; i < 5; i++ {
+		ids = append(ids, e.uploadPNG(keyAll, 64, 64, "").ID)
+	}
+	urls := []string{"https://example.com/a.png", "https://example.com/b.png", "https://example.com/c.png", "https://example.com/d.png", "https://example.com/e.png"}
+	g := e.generate(keyAll, map[string]any{"modality": "image", "model_id": "flux-2-pro", "prompt": "a fox",
+		"reference_asset_ids": ids[:4], "reference_image_urls": urls[:4]})
+	assert.NotEmpty(t, g.Assets)
+
+	res := e.post(keyAll, "/generations", map[string]any{"modality": "image", "model_id": "flux-2-pro", "prompt": "a fox",
+		"reference_asset_ids": ids, "reference_image_urls": urls[:1]}).expectInvalid("reference_asset_ids")
+	assert.Contains(t, violation(t, res, "reference_asset_ids").Reason, "4", "the per-list limit")
+
+	// Within the model's own maximum where the catalog states one.
+	res = e.post(keyAll, "/generations", map[string]any{"modality": "image", "model_id": "seedream-4", "prompt": "a fox",
+		"reference_asset_ids": ids[:2], "reference_image_urls": urls[:1]}).expectInvalid("reference_asset_ids")
+	assert.Contains(t, violation(t, res, "reference_asset_ids").Reason, "at most 2 reference images in all")
+}
+
+// An Encore video comes from an effect, not from a model of the catalog:
+// it carries no model.
+func TestEncoreVideoHasNoModel(t *testing.T) {
+	e := start(t)
+	photo := e.uploadPNG(keyAll, 600, 800, "")
+	c := e.createEncore(keyAll, map[string]any{"effect": "golden-hour", "asset_id": photo.ID})
+	a := decodeAs[apiGeneration](e.get(keyAll, fmt.Sprintf("/assets/%d", c.AssetID)).expect(200))
+	assert.Empty(t, a.Assets[0].Model)
+	assert.NotEmpty(t, a.Assets[0].Title, "the effect's name")
+}
+
+// Validation messages name the rule, not a raw regular expression.
+func TestPatternViolationsNameTheRule(t *testing.T) {
+	e := start(t)
+	res := e.post(keyAll, "/generations", map[string]any{"modality": "image", "model_id": "flux-2-pro", "prompt": "a fox", "aspect_ratio": "wide"}).expectInvalid("aspect_ratio")
+	assert.Equal(t, "must be width:height in whole numbers, like 16:9", violation(t, res, "aspect_ratio").Reason)
+	res = e.post(keyAll, "/uploads", map[string]any{"image_url": "ftp://example.com/a.png"}).expectInvalid("image_url")
+	assert.NotContains(t, violation(t, res, "image_url").Reason, "regular expression")
 }

@@ -141,7 +141,7 @@ func (e *Engine) checkGeneration(req GenerationRequest) (resolved, Violations) {
 	case m.MaxReferenceImages == 0 && refs > 0:
 		v.Add(refField(req), "model %s takes no reference images", m.ID)
 	case refs > m.MaxReferenceImages:
-		v.Add(refField(req), "model %s takes at most %d reference images, got %d", m.ID, m.MaxReferenceImages, refs)
+		v.Add(refField(req), "model %s takes at most %d reference images in all (ids and URLs together), got %d", m.ID, m.MaxReferenceImages, refs)
 	case m.RequiresReferenceImage && refs == 0:
 		v.Add("reference_asset_ids", "model %s requires a reference image: send reference_asset_ids or reference_image_urls", m.ID)
 	}

@@ -164,7 +164,7 @@ func (e *Engine) CreateEncore(ctx context.Context, p Principal, req EncoreReques
 			return err
 		}
 		video := &Asset{WorkspaceID: ws.ID, JobID: job.ID, Source: SourceEncore, Kind: KindVideo, Status: StatusQueued,
-			Model: "encore/" + eff.Slug, Title: eff.Name, Credits: cost, MimeType: "video/mp4",
+			Title: eff.Name, Credits: cost, MimeType: "video/mp4",
 			Width: encoreWidth, Height: encoreHeight, DurationSeconds: eff.DurationSeconds,
 			Media: &Media{AspectRatio: "9:16", SourceAsset: sourceID}, CreatedAt: StampOf(t.now)}
 		if err := t.insertAsset(video); err != nil {

@@ -2,6 +2,10 @@ package sim
 
 import (
 	"context"
+	"fmt"
+	"net/url"
+	"path"
+	"strings"
 )
 
 // UploadInput is one image to import: bytes from a multipart file, or an
@@ -10,6 +14,38 @@ type UploadInput struct {
 	Data     []byte
 	ImageURL string
 	Title    string
+	// FileName is the multipart part's file name, the title's first default.
+	FileName string
+}
+
+// MaxTitle is the longest title, in characters.
+const MaxTitle = 160
+
+// uploadTitle is the title of an upload: the one given, else the file
+// name of the multipart part, else the last path segment of an https URL,
+// else "Upload <id>"; at most MaxTitle characters.
+func uploadTitle(in UploadInput, id uint64) string {
+	title := strings.TrimSpace(in.Title)
+	if title == "" {
+		title = strings.TrimSpace(path.Base(in.FileName))
+		if title == "." || title == "/" {
+			title = ""
+		}
+	}
+	if title == "" && strings.HasPrefix(in.ImageURL, "https://") {
+		if u, err := url.Parse(in.ImageURL); err == nil {
+			if seg := path.Base(u.Path); seg != "." && seg != "/" {
+				title = seg
+			}
+		}
+	}
+	if title == "" {
+		title = fmt.Sprintf("Upload %d", id)
+	}
+	if r := []rune(title); len(r) > MaxTitle {
+		title = strings.TrimSpace(string(r[:MaxTitle]))
+	}
+	return title
 }
 
 // Upload imports an image into the library: free, completed at once, with
@@ -34,6 +70,11 @@ func (e *Engine) Upload(ctx context.Context, p Principal, in UploadInput) (Asset
 	err = e.update(func(t *tx) error {
 		a := &Asset{WorkspaceID: p.WorkspaceID, Source: SourceUpload, Kind: KindImage, Status: StatusCompleted,
 			Title: in.Title, MimeType: img.MimeType, Width: img.Width, Height: img.Height, CreatedAt: StampOf(t.now)}
+		id, err := t.b(bAssets).NextSequence()
+		if err != nil {
+			return err
+		}
+		a.ID, a.Title = id, uploadTitle(in, id)
 		if err := t.insertAsset(a); err != nil {
 			return err
 		}

@@ -256,6 +256,10 @@ func schemaViolations(err error, in, base, fallback string, param *openapi3.Para
 		case se.SchemaField == "enum":
 			v.Allowed = se.Schema.Enum
 			v.Reason = "must be one of the allowed values"
+		case se.SchemaField == "pattern":
+			if msg, ok := se.Schema.Extensions["x-pattern-message"].(string); ok {
+				v.Reason = msg
+			}
 		case se.SchemaField == "oneOf":
 			if msg, ok := se.Schema.Extensions["x-one-of-message"].(string); ok {
 				v.Reason = msg

@@ -48,7 +48,7 @@ func (c *call) uploadInput() (sim.UploadInput, error) {
 			if len(data) > sim.MaxImageBytes {
 				return in, wire.FileTooLarge()
 			}
-			in.Data = data
+			in.Data, in.FileName = data, part.FileName()
 		case "image_url", "title":
 			b, err := io.ReadAll(io.LimitReader(part, 20<<20))
 			if err != nil {
