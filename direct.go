@@ -65,6 +65,28 @@ func (s *Server) Advance(d time.Duration) error {
 	return err
 }
 
+// RunUntilIdle moves the clock from one due event to the next (jobs moving,
+// publications delivering) until nothing is due within limit of the time it
+// started from, and returns how far the clock moved. A stuck job is never
+// due; a publication scheduled beyond the limit is left for later. Tests
+// use it instead of guessing how long a video takes.
+func (s *Server) RunUntilIdle(limit time.Duration) (time.Duration, error) {
+	start := s.Now()
+	for {
+		next, ok, _ := s.eng.NextDue()
+		if !ok || next.Sub(start) > limit {
+			return s.Now().Sub(start), nil
+		}
+		if next.After(s.Now()) {
+			if err := s.eng.SetTime(next); err != nil {
+				return s.Now().Sub(start), err
+			}
+		} else if err := s.eng.Settle(); err != nil {
+			return s.Now().Sub(start), err
+		}
+	}
+}
+
 // SetTime moves the simulated clock to t (never backwards) and applies
 // everything due on the way.
 func (s *Server) SetTime(t time.Time) error { return s.eng.SetTime(t) }

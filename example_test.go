@@ -73,3 +73,32 @@ func ExampleServer_FailNext() {
 	// charge 3 4997
 	// refund 3 5000
 }
+
+// The package's usage: a client calls the API with a test key, and the
+// test runs the simulation until every job has ended.
+func Example() {
+	srv, _ := mediamock.New(mediamock.Options{NoListener: true, Clock: mediamock.ClockManual})
+	defer srv.Close()
+
+	req, _ := http.NewRequest("POST", srv.BaseURL()+"/generations",
+		strings.NewReader(`{"modality":"video","model_id":"veo-3-fast","prompt":"a fox in the snow","duration":8}`))
+	req.Header.Set("Authorization", "Bearer "+mediamock.KeyAllScopes)
+	req.Header.Set("Content-Type", "application/json")
+	resp, _ := srv.Client().Do(req)
+	var created struct {
+		Assets []struct {
+			ID     uint64 `json:"id"`
+			Status string `json:"status"`
+		} `json:"assets"`
+	}
+	json.NewDecoder(resp.Body).Decode(&created)
+	resp.Body.Close()
+	fmt.Println(resp.StatusCode, created.Assets[0].Status)
+
+	srv.RunUntilIdle(time.Hour)
+	a, _ := srv.Asset(created.Assets[0].ID)
+	fmt.Println(a.Status, a.DurationSeconds)
+	// Output:
+	// 201 queued
+	// completed 8
+}

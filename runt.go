@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
+	"time"
 )
 
 // TB is the part of testing.TB that RunT uses; *testing.T and *testing.B
@@ -23,7 +24,7 @@ type TB interface {
 // openapi.json becomes a 500 that says why), with its warnings and errors
 // logged to t.Log, stopped when the test ends. It fails the test if the
 // server cannot start. Options may adjust the defaults.
-func RunT(t TB, opts ...func(*Options)) *Server {
+func RunT(t TB, opts ...Option) *Server {
 	t.Helper()
 	o := Options{DBPath: filepath.Join(t.TempDir(), "state.db"), Strict: true,
 		Logger: slog.New(&tbHandler{t: t, level: slog.LevelWarn})}
@@ -41,6 +42,30 @@ func RunT(t TB, opts ...func(*Options)) *Server {
 	})
 	return s
 }
+
+// Option adjusts the Options of RunT; any func(*Options) is one.
+type Option func(*Options)
+
+// WithSeed sets the seed of every random choice.
+func WithSeed(seed uint64) Option { return func(o *Options) { o.Seed = seed } }
+
+// WithFixtures loads the world from a fixture file instead of the embedded default.
+func WithFixtures(path string) Option { return func(o *Options) { o.FixturesPath = path } }
+
+// WithClock sets the clock mode (ClockVirtual by default).
+func WithClock(mode ClockMode) Option { return func(o *Options) { o.Clock = mode } }
+
+// WithStartTime sets where a new simulation's clock starts.
+func WithStartTime(t time.Time) Option { return func(o *Options) { o.StartTime = t } }
+
+// WithSpeed divides every simulated duration (jobs, publishing).
+func WithSpeed(speed float64) Option { return func(o *Options) { o.Speed = speed } }
+
+// WithControlToken protects the control API with a bearer token.
+func WithControlToken(token string) Option { return func(o *Options) { o.ControlToken = token } }
+
+// WithLogger sends the server's log lines to l instead of t.Log.
+func WithLogger(l *slog.Logger) Option { return func(o *Options) { o.Logger = l } }
 
 // tbHandler writes log records at or above level to t.Log.
 type tbHandler struct {

@@ -1,11 +1,16 @@
 // Package mediamock is a stateful simulator of the media generation
 // service's REST API v1, for contract tests and local development.
 //
-// In a Go test, start one server per test:
+// In a Go test, start one server per test and move its clock:
 //
-//	srv := mediamock.RunT(t)
-//	resp, err := srv.Client().Post(srv.URL()+"/api/v1/generations", ...)
-//	srv.Advance(30 * time.Second) // jobs move on the simulated clock
+//	srv := mediamock.RunT(t, mediamock.WithSeed(7))
+//	req, _ := http.NewRequest("POST", srv.BaseURL()+"/generations",
+//		strings.NewReader(`{"modality":"video","model_id":"veo-3-fast","prompt":"a fox"}`))
+//	req.Header.Set("Authorization", "Bearer "+mediamock.KeyAllScopes)
+//	req.Header.Set("Content-Type", "application/json")
+//	resp, err := srv.Client().Do(req)
+//	...
+//	srv.RunUntilIdle(time.Hour) // every job ends, in order, on the simulated clock
 //
 // Every request is validated against openapi.json, authenticated with the
 // fixture's API keys, rate-limited per workspace and served by the
