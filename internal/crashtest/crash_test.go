@@ -1,0 +1,183 @@
+// Package crashtest kills a server process under write load and checks
+// what it acknowledged survived.
+package crashtest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/sim"
+)
+
+const childEnv = "MEDIAMOCK_CRASH_CHILD_DB"
+
+// TestMain runs a server instead of the tests when the crash test starts
+// this binary as its child: it prints the server's URL and serves until it
+// is killed.
+func TestMain(m *testing.M) {
+	if db := os.Getenv(childEnv); db != "" {
+		srv, err := mediamock.New(mediamock.Options{Addr: "127.0.0.1:0", DBPath: db, Clock: mediamock.ClockManual, JournalSize: -1})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Println(srv.URL())
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+		defer stop()
+		<-ctx.Done()
+		srv.Close()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+type child struct {
+	cmd *exec.Cmd
+	url string
+}
+
+func startChild(t *testing.T, db string) *child {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+db)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	line, err := bufio.NewReader(out).ReadString('\n')
+	require.NoError(t, err, "the child prints its URL when it serves")
+	c := &child{cmd: cmd, url: strings.TrimSpace(line)}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return c
+}
+
+func call(client *http.Client, method, url, token, body string, out any) (int, error) {
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if method != "GET" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, err
+	}
+	if out != nil {
+		json.Unmarshal(data, out)
+	}
+	return resp.StatusCode, nil
+}
+
+// SIGKILL in the middle of a write load loses no acknowledged generation,
+// and the credits still reconcile with the ledger, in the default
+// (non-durable) mode: commits reach the operating system before they are
+// acknowledged, and the process's death does not take them back.
+func TestKillUnderWriteLoseNothingAcknowledged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts server processes")
+	}
+	db := t.TempDir() + "/state.db"
+	c := startChild(t, db)
+	client := &http.Client{Timeout: 10 * time.Second}
+	var ws struct {
+		WorkspaceID uint64 `json:"workspace_id"`
+		Token       string `json:"token"`
+	}
+	status, err := call(client, "POST", c.url+"/_mock/workspaces", "", `{"name":"crash","plan":"business","credits":1000000,"rate_limit_per_minute":1000000}`, &ws)
+	require.NoError(t, err)
+	require.Equal(t, 201, status)
+
+	const killAt = 300
+	var mu sync.Mutex
+	var acked []uint64
+	var wg sync.WaitGroup
+	var once sync.Once
+	for w := 0; w < 16; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 100; i++ {
+				var g struct {
+					Assets []struct {
+						ID uint64 `json:"id"`
+					} `json:"assets"`
+				}
+				status, err := call(client, "POST", c.url+"/api/v1/generations", ws.Token,
+					`{"modality":"image","model_id":"imagen-4","prompt":"a lighthouse","count":2}`, &g)
+				if err != nil {
+					return // the server is gone
+				}
+				if status != 201 {
+					continue
+				}
+				mu.Lock()
+				acked = append(acked, g.Assets[0].ID, g.Assets[1].ID)
+				n := len(acked) / 2
+				mu.Unlock()
+				if n >= killAt {
+					once.Do(func() { c.cmd.Process.Signal(syscall.SIGKILL) })
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	c.cmd.Wait()
+	require.GreaterOrEqual(t, len(acked)/2, killAt, "the load reached the kill")
+
+	again := startChild(t, db)
+	for _, id := range acked {
+		var g struct {
+			Status string `json:"status"`
+		}
+		status, err := call(client, "GET", fmt.Sprintf("%s/api/v1/generations/%d", again.url, id), ws.Token, "", &g)
+		require.NoError(t, err)
+		require.Equal(t, 200, status, "acknowledged asset %d survived the kill", id)
+	}
+	var ledger struct {
+		Balance int64             `json:"credits_balance"`
+		Entries []sim.LedgerEntry `json:"entries"`
+	}
+	status, err = call(client, "GET", fmt.Sprintf("%s/_mock/workspaces/%d/ledger", again.url, ws.WorkspaceID), "", "", &ledger)
+	require.NoError(t, err)
+	require.Equal(t, 200, status)
+	assert.NoError(t, sim.CheckLedger(ledger.Entries, ledger.Balance), "the ledger explains the balance")
+	charged := map[uint64]bool{}
+	charges := 0
+	for _, e := range ledger.Entries {
+		if e.Type == "charge" {
+			charges++
+			for _, id := range e.AssetIDs {
+				charged[id] = true
+			}
+		}
+	}
+	for _, id := range acked {
+		assert.True(t, charged[id], "asset %d was charged", id)
+	}
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "%d generations acknowledged before SIGKILL, all found after restart; %d charges in the ledger", len(acked)/2, charges)
+	t.Log(buf.String())
+}
