@@ -3,6 +3,7 @@ package front
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"runtime/debug"
 	"strconv"
@@ -56,12 +57,28 @@ func LimitBody(w *Writer, r *http.Request, max int64, tooBig error) bool {
 		return false
 	}
 	if r.Body != nil && r.Body != http.NoBody {
-		r.Body = http.MaxBytesReader(w, r.Body, max)
+		r.Body = &closeOnError{ReadCloser: http.MaxBytesReader(w, r.Body, max), w: w}
 		if w.reqCapture != nil {
 			r.Body = &journal.CaptureBody{ReadCloser: r.Body, C: w.reqCapture}
 		}
 	}
 	return true
+}
+
+// closeOnError ends the connection after the answer when the body could
+// not be read (too large, or too slow for the read timeout): what is left
+// of it must not be taken for the next request.
+type closeOnError struct {
+	io.ReadCloser
+	w *Writer
+}
+
+func (b *closeOnError) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF && !b.w.wroteHeader {
+		b.w.Header().Set("Connection", "close")
+	}
+	return n, err
 }
 
 // requestID renders req_000000000042.
