@@ -2,8 +2,10 @@ package front
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"runtime/debug"
 	"strconv"
@@ -196,6 +198,16 @@ func (env *Env) record(w *Writer, r *http.Request, started time.Time, journaled 
 	}
 	if w.op != "" {
 		env.Coverage.Hit(w.op, status)
+	}
+	if env.Log.Enabled(context.Background(), slog.LevelInfo) {
+		var ws uint64
+		if w.principal != nil {
+			ws = w.principal.WorkspaceID
+		}
+		env.Log.LogAttrs(context.Background(), slog.LevelInfo, "request",
+			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", status),
+			slog.Uint64("workspace", ws), slog.Duration("latency", env.WallClock().Sub(started)),
+			slog.String("request_id", w.Header().Get("X-Request-Id")))
 	}
 	if env.Journal == nil || !journaled {
 		w.releaseCaptures()
