@@ -1,0 +1,360 @@
+// Command compare measures, in one run on one machine, this server
+// (non-durable and durable), a bare net/http server answering a fixed body
+// of the same size as the server's list page, and Prism when npx can
+// install it, with the same requests from the same Go load generator. It
+// prints one table: requests per second, p50, p99, start time, RSS idle and
+// peak, and the ratios to the bare server.
+//
+//	go run ./bench/compare                 # 8 s per load, 32 connections
+//	go run ./bench/compare -d 4s -prism=false
+//
+// It starts every server on loopback and stops them all when done.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"text/tabwriter"
+	"time"
+)
+
+const token = "mk_test_bench"
+
+// fixture is a workspace of 10,000 assets whose rate limit never bites.
+const fixture = `{"extends": "default",
+  "plans": {"bench": {"rate_limit_per_minute": 1000000000, "publishing_allowed": true}},
+  "workspaces": [{"name": "Bench", "plan": "bench", "credits": 1000000000000,
+    "api_keys": [{"token": "` + token + `", "scopes": ["read", "generate", "publish"]}],
+    "assets": {"count": 10000}}]}`
+
+const createBody = `{"modality":"image","model_id":"imagen-4","prompt":"a load test of lighthouses","aspect_ratio":"16:9"}`
+
+type result struct {
+	name               string
+	listRPS, createRPS float64
+	listP50, listP99   time.Duration
+	createP99          time.Duration
+	start              time.Duration
+	rssIdle, rssPeak   int64 // KiB
+	skipped            string
+}
+
+func main() {
+	dur := flag.Duration("d", 8*time.Second, "duration of each load")
+	conc := flag.Int("c", 32, "concurrent connections")
+	prism := flag.Bool("prism", true, "also measure Prism (installed with npx)")
+	flag.Parse()
+
+	dir, err := os.MkdirTemp("", "mediamock-compare-")
+	check(err)
+	defer os.RemoveAll(dir)
+	bin := filepath.Join(dir, "mockserver")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/mockserver")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	check(build.Run())
+	fix := filepath.Join(dir, "bench.json")
+	check(os.WriteFile(fix, []byte(fixture), 0o600))
+
+	var results []result
+	for _, durable := range []bool{false, true} {
+		name := "mediamock"
+		if durable {
+			name += " --durable"
+		}
+		addr := freeAddr()
+		args := []string{"--addr", addr, "--db", filepath.Join(dir, name+".db"), "--reset", "--fixtures", fix,
+			"--clock", "manual", "--journal-size", "0", "--log-format", "json"}
+		if durable {
+			args = append(args, "--durable")
+		}
+		results = append(results, measure(name, exec.Command(bin, args...), "http://"+addr, "/api/v1/account", *conc, *dur, true))
+	}
+	page := fetchPage(bin, dir, fix)
+	bare := bareServer(page)
+	results = append(results, measure(fmt.Sprintf("bare net/http (%d B body)", len(page)), bare, "http://"+bare.Env[0][len("BARE_ADDR="):], "/", *conc, *dur, false))
+	if *prism {
+		results = append(results, measurePrism(dir, *conc, *dur))
+	}
+	print(results, *conc, *dur)
+}
+
+// measure starts a server, times its start to the first 2xx, loads it with
+// list pages and (for the mock) creations, and reads its memory.
+func measure(name string, cmd *exec.Cmd, url, ready string, conc int, dur time.Duration, mock bool) result {
+	r := result{name: name}
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	began := time.Now()
+	if err := cmd.Start(); err != nil {
+		r.skipped = err.Error()
+		return r
+	}
+	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc, MaxConnsPerHost: conc}}
+	for {
+		if resp, err := get(client, url+ready); err == nil && resp < 300 {
+			break
+		}
+		if time.Since(began) > 2*time.Minute {
+			r.skipped = "did not start within 2 minutes"
+			return r
+		}
+		time.Sleep(time.Millisecond)
+	}
+	r.start = time.Since(began)
+	time.Sleep(500 * time.Millisecond)
+	r.rssIdle, _ = rss(cmd.Process.Pid)
+	list := url + "/api/v1/assets?limit=20"
+	if !mock {
+		list = url + "/"
+	}
+	r.listRPS, r.listP50, r.listP99 = load(client, "GET", list, "", conc, dur)
+	if mock {
+		r.createRPS, _, r.createP99 = load(client, "POST", url+"/api/v1/generations", createBody, conc, dur)
+	}
+	runtime.GC()
+	_, r.rssPeak = rss(cmd.Process.Pid)
+	return r
+}
+
+// load runs conc keep-alive clients for dur and returns requests per
+// second, p50 and p99.
+func load(client *http.Client, method, url, body string, conc int, dur time.Duration) (float64, time.Duration, time.Duration) {
+	deadline := time.Now().Add(dur)
+	var mu sync.Mutex
+	var all []time.Duration
+	var bad atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < conc; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var local []time.Duration
+			for time.Now().Before(deadline) {
+				req, _ := http.NewRequest(method, url, strings.NewReader(body))
+				req.Header.Set("Authorization", "Bearer "+token)
+				if body != "" {
+					req.Header.Set("Content-Type", "application/json")
+				}
+				t := time.Now()
+				resp, err := client.Do(req)
+				if err != nil {
+					bad.Add(1)
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode >= 300 {
+					bad.Add(1)
+				}
+				local = append(local, time.Since(t))
+			}
+			mu.Lock()
+			all = append(all, local...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if n := bad.Load(); n > 0 {
+		fmt.Fprintf(os.Stderr, "compare: %s %s: %d errors or non-2xx answers\n", method, url, n)
+	}
+	slices.Sort(all)
+	if len(all) == 0 {
+		return 0, 0, 0
+	}
+	return float64(len(all)) / dur.Seconds(), all[len(all)/2], all[(len(all)-1)*99/100]
+}
+
+// fetchPage reads one list page from the mock, for the bare server's body.
+func fetchPage(bin, dir, fix string) []byte {
+	addr := freeAddr()
+	cmd := exec.Command(bin, "--addr", addr, "--db", filepath.Join(dir, "page.db"), "--reset", "--fixtures", fix, "--clock", "manual")
+	check(cmd.Start())
+	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
+	for i := 0; ; i++ {
+		req, _ := http.NewRequest("GET", "http://"+addr+"/api/v1/assets?limit=20", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return b
+			}
+		}
+		if i > 60000 {
+			check(fmt.Errorf("the mock did not answer a list page"))
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// bareServer is this program again, serving body on a free port.
+func bareServer(body []byte) *exec.Cmd {
+	f, err := os.CreateTemp("", "bare-body-")
+	check(err)
+	f.Write(body)
+	f.Close()
+	self, err := os.Executable()
+	check(err)
+	addr := freeAddr()
+	cmd := exec.Command(self)
+	cmd.Env = []string{"BARE_ADDR=" + addr, "BARE_BODY=" + f.Name()}
+	return cmd
+}
+
+func init() {
+	addr, bodyPath := os.Getenv("BARE_ADDR"), os.Getenv("BARE_BODY")
+	if addr == "" {
+		return
+	}
+	body, err := os.ReadFile(bodyPath)
+	check(err)
+	size := strconv.Itoa(len(body))
+	http.ListenAndServe(addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", size)
+		w.Write(body)
+	}))
+	os.Exit(0)
+}
+
+func measurePrism(dir string, conc int, dur time.Duration) result {
+	r := result{name: "Prism 5.14.2 (static)"}
+	if _, err := exec.LookPath("npx"); err != nil {
+		r.skipped = "npx is not installed"
+		return r
+	}
+	install := exec.Command("npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix", dir, "@stoplight/prism-cli@5.14.2")
+	if out, err := install.CombinedOutput(); err != nil {
+		r.skipped = "npm could not install @stoplight/prism-cli: " + strings.TrimSpace(lastLine(out))
+		return r
+	}
+	spec, err := filepath.Abs("openapi.json")
+	check(err)
+	addr := freeAddr()
+	host, port, _ := net.SplitHostPort(addr)
+	cmd := exec.Command(filepath.Join(dir, "node_modules", ".bin", "prism"), "mock", "--host", host, "--port", port, "--errors=false", spec)
+	return withName(measurePrismCmd(cmd, "http://"+addr, conc, dur), r.name)
+}
+
+func measurePrismCmd(cmd *exec.Cmd, url string, conc int, dur time.Duration) result {
+	r := measure("", cmd, url, "/api/v1/openapi.json", conc, dur, true)
+	return r
+}
+
+func withName(r result, name string) result { r.name = name; return r }
+
+func lastLine(b []byte) string {
+	s := bufio.NewScanner(bytes.NewReader(b))
+	last := ""
+	for s.Scan() {
+		if t := strings.TrimSpace(s.Text()); t != "" {
+			last = t
+		}
+	}
+	return last
+}
+
+// rss reads the resident set size and its peak, in KiB.
+func rss(pid int) (int64, int64) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0
+	}
+	var cur, peak int64
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		n, _ := strconv.ParseInt(f[1], 10, 64)
+		switch f[0] {
+		case "VmRSS:":
+			cur = n
+		case "VmHWM:":
+			peak = n
+		}
+	}
+	return cur, peak
+}
+
+func print(rs []result, conc int, dur time.Duration) {
+	var bare *result
+	for i := range rs {
+		if strings.HasPrefix(rs[i].name, "bare") {
+			bare = &rs[i]
+		}
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "server\tGET /assets?limit=20\tvs bare\tp50\tp99\tp99 vs bare\tPOST /generations\tp99\tstart\tRSS idle\tRSS peak\t\n")
+	for _, r := range rs {
+		if r.skipped != "" {
+			fmt.Fprintf(tw, "%s\tskipped: %s\t\t\t\t\t\t\t\t\t\t\n", r.name, r.skipped)
+			continue
+		}
+		ratio, p99ratio := "-", "-"
+		if bare != nil && bare.listRPS > 0 {
+			ratio = fmt.Sprintf("%.0f%%", 100*r.listRPS/bare.listRPS)
+			p99ratio = fmt.Sprintf("%.1fx", float64(r.listP99)/float64(bare.listP99))
+		}
+		create, createP99 := "-", "-"
+		if r.createRPS > 0 {
+			create, createP99 = fmt.Sprintf("%.0f/s", r.createRPS), round(r.createP99)
+		}
+		fmt.Fprintf(tw, "%s\t%.0f/s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d MB\t%d MB\t\n", r.name, r.listRPS, ratio, round(r.listP50), round(r.listP99), p99ratio,
+			create, createP99, round(r.start), r.rssIdle/1024, r.rssPeak/1024)
+	}
+	tw.Flush()
+	fmt.Printf("\n%d connections, %s per load, GOMAXPROCS %d, %d CPUs, %s/%s\n", conc, dur, runtime.GOMAXPROCS(0), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
+}
+
+func round(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond).String()
+	case d >= time.Millisecond:
+		return d.Round(100 * time.Microsecond).String()
+	}
+	return d.Round(time.Microsecond).String()
+}
+
+func get(client *http.Client, url string) (int, error) {
+	req, _ := http.NewRequestWithContext(context.Background(), "GET", url, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+func freeAddr() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	check(err)
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "compare:", err)
+		os.Exit(1)
+	}
+}
