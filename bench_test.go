@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -123,4 +124,33 @@ func BenchmarkNew(b *testing.B) {
 		}
 		srv.Close()
 	}
+}
+
+// BenchmarkListPage is a page of 20 assets of a 10,000-asset library, the
+// list path of the comparison in bench/compare.
+func BenchmarkListPage(b *testing.B) {
+	dir := b.TempDir()
+	fix := dir + "/bench.json"
+	os.WriteFile(fix, []byte(`{"extends": "default",
+  "plans": {"bench": {"rate_limit_per_minute": 1000000000, "publishing_allowed": true}},
+  "workspaces": [{"name": "Bench", "plan": "bench", "credits": 1000000000,
+    "api_keys": [{"token": "mk_test_bench", "scopes": ["read"]}], "assets": {"count": 10000}}]}`), 0o600)
+	srv, err := mediamock.New(mediamock.Options{DBPath: dir + "/state.db", FixturesPath: fix, Clock: mediamock.ClockManual, JournalSize: -1, NoListener: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	h := srv.Handler()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			req := httptest.NewRequest("GET", "/api/v1/assets?limit=20", nil)
+			req.Header.Set("Authorization", "Bearer mk_test_bench")
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			if w.Code != 200 {
+				b.Fatalf("%d %s", w.Code, w.Body)
+			}
+		}
+	})
 }

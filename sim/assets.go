@@ -104,8 +104,18 @@ type AssetQuery struct {
 // the cursor, so it costs about limit seeks per filter, whatever the size of
 // the library. A text query is checked against a compact text index.
 func (e *Engine) ListAssets(p Principal, q AssetQuery) (Page[Asset], error) {
-	var pg Page[Asset]
-	err := e.view(func(t *tx) error {
+	_, assets, more, err := e.ListAssetsSkipping(p, q, nil)
+	if err != nil {
+		return Page[Asset]{}, err
+	}
+	return Page[Asset]{Data: assets, HasMore: more}, nil
+}
+
+// ListAssetsSkipping lists like ListAssets, but leaves out of assets (as a
+// zero Asset at the same index of ids) those skip says the caller already
+// has: a final asset never changes, so its rendering can be kept.
+func (e *Engine) ListAssetsSkipping(p Principal, q AssetQuery, skip func(id uint64) bool) (ids []uint64, assets []Asset, hasMore bool, err error) {
+	err = e.view(func(t *tx) error {
 		ws := p.WorkspaceID
 		var iters []*idxIter
 		if q.ProjectID != 0 {
@@ -128,22 +138,29 @@ func (e *Engine) ListAssets(p Principal, q AssetQuery) (Page[Asset], error) {
 		if q.StartingAfter > 0 {
 			upper = q.StartingAfter - 1
 		}
-		ids := leapfrog(iters, upper, q.Limit+1)
+		ids = leapfrog(iters, upper, q.Limit+1)
 		if len(ids) > q.Limit {
-			ids, pg.HasMore = ids[:q.Limit], true
+			ids, hasMore = ids[:q.Limit], true
 		}
-		pg.Data = make([]Asset, 0, len(ids))
-		for _, id := range ids {
+		assets = make([]Asset, len(ids))
+		for i, id := range ids {
+			if skip != nil && skip(id) {
+				continue
+			}
 			a, err := t.asset(ws, id)
 			if err != nil {
 				return err
 			}
-			pg.Data = append(pg.Data, *a)
+			assets[i] = *a
 		}
 		return nil
 	})
-	return pg, err
+	return ids, assets, hasMore, err
 }
+
+// Epoch counts the resets and restores of the state: renderings that hold
+// file addresses are valid within one epoch.
+func (e *Engine) Epoch() uint64 { return e.epoch.Load() }
 
 // idxIter walks the ids under one key prefix downwards.
 type idxIter struct {

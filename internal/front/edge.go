@@ -268,6 +268,15 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	w.Write(buf.Bytes())
 }
 
+// WriteRaw answers with a body already encoded as JSON.
+func WriteRaw(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
 // ServeDocument serves a JSON document such as openapi.json.
 func ServeDocument(w http.ResponseWriter, r *http.Request, doc []byte) {
 	h := w.Header()

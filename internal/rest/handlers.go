@@ -83,12 +83,11 @@ func getGeneration(c *call) (int, any, error) {
 }
 
 func listAssets(c *call) (int, any, error) {
-	pg, err := c.eng().ListAssets(c.p, sim.AssetQuery{
+	return listAssetsPage(c, sim.AssetQuery{
 		Kind: c.query("kind"), Status: c.query("status"), Query: c.query("query"),
 		ProjectID: uint64(c.queryInt("project_id", 0)), StartingAfter: uint64(c.queryInt("starting_after", 0)),
 		Limit: c.queryInt("limit", 20),
 	})
-	return http.StatusOK, wire.Page(pg, c.view().Asset, func(a sim.Asset) uint64 { return a.ID }), err
 }
 
 func createUpload(c *call) (int, any, error) {

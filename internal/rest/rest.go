@@ -26,8 +26,9 @@ const BasePath = "/api/v1"
 // Front serves the REST API of one server.
 type Front struct {
 	env      *front.Env
-	document []byte // openapi.json, served at /api/v1/openapi.json
-	etags    etags  // of files served
+	document []byte   // openapi.json, served at /api/v1/openapi.json
+	etags    etags    // of files served
+	rendered rendered // JSON of final assets, for list pages
 }
 
 // New returns the REST front of a server; document is openapi.json.
@@ -181,6 +182,10 @@ func (f *Front) operation(w *front.Writer, r *http.Request, m front.Match) {
 		cancel()
 	}
 	status, body, err := handlers()[m.Name](&call{f: f, w: w, r: r, p: pass.Principal, vars: m.Vars, q: query})
+	if raw, ok := body.(rawJSON); ok && err == nil {
+		front.WriteRaw(w, status, raw)
+		return
+	}
 	front.Answer(w, status, body, err)
 }
 
