@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -211,9 +212,10 @@ var errClosed = &Error{Kind: EUNAVAILABLE, Code: "service_unavailable", Message:
 
 // op is one write waiting for the writer.
 type op struct {
-	fn   func(*tx) error
-	err  error
-	done chan struct{}
+	fn       func(*tx) error
+	err      error
+	done     chan struct{}
+	panicked bool // fn panicked: it fails and is not run again
 }
 
 // update runs fn in a write transaction. Writes are committed in groups: the
@@ -241,6 +243,10 @@ func (e *Engine) update(fn func(*tx) error) error {
 
 func (e *Engine) writer() {
 	defer e.wg.Done()
+	// The state file is memory-mapped: a damaged page read by a write must
+	// fail that write (a panic, recovered below), not kill the process with
+	// a fault.
+	debug.SetPanicOnFault(true)
 	batch := make([]*op, 0, 128)
 	for o := range e.ops {
 		batch = append(batch[:0], o)
@@ -265,21 +271,49 @@ func isBusiness(err error) bool {
 	return errors.As(err, &be) && be.Kind != EINTERNAL
 }
 
+// errPanic is what a write that panicked returns: it is rolled back and the
+// writer goes on.
+var errPanic = &Error{Kind: EINTERNAL, Code: "internal_error", Message: "The operation failed unexpectedly and was rolled back."}
+
+// recovered turns a panic into errPanic, and logs it with its stack.
+func (e *Engine) recovered(r any, what string) error {
+	e.log.Error(what+" panicked; it was rolled back", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+	return errPanic
+}
+
+// call runs one write's function, turning a panic into its failure.
+func (e *Engine) call(o *op, t *tx) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			o.panicked = true
+			err = e.recovered(r, "a write")
+		}
+	}()
+	return o.fn(t)
+}
+
 func (e *Engine) commit(batch []*op) {
 	var t *tx
-	err := e.db.Update(func(btx *bolt.Tx) error {
-		t = e.newTx(btx)
-		if err := t.applyDue(); err != nil {
-			return err
-		}
-		for _, o := range batch {
-			o.err = o.fn(t)
-			if o.err != nil && !isBusiness(o.err) {
-				return o.err
+	err := func() (err error) {
+		defer func() {
+			if r := recover(); r != nil { // outside every write: applying due events, finishing, committing
+				err = e.recovered(r, "a commit")
 			}
-		}
-		return t.finish()
-	})
+		}()
+		return e.db.Update(func(btx *bolt.Tx) error {
+			t = e.newTx(btx)
+			if err := t.applyDue(); err != nil {
+				return err
+			}
+			for _, o := range batch {
+				o.err = e.call(o, t)
+				if o.err != nil && !isBusiness(o.err) {
+					return o.err
+				}
+			}
+			return t.finish()
+		})
+	}()
 	switch {
 	case err == nil:
 		if err := t.afterCommit(); err != nil {
@@ -289,10 +323,17 @@ func (e *Engine) commit(batch []*op) {
 		}
 	case len(batch) > 1:
 		// One write broke the group: run each alone so the others succeed.
+		// One that panicked fails without running again.
 		for _, o := range batch {
+			if o.panicked {
+				close(o.done)
+				continue
+			}
 			e.commit([]*op{o})
 		}
 		return
+	case batch[0].panicked || err == errPanic:
+		batch[0].err = errPanic
 	default:
 		batch[0].err = fmt.Errorf("commit: %w", err)
 	}
@@ -497,12 +538,22 @@ func (t *tx) applyDue() error {
 			return err
 		}
 		t.now = Stamp(getU64(kc[:8])).Time()
-		if err := t.apply(kc, ev); err != nil {
+		if err := t.applySafely(kc, ev); err != nil {
 			// A damaged record must not stop the simulation: the event is
 			// dropped and said so.
 			t.e.log.Error("dropped an event that cannot be applied", "event", ev.Kind, "id", ev.ID, "err", err)
 		}
 	}
+}
+
+// applySafely applies one event; a panic is the event's failure.
+func (t *tx) applySafely(k []byte, ev Event) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return t.apply(k, ev)
 }
 
 func (t *tx) apply(k []byte, ev Event) error {

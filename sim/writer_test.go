@@ -1,0 +1,69 @@
+package sim
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A write that panics fails alone, rolled back; the writes committed in the
+// same group succeed, and the writer goes on serving.
+func TestWriterRecoversFromAPanic(t *testing.T) {
+	e := newEngine(t, engineOpts{})
+	p := principal(t, e, "mk_test_all_scopes")
+	before, err := e.Balance(p.WorkspaceID)
+	require.NoError(t, err)
+	boom := func(t *tx) error {
+		if err := t.b(bFaults).Put([]byte("half-done"), []byte("x")); err != nil {
+			return err
+		}
+		panic("boom")
+	}
+
+	// Hold the writer so that the next writes queue up and form one group.
+	started, release := make(chan struct{}), make(chan struct{})
+	go e.update(func(*tx) error { close(started); <-release; return nil })
+	<-started
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if i == 2 {
+				errs[i] = e.update(boom)
+				return
+			}
+			_, errs[i] = e.GrantCredits(p.WorkspaceID, 1, "")
+		}()
+	}
+	for len(e.ops) < len(errs) {
+		time.Sleep(time.Millisecond) // the writes are queued by other goroutines: wait for them to be there
+	}
+	close(release)
+	wg.Wait()
+
+	for i, err := range errs {
+		if i == 2 {
+			assert.True(t, IsKind(err, EINTERNAL), "the write that panicked fails: %v", err)
+			continue
+		}
+		assert.NoError(t, err, "write %d of the group", i)
+	}
+	bal, err := e.Balance(p.WorkspaceID)
+	require.NoError(t, err)
+	assert.Equal(t, before+3, bal)
+
+	// Alone, again: it fails; its half-done write is rolled back; the writer lives.
+	assert.True(t, IsKind(e.update(boom), EINTERNAL))
+	require.NoError(t, e.view(func(tx *tx) error {
+		assert.Nil(t, tx.b(bFaults).Get([]byte("half-done")))
+		return nil
+	}))
+	bal, err = e.GrantCredits(p.WorkspaceID, 1, "")
+	require.NoError(t, err)
+	assert.Equal(t, before+4, bal)
+}
