@@ -40,6 +40,12 @@ type Config struct {
 	Images ImageResolver
 	// Log receives what the engine has to report; nil discards it.
 	Log *slog.Logger
+	// WallClock reads the wall clock for progress reports of long bulk
+	// writes (seeding, restoring), never for the simulation; nil means
+	// time.Now.
+	WallClock func() time.Time
+
+	batchSize int // records per transaction of a bulk write; 0 means bulkBatch
 }
 
 // Engine is the simulated service: state, clock, credits, limits and
@@ -59,6 +65,7 @@ type Engine struct {
 	closed   chan struct{}
 	wg       sync.WaitGroup
 	mu       sync.RWMutex // guards tokens and workspaces
+	state    sync.RWMutex // readers share it; a bulk write (reset, restore) holds it alone
 	sendMu   sync.Mutex   // guards closing against new writes
 	closing  bool
 	inflight sync.WaitGroup // writes being handed to the writer
@@ -75,6 +82,11 @@ type Engine struct {
 	cov   coverage
 	epoch atomic.Uint64 // resets and restores so far; part of file addresses
 	log   *slog.Logger
+
+	// incomplete is set when a bulk write failed half-way: the state is not
+	// served until a reset (or a restart) seeds it again.
+	incomplete atomic.Pointer[Error]
+	lastBulk   bulkStats // of the last bulk write that finished, for tests and benchmarks
 }
 
 // Open opens (or creates and seeds) the simulation in cfg.Path.
@@ -90,6 +102,12 @@ func Open(cfg Config) (*Engine, error) {
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.WallClock == nil {
+		cfg.WallClock = time.Now
+	}
+	if cfg.batchSize <= 0 {
+		cfg.batchSize = bulkBatch
 	}
 	db, err := bolt.Open(cfg.Path, 0o600, &bolt.Options{Timeout: time.Second, NoSync: !cfg.Durable, NoFreelistSync: true, InitialMmapSize: 64 << 20})
 	if err != nil {
@@ -124,33 +142,28 @@ func (e *Engine) indexCatalog() {
 	}
 }
 
-// load seeds a new (or reset) file, or checks and loads an existing one.
+// load seeds a new (or reset) file, or checks and loads an existing one. A
+// file whose last bulk write (seed, reset or restore) did not finish is
+// never served half-made: it is wiped and seeded again from the fixtures.
 func (e *Engine) load(reset bool) error {
 	fp := e.fingerprint()
 	var fresh bool
-	err := e.db.Update(func(btx *bolt.Tx) error {
-		if reset {
-			for _, name := range allBuckets {
-				if btx.Bucket(name) != nil {
-					if err := btx.DeleteBucket(name); err != nil {
-						return err
-					}
-				}
-			}
-		}
+	var unfinished string
+	var epoch uint64
+	err := e.db.View(func(btx *bolt.Tx) error {
 		meta := btx.Bucket(bMeta)
-		if meta == nil {
+		switch {
+		case meta == nil:
 			fresh = true
-			for _, name := range allBuckets {
-				if _, err := btx.CreateBucketIfNotExists(name); err != nil {
-					return err
-				}
+			return nil
+		case meta.Get(keyIncomplete) != nil:
+			unfinished = string(meta.Get(keyIncomplete))
+			if v := meta.Get([]byte("epoch")); len(v) == 8 {
+				epoch = getU64(v) + 1 // addresses handed out before stay dead
 			}
-			t := e.newTx(btx)
-			if err := t.writeMeta(); err != nil {
-				return err
-			}
-			return t.seed()
+			return nil
+		case reset:
+			return nil
 		}
 		if v := string(meta.Get([]byte("schema"))); v != schemaVersion {
 			return fmt.Errorf("%s has state schema %q; this version needs %q: remove the file or reset it", e.cfg.Path, v, schemaVersion)
@@ -163,19 +176,34 @@ func (e *Engine) load(reset bool) error {
 	if err != nil {
 		return err
 	}
+	if unfinished != "" {
+		e.log.Warn("the state file holds an unfinished "+unfinished+"; seeding it again from the fixtures", "path", e.cfg.Path)
+	}
+	if fresh || reset || unfinished != "" {
+		if err := e.seedState("seed", epoch); err != nil {
+			return fmt.Errorf("seed %s: %w", e.cfg.Path, err)
+		}
+		fresh = true
+	}
 	return e.db.View(func(btx *bolt.Tx) error {
 		if !fresh {
-			if v := btx.Bucket(bMeta).Get([]byte("clock")); v != nil {
+			if v := btx.Bucket(bMeta).Get([]byte("clock")); len(v) == 8 {
 				e.clock.restore(Stamp(getU64(v)).Time())
 			}
 		}
-		e.publishNextDue(firstDue(btx))
-		e.epoch.Store(readEpoch(btx))
-		if err := e.rate.load(btx); err != nil {
-			return err
-		}
-		return e.loadPrincipals(btx)
+		return e.reload(btx)
 	})
+}
+
+// reload reads what the engine keeps in memory from the state: the next due
+// event, the epoch, the rate windows, the tokens and workspaces.
+func (e *Engine) reload(btx *bolt.Tx) error {
+	e.publishNextDue(firstDue(btx))
+	e.epoch.Store(readEpoch(btx))
+	if err := e.rate.load(btx); err != nil {
+		return err
+	}
+	return e.loadPrincipals(btx)
 }
 
 // Close stops the engine: it waits for queued writes, saves the clock and
@@ -210,9 +238,11 @@ func (e *Engine) World() *fixtures.World { return e.world }
 
 var errClosed = &Error{Kind: EUNAVAILABLE, Code: "service_unavailable", Message: "The server is shutting down."}
 
-// op is one write waiting for the writer.
+// op is one write waiting for the writer: fn runs in the group's
+// transaction; bulk, when set, runs alone and commits its own transactions.
 type op struct {
 	fn       func(*tx) error
+	bulk     func() error
 	err      error
 	done     chan struct{}
 	panicked bool // fn panicked: it fails and is not run again
@@ -225,7 +255,16 @@ type op struct {
 // A function must not write before it returns an *Error: its business error
 // is reported to its caller while the group's transaction still commits.
 func (e *Engine) update(fn func(*tx) error) error {
-	o := &op{fn: fn, done: make(chan struct{})}
+	return e.send(&op{fn: fn, done: make(chan struct{})})
+}
+
+// bulkUpdate runs fn in the writer, alone, holding the state lock: see
+// bulk.go for why and how a bulk write commits several transactions.
+func (e *Engine) bulkUpdate(fn func() error) error {
+	return e.send(&op{bulk: fn, done: make(chan struct{})})
+}
+
+func (e *Engine) send(o *op) error {
 	e.sendMu.Lock()
 	if e.closing {
 		e.sendMu.Unlock()
@@ -249,12 +288,21 @@ func (e *Engine) writer() {
 	debug.SetPanicOnFault(true)
 	batch := make([]*op, 0, 128)
 	for o := range e.ops {
+		if o.bulk != nil {
+			e.runBulk(o)
+			continue
+		}
 		batch = append(batch[:0], o)
+		var next *op // a bulk write met while draining runs after the group
 	drain:
 		for len(batch) < cap(batch) {
 			select {
 			case o2, ok := <-e.ops:
 				if !ok {
+					break drain
+				}
+				if o2.bulk != nil {
+					next = o2
 					break drain
 				}
 				batch = append(batch, o2)
@@ -263,6 +311,9 @@ func (e *Engine) writer() {
 			}
 		}
 		e.commit(batch)
+		if next != nil {
+			e.runBulk(next)
+		}
 	}
 }
 
@@ -293,6 +344,13 @@ func (e *Engine) call(o *op, t *tx) (err error) {
 }
 
 func (e *Engine) commit(batch []*op) {
+	if ie := e.incomplete.Load(); ie != nil {
+		for _, o := range batch {
+			o.err = ie
+			close(o.done)
+		}
+		return
+	}
 	var t *tx
 	err := func() (err error) {
 		defer func() {
@@ -342,14 +400,64 @@ func (e *Engine) commit(batch []*op) {
 	}
 }
 
+// runBulk runs a bulk write with the state to itself: no reader sees the
+// state while it is half-made.
+func (e *Engine) runBulk(o *op) {
+	e.state.Lock()
+	defer e.state.Unlock()
+	defer close(o.done)
+	err := func() (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = e.recovered(r, "a bulk write")
+			}
+		}()
+		return o.bulk()
+	}()
+	if err == nil {
+		e.incomplete.Store(nil)
+		err = e.db.View(e.reload)
+		e.hub.wakeAll()
+	} else if e.markedIncomplete() {
+		e.log.Error("a bulk write failed half-way; the state is not served until it is reset", "err", err)
+		e.incomplete.Store(&Error{Kind: EUNAVAILABLE, Code: "state_incomplete",
+			Message: "A reset or restore failed half-way (" + err.Error() + "); reset the simulation or restart the server."})
+	}
+	o.err = err
+}
+
+// markedIncomplete reports whether the file holds an unfinished bulk write.
+func (e *Engine) markedIncomplete() bool {
+	var marked bool
+	_ = e.db.View(func(btx *bolt.Tx) error {
+		if meta := btx.Bucket(bMeta); meta == nil || meta.Get(keyIncomplete) != nil {
+			marked = true
+		}
+		return nil
+	})
+	return marked
+}
+
 // view runs fn in a read transaction, after applying whatever is due.
 func (e *Engine) view(fn func(*tx) error) error {
 	if err := e.settle(); err != nil {
 		return err
 	}
-	return e.db.View(func(btx *bolt.Tx) error {
+	return e.read(func(btx *bolt.Tx) error {
 		return fn(e.newTx(btx))
 	})
+}
+
+// read runs fn in a read transaction of a complete state: it waits while a
+// bulk write (reset, restore) is under way, and fails while the state is
+// incomplete after one failed.
+func (e *Engine) read(fn func(*bolt.Tx) error) error {
+	e.state.RLock()
+	defer e.state.RUnlock()
+	if ie := e.incomplete.Load(); ie != nil {
+		return ie
+	}
+	return e.db.View(fn)
 }
 
 // settle applies every event due by now, if any.
@@ -430,9 +538,8 @@ type tx struct {
 	nextDue int64           // the earliest pending event when the transaction ended
 	notes   map[string]int  // lifecycle paths taken, counted once committed
 
-	reloadPrincipals bool   // tokens or workspaces changed
-	replaced         bool   // the whole state was replaced (reset, restore)
-	epoch            uint64 // the new epoch, when replaced
+	reloadPrincipals bool  // tokens or workspaces changed
+	bulk             *bulk // the bulk write this transaction is part of, if any
 }
 
 func (e *Engine) newTx(btx *bolt.Tx) *tx {
@@ -466,28 +573,16 @@ func (t *tx) afterCommit() error {
 	if t.notes != nil {
 		e.cov.add(t.notes)
 	}
-	if t.replaced || t.reloadPrincipals {
-		err := e.db.View(func(btx *bolt.Tx) error {
-			if t.replaced {
-				if err := e.rate.load(btx); err != nil {
-					return err
-				}
-			}
-			return e.loadPrincipals(btx)
-		})
-		if err != nil {
+	if t.reloadPrincipals {
+		if err := e.db.View(e.loadPrincipals); err != nil {
 			return fmt.Errorf("reload state after commit: %w", err)
 		}
-	}
-	if t.replaced {
-		e.hub.wakeAll()
-		e.epoch.Store(t.epoch)
 	}
 	return nil
 }
 
 func readEpoch(btx *bolt.Tx) uint64 {
-	if v := btx.Bucket(bMeta).Get([]byte("epoch")); v != nil {
+	if v := btx.Bucket(bMeta).Get([]byte("epoch")); len(v) == 8 {
 		return getU64(v)
 	}
 	return 0

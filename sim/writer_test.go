@@ -66,4 +66,9 @@ func TestWriterRecoversFromAPanic(t *testing.T) {
 	bal, err = e.GrantCredits(p.WorkspaceID, 1, "")
 	require.NoError(t, err)
 	assert.Equal(t, before+4, bal)
+
+	// A bulk write that panics fails the same way.
+	assert.True(t, IsKind(e.bulkUpdate(func() error { panic("bulk boom") }), EINTERNAL))
+	_, err = e.GrantCredits(p.WorkspaceID, 1, "")
+	require.NoError(t, err)
 }
