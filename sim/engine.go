@@ -46,6 +46,7 @@ type Config struct {
 	WallClock func() time.Time
 
 	batchSize int // records per transaction of a bulk write; 0 means bulkBatch
+	dueBatch  int // due events one transaction applies; 0 means dueBatch
 }
 
 // Engine is the simulated service: state, clock, credits, limits and
@@ -108,6 +109,9 @@ func Open(cfg Config) (*Engine, error) {
 	}
 	if cfg.batchSize <= 0 {
 		cfg.batchSize = bulkBatch
+	}
+	if cfg.dueBatch <= 0 {
+		cfg.dueBatch = dueBatch
 	}
 	db, err := bolt.Open(cfg.Path, 0o600, &bolt.Options{Timeout: time.Second, NoSync: !cfg.Durable, NoFreelistSync: true, InitialMmapSize: 64 << 20})
 	if err != nil {
@@ -322,6 +326,10 @@ func isBusiness(err error) bool {
 	return errors.As(err, &be) && be.Kind != EINTERNAL
 }
 
+// dueBatch bounds the due events one transaction applies: a clock jump over
+// many pending jobs is applied in several transactions.
+const dueBatch = 4096
+
 // errPanic is what a write that panicked returns: it is rolled back and the
 // writer goes on.
 var errPanic = &Error{Kind: EINTERNAL, Code: "internal_error", Message: "The operation failed unexpectedly and was rolled back."}
@@ -352,26 +360,43 @@ func (e *Engine) commit(batch []*op) {
 		return
 	}
 	var t *tx
-	err := func() (err error) {
-		defer func() {
-			if r := recover(); r != nil { // outside every write: applying due events, finishing, committing
-				err = e.recovered(r, "a commit")
-			}
-		}()
-		return e.db.Update(func(btx *bolt.Tx) error {
-			t = e.newTx(btx)
-			if err := t.applyDue(); err != nil {
-				return err
-			}
-			for _, o := range batch {
-				o.err = e.call(o, t)
-				if o.err != nil && !isBusiness(o.err) {
-					return o.err
+	var err error
+	for more := true; more; {
+		err = func() (err error) {
+			defer func() {
+				if r := recover(); r != nil { // outside every write: applying due events, finishing, committing
+					err = e.recovered(r, "a commit")
 				}
+			}()
+			return e.db.Update(func(btx *bolt.Tx) error {
+				t = e.newTx(btx)
+				var err error
+				if more, err = t.applyDue(e.cfg.dueBatch); err != nil {
+					return err
+				}
+				if more {
+					// Too many events are due for one transaction: they are
+					// applied in several, before the group's writes.
+					return t.finish()
+				}
+				for _, o := range batch {
+					o.err = e.call(o, t)
+					if o.err != nil && !isBusiness(o.err) {
+						return o.err
+					}
+				}
+				return t.finish()
+			})
+		}()
+		if err != nil {
+			break
+		}
+		if more {
+			if err := t.afterCommit(); err != nil {
+				e.log.Error("after applying due events", "err", err)
 			}
-			return t.finish()
-		})
-	}()
+		}
+	}
 	switch {
 	case err == nil:
 		if err := t.afterCommit(); err != nil {
@@ -613,27 +638,32 @@ func (t *tx) unschedule(k []byte) error {
 	return t.b(bDue).Delete(k)
 }
 
-// applyDue applies every event due by t.now, in order of due time. Each runs
-// at its own due time, so timestamps are those of a life lived in real time.
-func (t *tx) applyDue() error {
+// applyDue applies the events due by t.now, in order of due time, at most
+// limit of them, and reports whether more are due. Each runs at its own due
+// time, so timestamps are those of a life lived in real time.
+func (t *tx) applyDue(limit int) (more bool, err error) {
 	now := t.now
 	defer func() { t.now = now }()
 	b := t.b(bDue)
-	for {
+	for n := 0; ; n++ {
 		k, v := b.Cursor().First()
-		if k == nil || int64(getU64(k[:8])) > now.UnixNano() {
-			return nil
+		if k == nil || len(k) < 8 || int64(getU64(k[:8])) > now.UnixNano() {
+			return false, nil
 		}
-		var ev Event
-		if err := jsonUnmarshal(v, &ev); err != nil {
-			return err
+		if n == limit {
+			return true, nil
 		}
 		kc := bytes.Clone(k)
+		var ev Event
+		err := jsonUnmarshal(v, &ev)
 		if err := b.Delete(kc); err != nil {
-			return err
+			return false, err
 		}
 		t.now = Stamp(getU64(kc[:8])).Time()
-		if err := t.applySafely(kc, ev); err != nil {
+		if err == nil {
+			err = t.applySafely(kc, ev)
+		}
+		if err != nil {
 			// A damaged record must not stop the simulation: the event is
 			// dropped and said so.
 			t.e.log.Error("dropped an event that cannot be applied", "event", ev.Kind, "id", ev.ID, "err", err)

@@ -32,6 +32,7 @@ type engineOpts struct {
 	durable bool
 	seed    uint64
 	batch   int          // records per bulk transaction (0: the default)
+	due     int          // due events per transaction (0: the default)
 	log     *slog.Logger // nil: discarded
 }
 
@@ -47,7 +48,7 @@ func newEngine(t testing.TB, o engineOpts) *Engine {
 		o.mode = ClockManual
 	}
 	e, err := Open(Config{Path: o.path, World: o.world, Clock: NewClock(o.mode, DefaultEpoch, nil), Durable: o.durable, Seed: o.seed,
-		batchSize: o.batch, Log: o.log})
+		batchSize: o.batch, dueBatch: o.due, Log: o.log})
 	require.NoError(t, err)
 	t.Cleanup(func() { e.Close() })
 	return e

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -71,4 +72,24 @@ func TestWriterRecoversFromAPanic(t *testing.T) {
 	assert.True(t, IsKind(e.bulkUpdate(func() error { panic("bulk boom") }), EINTERNAL))
 	_, err = e.GrantCredits(p.WorkspaceID, 1, "")
 	require.NoError(t, err)
+}
+
+// A clock jump over more due events than one transaction applies gives the
+// same state as one that applies them all at once.
+func TestManyDueEventsInBoundedTransactions(t *testing.T) {
+	run := func(due int) map[string]string {
+		e := newEngine(t, engineOpts{due: due})
+		p := principal(t, e, "mk_test_business")
+		for i := range 30 {
+			_, err := e.CreateGeneration(t.Context(), p, GenerationRequest{Modality: "image", ModelID: "imagen-4", Prompt: "queued " + strconv.Itoa(i)})
+			require.NoError(t, err)
+		}
+		_, err := e.Advance(time.Hour)
+		require.NoError(t, err)
+		pg, err := e.ListAssets(p, AssetQuery{Query: "queued", Status: StatusCompleted, Limit: 50})
+		require.NoError(t, err)
+		assert.Len(t, pg.Data, 30, "every job ran, 8 at a time")
+		return stateDigest(t, e)
+	}
+	assert.Equal(t, run(0), run(3))
 }
