@@ -3,9 +3,13 @@ package sim
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/mediamock/mediamock/fixtures"
 )
 
 // populate adds n completed assets to a workspace in large transactions:
@@ -100,6 +104,53 @@ func BenchmarkCreateGeneration(b *testing.B) {
 					}
 				}
 			})
+		})
+	}
+}
+
+// bigWorld is the default world and one more workspace with n made-up
+// library assets (and 20 projects they belong to).
+func bigWorld(tb testing.TB, n int) *fixtures.World {
+	tb.Helper()
+	data := fmt.Sprintf(`{"extends": "default", "workspaces": [{"name": "Big Library", "plan": "business", "credits": 1000,
+		"api_keys": [{"token": "mk_test_big_library", "scopes": ["read", "generate"]}],
+		"projects": {"count": 20}, "assets": {"count": %d}}]}`, n)
+	w, err := fixtures.Parse("big.json", []byte(data), 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return w
+}
+
+// BenchmarkSeed measures seeding a new state file from fixtures with a
+// library of 10k and 100k assets (1M with SIM_BENCH_1M=1), per record
+// written: the cost per record should not grow with the library.
+//
+//	SIM_BENCH_1M=1 go test -run XXX -bench Seed -benchtime 1x ./sim/
+func BenchmarkSeed(b *testing.B) {
+	sizes := []int{10_000, 100_000}
+	if os.Getenv("SIM_BENCH_1M") != "" {
+		sizes = append(sizes, 1_000_000)
+	}
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("assets=%d", n), func(b *testing.B) {
+			w := bigWorld(b, n)
+			dir := b.TempDir()
+			var records int64
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				path := filepath.Join(dir, fmt.Sprintf("state-%d.db", i))
+				e, err := Open(Config{Path: path, World: w, Clock: NewClock(ClockManual, DefaultEpoch, nil)})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				records += e.lastBulk.records
+				e.Close()
+				os.Remove(path)
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(records), "ns/record")
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -43,6 +44,13 @@ type Config struct {
 	// FileSecret, when set, is mixed into the tokens of file addresses, so
 	// that they cannot be computed from the seed.
 	FileSecret string
+	// WallClock reads the wall clock for progress reports of long bulk
+	// writes (seeding, restoring), never for the simulation; nil means
+	// time.Now.
+	WallClock func() time.Time
+
+	batchSize int // records per transaction of a bulk write; 0 means bulkBatch
+	dueBatch  int // due events one transaction applies; 0 means dueBatch
 }
 
 // Engine is the simulated service: state, clock, credits, limits and
@@ -62,6 +70,7 @@ type Engine struct {
 	closed   chan struct{}
 	wg       sync.WaitGroup
 	mu       sync.RWMutex // guards tokens and workspaces
+	state    sync.RWMutex // readers share it; a bulk write (reset, restore) holds it alone
 	sendMu   sync.Mutex   // guards closing against new writes
 	closing  bool
 	inflight sync.WaitGroup // writes being handed to the writer
@@ -79,6 +88,11 @@ type Engine struct {
 	epoch      atomic.Uint64 // resets and restores so far; part of file addresses
 	fileSecret uint64        // mixed into file tokens
 	log        *slog.Logger
+
+	// incomplete is set when a bulk write failed half-way: the state is not
+	// served until a reset (or a restart) seeds it again.
+	incomplete atomic.Pointer[Error]
+	lastBulk   bulkStats // of the last bulk write that finished, for tests and benchmarks
 }
 
 // Open opens (or creates and seeds) the simulation in cfg.Path.
@@ -94,6 +108,15 @@ func Open(cfg Config) (*Engine, error) {
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.WallClock == nil {
+		cfg.WallClock = time.Now
+	}
+	if cfg.batchSize <= 0 {
+		cfg.batchSize = bulkBatch
+	}
+	if cfg.dueBatch <= 0 {
+		cfg.dueBatch = dueBatch
 	}
 	db, err := bolt.Open(cfg.Path, 0o600, &bolt.Options{Timeout: time.Second, NoSync: !cfg.Durable, NoFreelistSync: true, InitialMmapSize: 64 << 20})
 	if err != nil {
@@ -131,33 +154,28 @@ func (e *Engine) indexCatalog() {
 	}
 }
 
-// load seeds a new (or reset) file, or checks and loads an existing one.
+// load seeds a new (or reset) file, or checks and loads an existing one. A
+// file whose last bulk write (seed, reset or restore) did not finish is
+// never served half-made: it is wiped and seeded again from the fixtures.
 func (e *Engine) load(reset bool) error {
 	fp := e.fingerprint()
 	var fresh bool
-	err := e.db.Update(func(btx *bolt.Tx) error {
-		if reset {
-			for _, name := range allBuckets {
-				if btx.Bucket(name) != nil {
-					if err := btx.DeleteBucket(name); err != nil {
-						return err
-					}
-				}
-			}
-		}
+	var unfinished string
+	var epoch uint64
+	err := e.db.View(func(btx *bolt.Tx) error {
 		meta := btx.Bucket(bMeta)
-		if meta == nil {
+		switch {
+		case meta == nil:
 			fresh = true
-			for _, name := range allBuckets {
-				if _, err := btx.CreateBucketIfNotExists(name); err != nil {
-					return err
-				}
+			return nil
+		case meta.Get(keyIncomplete) != nil:
+			unfinished = string(meta.Get(keyIncomplete))
+			if v := meta.Get([]byte("epoch")); len(v) == 8 {
+				epoch = getU64(v) + 1 // addresses handed out before stay dead
 			}
-			t := e.newTx(btx)
-			if err := t.writeMeta(); err != nil {
-				return err
-			}
-			return t.seed()
+			return nil
+		case reset:
+			return nil
 		}
 		if v := string(meta.Get([]byte("schema"))); v != schemaVersion {
 			return fmt.Errorf("%s has state schema %q; this version needs %q: remove the file or reset it", e.cfg.Path, v, schemaVersion)
@@ -170,19 +188,34 @@ func (e *Engine) load(reset bool) error {
 	if err != nil {
 		return err
 	}
+	if unfinished != "" {
+		e.log.Warn("the state file holds an unfinished "+unfinished+"; seeding it again from the fixtures", "path", e.cfg.Path)
+	}
+	if fresh || reset || unfinished != "" {
+		if err := e.seedState("seed", epoch); err != nil {
+			return fmt.Errorf("seed %s: %w", e.cfg.Path, err)
+		}
+		fresh = true
+	}
 	return e.db.View(func(btx *bolt.Tx) error {
 		if !fresh {
-			if v := btx.Bucket(bMeta).Get([]byte("clock")); v != nil {
+			if v := btx.Bucket(bMeta).Get([]byte("clock")); len(v) == 8 {
 				e.clock.restore(Stamp(getU64(v)).Time())
 			}
 		}
-		e.publishNextDue(firstDue(btx))
-		e.epoch.Store(readEpoch(btx))
-		if err := e.rate.load(btx); err != nil {
-			return err
-		}
-		return e.loadPrincipals(btx)
+		return e.reload(btx)
 	})
+}
+
+// reload reads what the engine keeps in memory from the state: the next due
+// event, the epoch, the rate windows, the tokens and workspaces.
+func (e *Engine) reload(btx *bolt.Tx) error {
+	e.publishNextDue(firstDue(btx))
+	e.epoch.Store(readEpoch(btx))
+	if err := e.rate.load(btx); err != nil {
+		return err
+	}
+	return e.loadPrincipals(btx)
 }
 
 // Close stops the engine: it waits for queued writes, saves the clock and
@@ -217,11 +250,14 @@ func (e *Engine) World() *fixtures.World { return e.world }
 
 var errClosed = &Error{Kind: EUNAVAILABLE, Code: "service_unavailable", Message: "The server is shutting down."}
 
-// op is one write waiting for the writer.
+// op is one write waiting for the writer: fn runs in the group's
+// transaction; bulk, when set, runs alone and commits its own transactions.
 type op struct {
-	fn   func(*tx) error
-	err  error
-	done chan struct{}
+	fn       func(*tx) error
+	bulk     func() error
+	err      error
+	done     chan struct{}
+	panicked bool // fn panicked: it fails and is not run again
 }
 
 // update runs fn in a write transaction. Writes are committed in groups: the
@@ -231,7 +267,16 @@ type op struct {
 // A function must not write before it returns an *Error: its business error
 // is reported to its caller while the group's transaction still commits.
 func (e *Engine) update(fn func(*tx) error) error {
-	o := &op{fn: fn, done: make(chan struct{})}
+	return e.send(&op{fn: fn, done: make(chan struct{})})
+}
+
+// bulkUpdate runs fn in the writer, alone, holding the state lock: see
+// bulk.go for why and how a bulk write commits several transactions.
+func (e *Engine) bulkUpdate(fn func() error) error {
+	return e.send(&op{bulk: fn, done: make(chan struct{})})
+}
+
+func (e *Engine) send(o *op) error {
 	e.sendMu.Lock()
 	if e.closing {
 		e.sendMu.Unlock()
@@ -249,14 +294,27 @@ func (e *Engine) update(fn func(*tx) error) error {
 
 func (e *Engine) writer() {
 	defer e.wg.Done()
+	// The state file is memory-mapped: a damaged page read by a write must
+	// fail that write (a panic, recovered below), not kill the process with
+	// a fault.
+	debug.SetPanicOnFault(true)
 	batch := make([]*op, 0, 128)
 	for o := range e.ops {
+		if o.bulk != nil {
+			e.runBulk(o)
+			continue
+		}
 		batch = append(batch[:0], o)
+		var next *op // a bulk write met while draining runs after the group
 	drain:
 		for len(batch) < cap(batch) {
 			select {
 			case o2, ok := <-e.ops:
 				if !ok {
+					break drain
+				}
+				if o2.bulk != nil {
+					next = o2
 					break drain
 				}
 				batch = append(batch, o2)
@@ -265,6 +323,9 @@ func (e *Engine) writer() {
 			}
 		}
 		e.commit(batch)
+		if next != nil {
+			e.runBulk(next)
+		}
 	}
 }
 
@@ -273,21 +334,77 @@ func isBusiness(err error) bool {
 	return errors.As(err, &be) && be.Kind != EINTERNAL
 }
 
-func (e *Engine) commit(batch []*op) {
-	var t *tx
-	err := e.db.Update(func(btx *bolt.Tx) error {
-		t = e.newTx(btx)
-		if err := t.applyDue(); err != nil {
-			return err
+// dueBatch bounds the due events one transaction applies: a clock jump over
+// many pending jobs is applied in several transactions.
+const dueBatch = 4096
+
+// errPanic is what a write that panicked returns: it is rolled back and the
+// writer goes on.
+var errPanic = &Error{Kind: EINTERNAL, Code: "internal_error", Message: "The operation failed unexpectedly and was rolled back."}
+
+// recovered turns a panic into errPanic, and logs it with its stack.
+func (e *Engine) recovered(r any, what string) error {
+	e.log.Error(what+" panicked; it was rolled back", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+	return errPanic
+}
+
+// call runs one write's function, turning a panic into its failure.
+func (e *Engine) call(o *op, t *tx) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			o.panicked = true
+			err = e.recovered(r, "a write")
 		}
+	}()
+	return o.fn(t)
+}
+
+func (e *Engine) commit(batch []*op) {
+	if ie := e.incomplete.Load(); ie != nil {
 		for _, o := range batch {
-			o.err = o.fn(t)
-			if o.err != nil && !isBusiness(o.err) {
-				return o.err
+			o.err = ie
+			close(o.done)
+		}
+		return
+	}
+	var t *tx
+	var err error
+	for more := true; more; {
+		err = func() (err error) {
+			defer func() {
+				if r := recover(); r != nil { // outside every write: applying due events, finishing, committing
+					err = e.recovered(r, "a commit")
+				}
+			}()
+			return e.db.Update(func(btx *bolt.Tx) error {
+				t = e.newTx(btx)
+				var err error
+				if more, err = t.applyDue(e.cfg.dueBatch); err != nil {
+					return err
+				}
+				if more {
+					// Too many events are due for one transaction: they are
+					// applied in several, before the group's writes.
+					return t.finish()
+				}
+				for _, o := range batch {
+					o.err = e.call(o, t)
+					if o.err != nil && !isBusiness(o.err) {
+						return o.err
+					}
+				}
+				return t.finish()
+			})
+		}()
+		if err != nil {
+			break
+		}
+		if more {
+			if err := t.afterCommit(); err != nil {
+				e.log.Error("after applying due events", "err", err)
 			}
 		}
-		return t.finish()
-	})
+	}
 	switch {
 	case err == nil:
 		if err := t.afterCommit(); err != nil {
@@ -297,10 +414,17 @@ func (e *Engine) commit(batch []*op) {
 		}
 	case len(batch) > 1:
 		// One write broke the group: run each alone so the others succeed.
+		// One that panicked fails without running again.
 		for _, o := range batch {
+			if o.panicked {
+				close(o.done)
+				continue
+			}
 			e.commit([]*op{o})
 		}
 		return
+	case batch[0].panicked || err == errPanic:
+		batch[0].err = errPanic
 	default:
 		batch[0].err = fmt.Errorf("commit: %w", err)
 	}
@@ -309,14 +433,64 @@ func (e *Engine) commit(batch []*op) {
 	}
 }
 
+// runBulk runs a bulk write with the state to itself: no reader sees the
+// state while it is half-made.
+func (e *Engine) runBulk(o *op) {
+	e.state.Lock()
+	defer e.state.Unlock()
+	defer close(o.done)
+	err := func() (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = e.recovered(r, "a bulk write")
+			}
+		}()
+		return o.bulk()
+	}()
+	if err == nil {
+		e.incomplete.Store(nil)
+		err = e.db.View(e.reload)
+		e.hub.wakeAll()
+	} else if e.markedIncomplete() {
+		e.log.Error("a bulk write failed half-way; the state is not served until it is reset", "err", err)
+		e.incomplete.Store(&Error{Kind: EUNAVAILABLE, Code: "state_incomplete",
+			Message: "A reset or restore failed half-way (" + err.Error() + "); reset the simulation or restart the server."})
+	}
+	o.err = err
+}
+
+// markedIncomplete reports whether the file holds an unfinished bulk write.
+func (e *Engine) markedIncomplete() bool {
+	var marked bool
+	_ = e.db.View(func(btx *bolt.Tx) error {
+		if meta := btx.Bucket(bMeta); meta == nil || meta.Get(keyIncomplete) != nil {
+			marked = true
+		}
+		return nil
+	})
+	return marked
+}
+
 // view runs fn in a read transaction, after applying whatever is due.
 func (e *Engine) view(fn func(*tx) error) error {
 	if err := e.settle(); err != nil {
 		return err
 	}
-	return e.db.View(func(btx *bolt.Tx) error {
+	return e.read(func(btx *bolt.Tx) error {
 		return fn(e.newTx(btx))
 	})
+}
+
+// read runs fn in a read transaction of a complete state: it waits while a
+// bulk write (reset, restore) is under way, and fails while the state is
+// incomplete after one failed.
+func (e *Engine) read(fn func(*bolt.Tx) error) error {
+	e.state.RLock()
+	defer e.state.RUnlock()
+	if ie := e.incomplete.Load(); ie != nil {
+		return ie
+	}
+	return e.db.View(fn)
 }
 
 // settle applies every event due by now, if any.
@@ -397,9 +571,8 @@ type tx struct {
 	nextDue int64           // the earliest pending event when the transaction ended
 	notes   map[string]int  // lifecycle paths taken, counted once committed
 
-	reloadPrincipals bool   // tokens or workspaces changed
-	replaced         bool   // the whole state was replaced (reset, restore)
-	epoch            uint64 // the new epoch, when replaced
+	reloadPrincipals bool  // tokens or workspaces changed
+	bulk             *bulk // the bulk write this transaction is part of, if any
 }
 
 func (e *Engine) newTx(btx *bolt.Tx) *tx {
@@ -433,28 +606,16 @@ func (t *tx) afterCommit() error {
 	if t.notes != nil {
 		e.cov.add(t.notes)
 	}
-	if t.replaced || t.reloadPrincipals {
-		err := e.db.View(func(btx *bolt.Tx) error {
-			if t.replaced {
-				if err := e.rate.load(btx); err != nil {
-					return err
-				}
-			}
-			return e.loadPrincipals(btx)
-		})
-		if err != nil {
+	if t.reloadPrincipals {
+		if err := e.db.View(e.loadPrincipals); err != nil {
 			return fmt.Errorf("reload state after commit: %w", err)
 		}
-	}
-	if t.replaced {
-		e.hub.wakeAll()
-		e.epoch.Store(t.epoch)
 	}
 	return nil
 }
 
 func readEpoch(btx *bolt.Tx) uint64 {
-	if v := btx.Bucket(bMeta).Get([]byte("epoch")); v != nil {
+	if v := btx.Bucket(bMeta).Get([]byte("epoch")); len(v) == 8 {
 		return getU64(v)
 	}
 	return 0
@@ -485,32 +646,47 @@ func (t *tx) unschedule(k []byte) error {
 	return t.b(bDue).Delete(k)
 }
 
-// applyDue applies every event due by t.now, in order of due time. Each runs
-// at its own due time, so timestamps are those of a life lived in real time.
-func (t *tx) applyDue() error {
+// applyDue applies the events due by t.now, in order of due time, at most
+// limit of them, and reports whether more are due. Each runs at its own due
+// time, so timestamps are those of a life lived in real time.
+func (t *tx) applyDue(limit int) (more bool, err error) {
 	now := t.now
 	defer func() { t.now = now }()
 	b := t.b(bDue)
-	for {
+	for n := 0; ; n++ {
 		k, v := b.Cursor().First()
-		if k == nil || int64(getU64(k[:8])) > now.UnixNano() {
-			return nil
+		if k == nil || len(k) < 8 || int64(getU64(k[:8])) > now.UnixNano() {
+			return false, nil
 		}
-		var ev Event
-		if err := jsonUnmarshal(v, &ev); err != nil {
-			return err
+		if n == limit {
+			return true, nil
 		}
 		kc := bytes.Clone(k)
+		var ev Event
+		err := jsonUnmarshal(v, &ev)
 		if err := b.Delete(kc); err != nil {
-			return err
+			return false, err
 		}
 		t.now = Stamp(getU64(kc[:8])).Time()
-		if err := t.apply(kc, ev); err != nil {
+		if err == nil {
+			err = t.applySafely(kc, ev)
+		}
+		if err != nil {
 			// A damaged record must not stop the simulation: the event is
 			// dropped and said so.
 			t.e.log.Error("dropped an event that cannot be applied", "event", ev.Kind, "id", ev.ID, "err", err)
 		}
 	}
+}
+
+// applySafely applies one event; a panic is the event's failure.
+func (t *tx) applySafely(k []byte, ev Event) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return t.apply(k, ev)
 }
 
 func (t *tx) apply(k []byte, ev Event) error {

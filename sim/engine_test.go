@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"log/slog"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -30,6 +31,9 @@ type engineOpts struct {
 	mode    ClockMode
 	durable bool
 	seed    uint64
+	batch   int          // records per bulk transaction (0: the default)
+	due     int          // due events per transaction (0: the default)
+	log     *slog.Logger // nil: discarded
 }
 
 func newEngine(t testing.TB, o engineOpts) *Engine {
@@ -43,7 +47,8 @@ func newEngine(t testing.TB, o engineOpts) *Engine {
 	if o.mode == "" {
 		o.mode = ClockManual
 	}
-	e, err := Open(Config{Path: o.path, World: o.world, Clock: NewClock(o.mode, DefaultEpoch, nil), Durable: o.durable, Seed: o.seed})
+	e, err := Open(Config{Path: o.path, World: o.world, Clock: NewClock(o.mode, DefaultEpoch, nil), Durable: o.durable, Seed: o.seed,
+		batchSize: o.batch, dueBatch: o.due, Log: o.log})
 	require.NoError(t, err)
 	t.Cleanup(func() { e.Close() })
 	return e

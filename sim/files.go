@@ -133,13 +133,13 @@ func (e *Engine) OpenFile(ref FileRef) (StoredFile, io.ReadSeeker, error) {
 			return StoredFile{}, nil, err
 		}
 	}
-	return out, &fileReader{db: e.db, key: fk, size: out.Size}, nil
+	return out, &fileReader{e: e, key: fk, size: out.Size}, nil
 }
 
 // fileReader reads a stored file in pieces, each in its own read
 // transaction (bytes from bbolt are valid only inside one).
 type fileReader struct {
-	db   *bolt.DB
+	e    *Engine
 	key  []byte
 	size int64
 	off  int64
@@ -150,7 +150,7 @@ func (r *fileReader) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	var n int
-	err := r.db.View(func(btx *bolt.Tx) error {
+	err := r.e.read(func(btx *bolt.Tx) error {
 		data := btx.Bucket(bFiles).Get(r.key)
 		if int64(len(data)) != r.size {
 			return errors.New("the file changed while it was read")

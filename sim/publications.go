@@ -445,7 +445,7 @@ func (e *Engine) CancelPublication(ws, id uint64) (Publication, error) {
 // CancelPublicationAny cancels a publication of any workspace.
 func (e *Engine) CancelPublicationAny(id uint64) (Publication, error) {
 	var ws uint64
-	if err := e.db.View(func(btx *bolt.Tx) error {
+	if err := e.read(func(btx *bolt.Tx) error {
 		ws = e.newTx(btx).ownerOf("p", id)
 		return nil
 	}); err != nil {

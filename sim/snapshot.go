@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -12,47 +11,20 @@ import (
 )
 
 // Reset wipes the state and seeds it again from the fixtures; the clock
-// goes back to start.
+// goes back to start. It runs in the writer, alone, in bounded transactions
+// (see bulk.go): requests wait for it, then see the new state.
 func (e *Engine) Reset(start time.Time) error {
-	return e.update(func(t *tx) error {
-		if err := wipe(t.Tx); err != nil {
-			return err
-		}
-		t.e.rate.reset()
-		t.e.clock.restore(start)
-		t.now = e.clock.Now()
-		if err := t.writeMeta(); err != nil {
-			return err
-		}
-		if err := t.nextEpoch(e.epoch.Load()); err != nil {
-			return err
-		}
-		if err := t.seed(); err != nil {
-			return err
-		}
-		t.replaced = true
-		return nil
+	return e.bulkUpdate(func() error {
+		e.rate.reset()
+		e.clock.restore(start)
+		return e.seedState("reset", e.epoch.Load()+1)
 	})
-}
-
-func wipe(btx *bolt.Tx) error {
-	for _, name := range allBuckets {
-		if btx.Bucket(name) != nil {
-			if err := btx.DeleteBucket(name); err != nil {
-				return err
-			}
-		}
-		if _, err := btx.CreateBucket(name); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // Snapshot writes a consistent copy of the whole state (a bbolt file).
 func (e *Engine) Snapshot(w io.Writer) (int64, error) {
 	var n int64
-	err := e.db.View(func(btx *bolt.Tx) error {
+	err := e.read(func(btx *bolt.Tx) error {
 		var err error
 		n, err = btx.WriteTo(w)
 		return err
@@ -63,6 +35,12 @@ func (e *Engine) Snapshot(w io.Writer) (int64, error) {
 // Restore replaces the whole state with a snapshot taken by Snapshot from a
 // simulation of the same fixtures and seed; the clock goes to the
 // snapshot's time.
+//
+// The snapshot is written to a file beside the state file and checked
+// completely, in the caller's goroutine, before the live state is touched
+// (see checkSnapshot): a bad one is an EINVALID invalid_snapshot error that
+// says what is wrong, and the state goes on untouched. A sound one is then
+// copied into the state by a bulk write (see bulk.go).
 func (e *Engine) Restore(r io.Reader) error {
 	// Beside the state file: the one place the server may write.
 	dir, err := os.MkdirTemp(filepath.Dir(e.cfg.Path), ".restore-")
@@ -77,50 +55,62 @@ func (e *Engine) Restore(r io.Reader) error {
 	}
 	if _, err := io.Copy(f, r); err != nil {
 		f.Close()
-		return &Error{Kind: EINVALID, Code: "invalid_snapshot", Message: "The snapshot cannot be read: " + err.Error() + "."}
+		return invalidSnapshot("it cannot be read: %v", err)
 	}
 	if err := f.Close(); err != nil {
 		return err
 	}
-	src, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second, ReadOnly: true})
+	snap, err := e.checkSnapshot(path)
 	if err != nil {
-		return &Error{Kind: EINVALID, Code: "invalid_snapshot", Message: "The snapshot is not a state file: " + err.Error() + "."}
+		return err
 	}
-	defer src.Close()
-	return src.View(func(stx *bolt.Tx) error {
-		meta := stx.Bucket(bMeta)
-		if meta == nil || string(meta.Get([]byte("fingerprint"))) != e.fingerprint() || string(meta.Get([]byte("schema"))) != schemaVersion {
-			return &Error{Kind: EINVALID, Code: "invalid_snapshot", Message: "The snapshot comes from other fixtures, another seed or another version."}
+	defer snap.db.Close()
+	return e.bulkUpdate(func() error { return e.restoreFrom(snap) })
+}
+
+// restoreFrom copies a checked snapshot into the state, in bounded
+// transactions, in key order.
+func (e *Engine) restoreFrom(snap *snapshot) error {
+	e.rate.reset() // the snapshot's windows come with it
+	b, err := e.beginBulk("restore", snap.records, e.clock.Now(), 0)
+	if err != nil {
+		return err
+	}
+	defer b.abort()
+	// The snapshot's bytes stay valid while its read transaction is open,
+	// which outlives every live transaction they are put in.
+	err = snap.db.View(func(stx *bolt.Tx) error {
+		for _, name := range allBuckets {
+			sb := stx.Bucket(name)
+			if sb == nil {
+				continue
+			}
+			c := sb.Cursor()
+			for k, v := c.First(); k != nil; k, v = c.Next() {
+				if err := b.t.b(name).Put(k, v); err != nil {
+					return fmt.Errorf("restore %s: %w", name, err)
+				}
+				if err := b.t.step(); err != nil {
+					return err
+				}
+			}
+			if err := b.t.b(name).SetSequence(sb.Sequence()); err != nil {
+				return err
+			}
 		}
-		return e.update(func(t *tx) error {
-			if err := wipe(t.Tx); err != nil {
-				return err
-			}
-			t.e.rate.reset() // the snapshot's windows come with it
-			for _, name := range allBuckets {
-				sb := stx.Bucket(name)
-				if sb == nil {
-					continue
-				}
-				db := t.b(name)
-				if err := sb.ForEach(func(k, v []byte) error { return db.Put(bytes.Clone(k), bytes.Clone(v)) }); err != nil {
-					return err
-				}
-				if err := db.SetSequence(sb.Sequence()); err != nil {
-					return err
-				}
-			}
-			if v := t.b(bMeta).Get([]byte("clock")); v != nil {
-				e.clock.restore(Stamp(getU64(v)).Time())
-				t.now = e.clock.Now()
-			}
-			if err := t.nextEpoch(max(e.epoch.Load(), readEpoch(stx))); err != nil {
-				return err
-			}
-			t.replaced = true
-			return nil
-		})
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	if snap.clock != 0 {
+		e.clock.restore(snap.clock.Time())
+		b.t.now = e.clock.Now()
+	}
+	if err := b.t.nextEpoch(max(e.epoch.Load(), snap.epoch)); err != nil {
+		return err
+	}
+	return b.end()
 }
 
 func (e *Engine) fingerprint() string {
@@ -129,8 +119,7 @@ func (e *Engine) fingerprint() string {
 
 // nextEpoch moves file addresses on after a reset or restore.
 func (t *tx) nextEpoch(after uint64) error {
-	t.epoch = after + 1
-	return t.b(bMeta).Put([]byte("epoch"), u64(t.epoch))
+	return t.b(bMeta).Put([]byte("epoch"), u64(after+1))
 }
 
 func (t *tx) writeMeta() error {

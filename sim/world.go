@@ -54,7 +54,8 @@ type SocialAccount struct {
 	CreatedAt      Stamp  `json:"created_at"`
 }
 
-// seed writes the fixture world into a new file.
+// seed writes the fixture world into a new file. In a bulk write, it
+// commits every few thousand records (see bulk.go).
 func (t *tx) seed() error {
 	w := t.e.world
 	for _, fw := range w.Workspaces {
@@ -65,7 +66,9 @@ func (t *tx) seed() error {
 	return nil
 }
 
-// addWorkspace creates a workspace with everything it holds.
+// addWorkspace creates a workspace with everything it holds. It calls
+// t.step after each record: no *bolt.Bucket is kept across that call, whose
+// commit may begin a new transaction.
 func (t *tx) addWorkspace(fw fixtures.Workspace) (*Workspace, error) {
 	b := t.b(bWorkspaces)
 	id, err := b.NextSequence()
@@ -87,8 +90,14 @@ func (t *tx) addWorkspace(fw fixtures.Workspace) (*Workspace, error) {
 	if err := t.putWorkspace(ws); err != nil {
 		return nil, err
 	}
+	if err := t.step(); err != nil {
+		return nil, err
+	}
 	if ws.Balance > 0 {
 		if err := t.record(ws, LedgerEntry{Type: LedgerGrant, Amount: ws.Balance, Description: "initial credits"}); err != nil {
+			return nil, err
+		}
+		if err := t.step(); err != nil {
 			return nil, err
 		}
 	}
@@ -96,9 +105,15 @@ func (t *tx) addWorkspace(fw fixtures.Workspace) (*Workspace, error) {
 		if err := t.putToken(Token{Token: k.Token, WorkspaceID: id, Type: "api_key", Name: k.Name, Scopes: k.Scopes}); err != nil {
 			return nil, err
 		}
+		if err := t.step(); err != nil {
+			return nil, err
+		}
 	}
 	for _, k := range fw.OAuthTokens {
 		if err := t.putToken(Token{Token: k.Token, WorkspaceID: id, Type: "oauth", Name: k.Name, Scopes: k.Scopes}); err != nil {
+			return nil, err
+		}
+		if err := t.step(); err != nil {
 			return nil, err
 		}
 	}
@@ -110,11 +125,17 @@ func (t *tx) addWorkspace(fw fixtures.Workspace) (*Workspace, error) {
 		if err := t.insert(bBrandKits, id, &rec.ID, rec); err != nil {
 			return nil, err
 		}
+		if err := t.step(); err != nil {
+			return nil, err
+		}
 	}
 	projects := map[string]uint64{}
 	for i, p := range fw.Projects.Items {
 		rec := &Project{WorkspaceID: id, Name: p.Name, Status: p.Status, CreatedAt: past(i, len(fw.Projects.Items))}
 		if err := t.insert(bProjects, id, &rec.ID, rec); err != nil {
+			return nil, err
+		}
+		if err := t.step(); err != nil {
 			return nil, err
 		}
 		projects[p.Name] = rec.ID
@@ -124,11 +145,17 @@ func (t *tx) addWorkspace(fw fixtures.Workspace) (*Workspace, error) {
 		if err := t.insert(bCharacters, id, &rec.ID, rec); err != nil {
 			return nil, err
 		}
+		if err := t.step(); err != nil {
+			return nil, err
+		}
 	}
 	for i, s := range fw.SocialAccounts.Items {
 		rec := &SocialAccount{WorkspaceID: id, Platform: s.Platform, Name: s.Name, Handle: s.Handle,
 			Publishable: *s.Publishable, SupportsImages: *s.SupportsImages, CreatedAt: past(i, len(fw.SocialAccounts.Items))}
 		if err := t.insert(bSocial, id, &rec.ID, rec); err != nil {
+			return nil, err
+		}
+		if err := t.step(); err != nil {
 			return nil, err
 		}
 	}
@@ -139,6 +166,9 @@ func (t *tx) addWorkspace(fw fixtures.Workspace) (*Workspace, error) {
 		}
 		a.CreatedAt = StampOf(t.now.Add(-time.Duration(len(fw.Assets.Items)-i) * time.Hour))
 		if err := t.insertAsset(a); err != nil {
+			return nil, err
+		}
+		if err := t.step(); err != nil {
 			return nil, err
 		}
 	}
