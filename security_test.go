@@ -178,3 +178,41 @@ func TestTricklingBodiesAreCutOff(t *testing.T) {
 	_, err = io.ReadAll(conn) // an answer, then the close; or the close alone
 	assert.NoError(t, err, "the server ended the connection before the 5 s deadline")
 }
+
+// A corrupted snapshot is refused with 400 invalid_snapshot; the server and
+// its state go on as they were.
+func TestCorruptedSnapshotsLeaveTheStateAlone(t *testing.T) {
+	srv := mediamock.RunT(t)
+	resp, snap := send(t, srv, "GET", "/_mock/snapshot", "", nil, "")
+	require.Equal(t, 200, resp.StatusCode)
+	_, before := send(t, srv, "GET", "/api/v1/account", "", map[string]string{"Authorization": "Bearer " + mediamock.KeyAllScopes}, "")
+	refused := 0
+	for i := 0; i < 40; i++ {
+		bad := []byte(snap)
+		// Flip bytes spread over the pages, a different set each time.
+		for j := 0; j < 8; j++ {
+			pos := (i*7919 + j*104729) % len(bad)
+			bad[pos] ^= byte(0x5a + i + j)
+		}
+		if i%5 == 0 {
+			bad = bad[:len(bad)/(i/5+2)] // and some cut short
+		}
+		resp, body := send(t, srv, "PUT", "/_mock/snapshot", "", map[string]string{"Content-Type": "application/octet-stream"}, string(bad))
+		if resp.StatusCode == 200 {
+			continue // the flips hit only free space: a sound snapshot
+		}
+		require.Equal(t, 400, resp.StatusCode, "snapshot %d: %s", i, body)
+		assert.Equal(t, "invalid_snapshot", errorCode(t, body))
+		refused++
+	}
+	assert.Greater(t, refused, 20, "most corruptions are caught")
+	resp, after := send(t, srv, "GET", "/api/v1/account", "", map[string]string{"Authorization": "Bearer " + mediamock.KeyAllScopes}, "")
+	require.Equal(t, 200, resp.StatusCode)
+	var a, b map[string]any
+	require.NoError(t, json.Unmarshal([]byte(before), &a))
+	require.NoError(t, json.Unmarshal([]byte(after), &b))
+	assert.Equal(t, a["credits_balance"], b["credits_balance"])
+	resp, _ = send(t, srv, "POST", "/api/v1/generations", "", map[string]string{"Authorization": "Bearer " + mediamock.KeyAllScopes, "Content-Type": "application/json"},
+		`{"modality":"image","model_id":"imagen-4","prompt":"still alive"}`)
+	assert.Equal(t, 201, resp.StatusCode, "the server still writes")
+}
