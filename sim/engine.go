@@ -323,6 +323,10 @@ func (e *Engine) writer() {
 			}
 		}
 		e.commit(batch)
+		// The slice is reused: drop the finished writes, or their closures
+		// (an upload's 10 MiB among them) would stay reachable until the
+		// slots are overwritten.
+		clear(batch)
 		if next != nil {
 			e.runBulk(next)
 		}
