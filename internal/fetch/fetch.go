@@ -53,9 +53,10 @@ func newRemoteImages() *remoteImages {
 	}}
 }
 
-var errPrivateAddress = errors.New("the address is private, loopback or link-local")
+var errPrivateAddress = errors.New("the address is not a public one (private, loopback, link-local or reserved)")
 
-// refusePrivate refuses connections to addresses that are not public.
+// refusePrivate refuses connections to every address that is not global
+// unicast, including IPv4 addresses embedded in IPv6 forms.
 func refusePrivate(_, address string, _ syscall.RawConn) error {
 	host, _, err := net.SplitHostPort(address)
 	if err != nil {
@@ -65,15 +66,51 @@ func refusePrivate(_, address string, _ syscall.RawConn) error {
 	if err != nil {
 		return err
 	}
-	ip = ip.Unmap()
-	if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() || cgnat.Contains(ip) {
+	if !Public(ip) {
 		return errPrivateAddress
 	}
 	return nil
 }
 
-var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+// nonPublic are the ranges that are not global unicast beyond what netip
+// reports: shared, benchmarking, documentation, reserved and protocol
+// ranges (IANA special-purpose registries).
+var nonPublic = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),       // this network
+	netip.MustParsePrefix("100.64.0.0/10"),   // shared address space (CGNAT)
+	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
+	netip.MustParsePrefix("192.0.2.0/24"),    // documentation
+	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
+	netip.MustParsePrefix("198.51.100.0/24"), // documentation
+	netip.MustParsePrefix("203.0.113.0/24"),  // documentation
+	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, and the broadcast address
+	netip.MustParsePrefix("::/96"),           // IPv4-compatible (deprecated)
+	netip.MustParsePrefix("64:ff9b::/96"),    // NAT64
+	netip.MustParsePrefix("64:ff9b:1::/48"),  // local NAT64
+	netip.MustParsePrefix("100::/64"),        // discard
+	netip.MustParsePrefix("2001::/32"),       // Teredo
+	netip.MustParsePrefix("2001:db8::/32"),   // documentation
+	netip.MustParsePrefix("2002::/16"),       // 6to4
+	netip.MustParsePrefix("fc00::/7"),        // unique local
+	netip.MustParsePrefix("fec0::/10"),       // site local (deprecated)
+	netip.MustParsePrefix("3fff::/20"),       // documentation
+	netip.MustParsePrefix("5f00::/16"),       // segment routing
+}
+
+// Public reports whether an address is global unicast and in no special
+// range: the only addresses the fetcher connects to.
+func Public(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	if !ip.IsValid() || !ip.IsGlobalUnicast() || ip.IsPrivate() {
+		return false
+	}
+	for _, p := range nonPublic {
+		if p.Contains(ip) {
+			return false
+		}
+	}
+	return true
+}
 
 // Resolve fetches the image at url.
 func (ri *remoteImages) Resolve(ctx context.Context, url string) (sim.Image, error) {
@@ -88,7 +125,7 @@ func (ri *remoteImages) Resolve(ctx context.Context, url string) (sim.Image, err
 	resp, err := ri.client.Do(req)
 	if err != nil {
 		if errors.Is(err, errPrivateAddress) {
-			return sim.Image{}, unavailable("its address is private, loopback or link-local")
+			return sim.Image{}, unavailable("its address is not a public one (private, loopback, link-local or reserved)")
 		}
 		return sim.Image{}, unavailable(err.Error())
 	}
