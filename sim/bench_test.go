@@ -154,3 +154,23 @@ func BenchmarkSeed(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAddWorkspace costs the same beside 1 and 10,000 workspaces.
+func BenchmarkAddWorkspace(b *testing.B) {
+	for _, existing := range []int{1, 10000} {
+		b.Run(fmt.Sprintf("workspaces=%d", existing), func(b *testing.B) {
+			e := newEngine(b, engineOpts{})
+			for i := 0; i < existing; i++ {
+				if _, err := e.AddWorkspace(WorkspaceSpec{Plan: "free"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := e.AddWorkspace(WorkspaceSpec{Plan: "free"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -575,8 +575,10 @@ type tx struct {
 	nextDue int64           // the earliest pending event when the transaction ended
 	notes   map[string]int  // lifecycle paths taken, counted once committed
 
-	reloadPrincipals bool  // tokens or workspaces changed
-	bulk             *bulk // the bulk write this transaction is part of, if any
+	reloadPrincipals bool         // tokens or workspaces changed: reload them all
+	addedTokens      []Token      // tokens added: cached once committed
+	addedWorkspaces  []*Workspace // workspaces added: cached once committed
+	bulk             *bulk        // the bulk write this transaction is part of, if any
 }
 
 func (e *Engine) newTx(btx *bolt.Tx) *tx {
@@ -614,6 +616,16 @@ func (t *tx) afterCommit() error {
 		if err := e.db.View(e.loadPrincipals); err != nil {
 			return fmt.Errorf("reload state after commit: %w", err)
 		}
+	} else if len(t.addedTokens) > 0 || len(t.addedWorkspaces) > 0 {
+		// Adding one costs the same at 1 and at 10,000 workspaces.
+		e.mu.Lock()
+		for _, w := range t.addedWorkspaces {
+			e.workspaces[w.ID] = &Workspace{ID: w.ID, Name: w.Name, Plan: w.Plan, RateLimit: w.RateLimit, PublishingAllowed: w.PublishingAllowed}
+		}
+		for _, tok := range t.addedTokens {
+			e.tokens[tok.Token] = tok
+		}
+		e.mu.Unlock()
 	}
 	return nil
 }

@@ -69,10 +69,12 @@ func (e *Engine) AddWorkspace(spec WorkspaceSpec) (NewWorkspace, error) {
 		if err != nil {
 			return err
 		}
-		if err := t.putToken(Token{Token: tok, WorkspaceID: ws.ID, Type: "api_key", Name: "control API", Scopes: spec.Scopes}); err != nil {
+		newTok := Token{Token: tok, WorkspaceID: ws.ID, Type: "api_key", Name: "control API", Scopes: spec.Scopes}
+		if err := t.putToken(newTok); err != nil {
 			return err
 		}
-		t.reloadPrincipals = true
+		t.addedWorkspaces = append(t.addedWorkspaces, ws)
+		t.addedTokens = append(t.addedTokens, newTok)
 		out = NewWorkspace{WorkspaceID: ws.ID, Name: ws.Name, Plan: ws.Plan, Credits: ws.Balance, RateLimit: ws.RateLimit, Token: tok, Scopes: spec.Scopes}
 		return nil
 	})
@@ -127,8 +129,11 @@ func (e *Engine) AddToken(workspaceID uint64, spec TokenSpec) (Token, error) {
 			spec.Name = fmt.Sprintf("token %d", seq)
 		}
 		out = Token{Token: tok, WorkspaceID: workspaceID, Type: spec.Type, Name: spec.Name, Scopes: spec.Scopes}
-		t.reloadPrincipals = true
-		return t.putToken(out)
+		if err := t.putToken(out); err != nil {
+			return err
+		}
+		t.addedTokens = append(t.addedTokens, out)
+		return nil
 	})
 	return out, err
 }
