@@ -255,3 +255,11 @@ func Answer(w *Writer, status int, body any, err error) {
 func HasPathPrefix(path, prefix string) bool {
 	return path == prefix || strings.HasPrefix(path, prefix+"/")
 }
+
+// SetRateHeaders reports a workspace's rate window in the X-RateLimit-*
+// headers every response to an authenticated request carries.
+func SetRateHeaders(h http.Header, d sim.RateDecision) {
+	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(d.Reset.Unix(), 10))
+}
