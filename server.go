@@ -102,7 +102,9 @@ type Server struct {
 	env  *front.Env
 	rest *rest.Front
 	ctl  *control.Front
-	log  *slog.Logger
+	// doors are how each front's requests enter the edge.
+	restDoor, ctlDoor front.Door
+	log               *slog.Logger
 
 	httpSrv *http.Server
 	ln      net.Listener
@@ -221,6 +223,8 @@ func New(o Options) (*Server, error) {
 		WallClock: o.WallClock, Stop: s.stop, Sleep: sleep, PublicURL: o.PublicURL, MaxBodyBytes: o.MaxBodyBytes,
 		Strict: o.Strict, ControlToken: o.ControlToken, Start: start, Operations: operations(api)}
 	s.rest, s.ctl = rest.New(s.env, OpenAPIDocument), control.New(s.env, ControlDocument)
+	s.restDoor = front.Door{Front: "rest", Journaled: true, Check: true, BodyLimit: s.rest.BodyLimit}
+	s.ctlDoor = front.Door{Front: "control", BodyLimit: s.ctl.BodyLimit}
 	s.driver.Add(1)
 	go s.drive()
 	if o.NoListener {
@@ -268,10 +272,10 @@ func (s *Server) Client() *http.Client {
 // the REST front everything else.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if front.HasPathPrefix(r.URL.Path, ControlPath) {
-		s.env.Serve(w, r, false, s.ctl.BodyLimit, s.ctl.Serve)
+		s.env.Serve(w, r, s.ctlDoor, s.ctl.Serve)
 		return
 	}
-	s.env.Serve(w, r, true, s.rest.BodyLimit, s.rest.Serve)
+	s.env.Serve(w, r, s.restDoor, s.rest.Serve)
 }
 
 // operations lists the operations of openapi.json for the coverage report.

@@ -41,7 +41,8 @@ func TestPanicBecomesErrorObjectAndLogLine(t *testing.T) {
 		Coverage: &journal.Counts{}, MaxBodyBytes: 1 << 20}
 	limit := func(*http.Request) (int64, error) { return env.MaxBodyBytes, wire.TooLarge(env.MaxBodyBytes) }
 	rec := httptest.NewRecorder()
-	env.Serve(rec, httptest.NewRequest("GET", "/boom", nil), true, limit, func(*Writer, *http.Request) { panic("kaboom") })
+	door := Door{Front: "rest", Journaled: true, Check: true, BodyLimit: limit}
+	env.Serve(rec, httptest.NewRequest("GET", "/boom", nil), door, func(*Writer, *http.Request) { panic("kaboom") })
 	body, _ := io.ReadAll(rec.Result().Body)
 	assert.Equal(t, http.StatusInternalServerError, rec.Code)
 	assert.JSONEq(t, `{"error":{"code":"internal_error","message":"Internal server error."}}`, string(body))
