@@ -18,8 +18,9 @@ type Arguments struct {
 	// Path and Query name the arguments that are path and query parameters.
 	Path, Query []string
 	// Body reports whether the operation takes a JSON body: the arguments
-	// that are not parameters are its properties.
-	Body bool
+	// that are not parameters are its properties. BodyRequired reports
+	// whether the body is required (or optional as a whole).
+	Body, BodyRequired bool
 }
 
 // Arguments derives the arguments of an operation. A body schema's
@@ -66,7 +67,7 @@ func (c *Contract) Arguments(opID string) (Arguments, error) {
 	var notes []string
 	if rb := r.Operation.RequestBody; rb != nil && rb.Value != nil {
 		if mt := rb.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil {
-			out.Body = true
+			out.Body, out.BodyRequired = true, rb.Value.Required
 			body := mt.Schema.Value
 			for _, name := range slices.Sorted(maps.Keys(body.Properties)) {
 				if err := add(name, jsonSchema(body.Properties[name].Value), slices.Contains(body.Required, name)); err != nil {

@@ -46,6 +46,7 @@ func TestArgumentsMergeParametersAndBody(t *testing.T) {
 			assert.Equal(t, tc.path, args.Path)
 			assert.Equal(t, tc.query, args.Query)
 			assert.Equal(t, tc.body, args.Body)
+			assert.Equal(t, tc.body, args.BodyRequired)
 		})
 	}
 	_, err := c.Arguments("nope")
