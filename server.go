@@ -10,6 +10,10 @@
 // Every request is validated against openapi.json, authenticated with the
 // fixture's API keys, rate-limited per workspace and served by the
 // simulation engine (package sim), whose state lives in one bbolt file.
+//
+// The same service is also an MCP server, at MCPURL() (Streamable HTTP) or
+// over stdio (ServeMCP): one tool per operation, sharing the rate limit,
+// the journal, the coverage and the clock with the REST API.
 package mediamock
 
 import (

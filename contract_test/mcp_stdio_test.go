@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -67,6 +68,22 @@ func TestMCPOverStdio(t *testing.T) {
 		denied := callTool(t, cs, "get_publication", map[string]any{"id": 999999})
 		assert.True(t, denied.IsError)
 
+		// The journal of the simulation (its control API) records the calls.
+		root := strings.TrimSuffix(readyURL.FindStringSubmatch(stderr.String())[1], mediamock.BasePath)
+		resp, err = http.Get(root + "/_mock/journal?front=mcp")
+		require.NoError(t, err)
+		var journal struct {
+			Entries []mediamock.JournalEntry `json:"entries"`
+		}
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&journal))
+		resp.Body.Close()
+		require.Len(t, journal.Entries, 2)
+		assert.Equal(t, "getPublication", journal.Entries[0].Operation)
+		assert.Equal(t, http.StatusNotFound, journal.Entries[0].Status)
+		assert.Equal(t, "createGeneration", journal.Entries[1].Operation)
+		assert.Equal(t, "tools/call", journal.Entries[1].MCPMethod)
+		assert.Equal(t, http.StatusCreated, journal.Entries[1].Status)
+
 		require.NoError(t, cs.Close())
 		assert.Contains(t, stderr.String(), `msg="mediamock ready" mcp=stdio`)
 		_, err = os.Stat(db)
@@ -89,6 +106,8 @@ func TestMCPOverStdio(t *testing.T) {
 		assert.Contains(t, stderr.String(), "mediamock bridge ready")
 	})
 }
+
+var readyURL = regexp.MustCompile(`msg="mediamock ready" mcp=stdio url=(\S+)`)
 
 // startStdio starts the binary with a clean environment and connects an MCP
 // client to its stdin and stdout; its log (stderr) is returned.
