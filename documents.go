@@ -6,6 +6,7 @@ import (
 
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/control"
+	"github.com/mediamock/mediamock/internal/mcp"
 	"github.com/mediamock/mediamock/internal/rest"
 	"github.com/mediamock/mediamock/internal/wire"
 )
@@ -28,6 +29,8 @@ const (
 	BasePath = rest.BasePath
 	// ControlPath is the reserved prefix of the control API.
 	ControlPath = control.Path
+	// MCPPath is where the MCP server is served (Streamable HTTP).
+	MCPPath = mcp.Path
 	// FilesPath is where generated and uploaded files are served, outside
 	// the API's base path, like a CDN: no authentication, no rate limit.
 	FilesPath = wire.FilesPath

@@ -15,6 +15,10 @@
 // Every request is validated against openapi.json, authenticated with the
 // fixture's API keys, rate-limited per workspace and served by the
 // simulation engine (package sim), whose state lives in one bbolt file.
+//
+// The same service is also an MCP server, at MCPURL() (Streamable HTTP) or
+// over stdio (ServeMCP): one tool per operation, sharing the rate limit,
+// the journal, the coverage and the clock with the REST API.
 package mediamock
 
 import (
@@ -39,6 +43,7 @@ import (
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/internal/mcp"
 	"github.com/mediamock/mediamock/internal/rest"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -121,8 +126,11 @@ type Server struct {
 	eng  *sim.Engine
 	env  *front.Env
 	rest *rest.Front
+	mcp  *mcp.Front
 	ctl  *control.Front
 	log  *slog.Logger
+	// doors are how each front's requests enter the edge.
+	restDoor, mcpDoor, ctlDoor front.Door
 
 	httpSrv *http.Server
 	ln      net.Listener
@@ -242,6 +250,16 @@ func New(o Options) (*Server, error) {
 		Strict: o.Strict, ControlToken: o.ControlToken, Start: start, Operations: operations(api),
 		AllowedHosts: allowedHosts(o)}
 	s.rest, s.ctl = rest.New(s.env, OpenAPIDocument), control.New(s.env, ControlDocument)
+	if s.mcp, err = mcp.New(s.env); err != nil {
+		s.eng.Close()
+		s.removeTemp()
+		return nil, err
+	}
+	// REST caps bodies itself, after authentication.
+	s.restDoor = front.Door{Front: "rest", Journaled: true, Check: true}
+	// MCP checks its tool results itself: its HTTP bodies are JSON-RPC.
+	s.mcpDoor = front.Door{Front: "mcp", Journaled: true, BodyLimit: s.mcp.BodyLimit}
+	s.ctlDoor = front.Door{Front: "control"} // caps bodies itself
 	s.driver.Add(1)
 	go s.drive()
 	if o.NoListener {
@@ -299,14 +317,35 @@ func (s *Server) Client() *http.Client {
 }
 
 // ServeHTTP serves a request: every request passes the edge (request id,
-// body cap, panic recovery, journal), then the control API takes /_mock and
-// the REST front everything else.
+// body cap, panic recovery, journal), then the control API takes /_mock,
+// the MCP server /mcp and the REST front everything else.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if front.HasPathPrefix(r.URL.Path, ControlPath) {
-		s.env.Serve(w, r, false, s.ctl.Serve)
-		return
+	switch {
+	case front.HasPathPrefix(r.URL.Path, ControlPath):
+		s.env.Serve(w, r, s.ctlDoor, s.ctl.Serve)
+	case front.HasPathPrefix(r.URL.Path, MCPPath):
+		s.env.Serve(w, r, s.mcpDoor, s.mcp.Serve)
+	default:
+		s.env.Serve(w, r, s.restDoor, s.rest.Serve)
 	}
-	s.env.Serve(w, r, true, s.rest.Serve)
+}
+
+// MCPURL is the address of the MCP server (Streamable HTTP), URL() + "/mcp".
+func (s *Server) MCPURL() string { return s.url + MCPPath }
+
+// ServeMCP serves one MCP session over in and out (stdio: newline-delimited
+// JSON-RPC) until in ends or ctx does, on behalf of the API key (or access
+// token) apiKey. It shares everything with the HTTP fronts: the rate
+// limit, the journal, the coverage, the clock.
+func (s *Server) ServeMCP(ctx context.Context, in io.Reader, out io.Writer, apiKey string) error {
+	if _, ok := s.eng.Authenticate(apiKey); !ok {
+		return fmt.Errorf("the API key %q is not a key or token of the simulation", apiKey)
+	}
+	base := s.opts.PublicURL
+	if base == "" {
+		base = s.url
+	}
+	return s.mcp.ServeStdio(ctx, in, out, apiKey, base)
 }
 
 // memoryHost is the host of a server without a listener.
@@ -365,6 +404,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.closed = true
 	s.closeMu.Unlock()
 	s.stopNow()
+	// The client's idle connections go first: a connection it dialled but
+	// never used would hold the listener's shutdown for five seconds.
+	if s.transport != nil {
+		s.transport.CloseIdleConnections()
+	}
 	var err error
 	if s.httpSrv != nil {
 		err = s.httpSrv.Shutdown(ctx)

@@ -255,6 +255,9 @@ func (e *Engine) Encore(ctx context.Context, p Principal, id uint64, wait time.D
 			jobID = v.JobID
 			return err
 		})
+		if err == nil {
+			reportProgress(ctx, v.Status)
+		}
 		return v, err == nil && Final(v.Status), err
 	}
 	v, final, err := read()

@@ -245,6 +245,9 @@ func (e *Engine) Close() error {
 // Clock returns the engine's clock.
 func (e *Engine) Clock() *Clock { return e.clock }
 
+// Seed is the seed every random choice derives from.
+func (e *Engine) Seed() uint64 { return e.seed }
+
 // World returns the fixture the engine was seeded from.
 func (e *Engine) World() *fixtures.World { return e.world }
 

@@ -398,6 +398,9 @@ func (e *Engine) Generation(ctx context.Context, p Principal, assetID uint64, wa
 			g, jobID, err = t.generation(p.WorkspaceID, assetID)
 			return err
 		})
+		if err == nil {
+			reportProgress(ctx, g.Status)
+		}
 		return g, err == nil && Final(g.Status), err
 	}
 	if wait <= 0 {

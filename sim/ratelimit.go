@@ -49,6 +49,14 @@ func (e *Engine) Allow(workspaceID uint64) RateDecision {
 	return e.rate.allow(workspaceID, limit, e.clock.Now())
 }
 
+// RateWindow reads the workspace's current window without counting a
+// request: what the rate-limit headers report on an answer that is not
+// counted (MCP's protocol messages).
+func (e *Engine) RateWindow(workspaceID uint64) RateDecision {
+	limit := e.rateLimitOf(workspaceID)
+	return e.rate.peek(workspaceID, limit, e.clock.Now())
+}
+
 func (e *Engine) rateLimitOf(workspaceID uint64) int {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
@@ -85,6 +93,21 @@ func (r *rateLimiter) allow(ws uint64, limit int, now time.Time) RateDecision {
 	r.dirty[ws] = true
 	d.Allowed = true
 	d.Remaining = limit - w.Count
+	return d
+}
+
+func (r *rateLimiter) peek(ws uint64, limit int, now time.Time) RateDecision {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	w := rateWindow{Start: now.Truncate(RateWindow).Unix()}
+	if cur := r.windows[ws]; cur != nil && cur.Start == w.Start {
+		w.Count = cur.Count
+	}
+	d := decision(&w, limit, now)
+	d.Allowed = w.Count < limit
+	if !d.Allowed {
+		d.RetryAfter = retryAfter(d.Reset, now)
+	}
 	return d
 }
 
@@ -139,21 +162,3 @@ func (r *rateLimiter) load(btx *bolt.Tx) error {
 }
 
 func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
-
-// PeekRate is the workspace's rate window at the clock's time, without
-// counting a request: for responses that carry the window but do not count.
-func (e *Engine) PeekRate(workspaceID uint64) RateDecision {
-	limit := e.rateLimitOf(workspaceID)
-	now := e.clock.Now()
-	r := e.rate
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	start := now.Truncate(RateWindow).Unix()
-	w := rateWindow{Start: start}
-	if cur := r.windows[workspaceID]; cur != nil && cur.Start == start {
-		w = *cur
-	}
-	d := decision(&w, limit, now)
-	d.Allowed = w.Count < limit
-	return d
-}

@@ -68,6 +68,23 @@ func (h *hub) watching() int {
 	return len(h.chans)
 }
 
+type progressKey struct{}
+
+// WithProgress returns ctx carrying report: the engine's reads of a job
+// (Generation, Encore) call it with the status they read, so that a front
+// can tell its client how a long poll is going (MCP progress
+// notifications). The engine does not wait for it beyond the call.
+func WithProgress(ctx context.Context, report func(status string)) context.Context {
+	return context.WithValue(ctx, progressKey{}, report)
+}
+
+// reportProgress hands a status read for ctx to its progress reporter.
+func reportProgress(ctx context.Context, status string) {
+	if report, ok := ctx.Value(progressKey{}).(func(string)); ok {
+		report(status)
+	}
+}
+
 // waitFor reads a state with read until done reports it final or the wait
 // ends, without polling: it sleeps until the job changes, the clock jumps or
 // ctx ends. In virtual mode it moves the clock itself, to the earlier of the

@@ -78,7 +78,7 @@ func startServer(t *testing.T, env fakeEnv) *server {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &server{cancel: cancel, exit: make(chan int, 1), log: newLogSink()}
-	go func() { s.exit <- Run(ctx, nil, env.get, io.Discard, s.log) }()
+	go func() { s.exit <- Run(ctx, nil, env.get, nil, io.Discard, s.log) }()
 	t.Cleanup(func() { s.stop(t) })
 	select {
 	case u := <-s.log.ready:
@@ -217,7 +217,7 @@ func TestRunHealth(t *testing.T) {
 	health := func(args []string, env fakeEnv) (int, string, string) {
 		t.Helper()
 		var stdout, stderr bytes.Buffer
-		code := Run(context.Background(), append([]string{"health"}, args...), env.get, &stdout, &stderr)
+		code := Run(context.Background(), append([]string{"health"}, args...), env.get, nil, &stdout, &stderr)
 		return code, stdout.String(), stderr.String()
 	}
 
@@ -286,7 +286,7 @@ func TestRunBadSettings(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
 			var stdout, stderr bytes.Buffer
-			code := Run(ctx, c.args, env.get, &stdout, &stderr)
+			code := Run(ctx, c.args, env.get, nil, &stdout, &stderr)
 			if code != 2 {
 				t.Errorf("exit code %d, want 2; stderr:\n%s", code, stderr.String())
 			}
@@ -309,7 +309,7 @@ func TestRunBadSettings(t *testing.T) {
 
 func TestRunVersion(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	if code := Run(context.Background(), []string{"version"}, fakeEnv{}.get, &stdout, &stderr); code != 0 {
+	if code := Run(context.Background(), []string{"version"}, fakeEnv{}.get, nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit code %d, want 0", code)
 	}
 	if want := fmt.Sprintf("mockserver %s\n", version); stdout.String() != want {
@@ -323,11 +323,11 @@ func TestRunFlagsWinOverEnvironment(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // start and stop at once
 	var stdout, stderr bytes.Buffer
-	if code := Run(ctx, []string{"--speed", "2", "--clock", "manual"}, env.get, &stdout, &stderr); code != 0 {
+	if code := Run(ctx, []string{"--speed", "2", "--clock", "manual"}, env.get, nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit code %d, want 0: the flags override the bad variables; stderr:\n%s", code, stderr.String())
 	}
 	var stderr2 bytes.Buffer
-	Run(ctx, nil, fakeEnv{"MOCKSERVER_DB": db, "MOCKSERVER_CLOCK": "sideways"}.get, &stdout, &stderr2)
+	Run(ctx, nil, fakeEnv{"MOCKSERVER_DB": db, "MOCKSERVER_CLOCK": "sideways"}.get, nil, &stdout, &stderr2)
 	if !strings.Contains(stderr2.String(), "MOCKSERVER_CLOCK") {
 		t.Errorf("stderr %q should name the variable the bad value came from", stderr2.String())
 	}
@@ -342,7 +342,7 @@ func TestRunBrokenFixtureStopsWithOneLine(t *testing.T) {
 	db := filepath.Join(dir, "mediamock.db")
 	env := fakeEnv{"MOCKSERVER_ADDR": "127.0.0.1:0", "MOCKSERVER_DB": db, "MOCKSERVER_FIXTURES": fixture}
 	var stdout, stderr bytes.Buffer
-	code := Run(context.Background(), nil, env.get, &stdout, &stderr)
+	code := Run(context.Background(), nil, env.get, nil, &stdout, &stderr)
 	if code == 0 {
 		t.Fatal("a broken fixture must stop the server")
 	}

@@ -26,6 +26,10 @@ type settings struct {
 	maxBody                                                    int64
 	shutdownTimeout, readTimeout, writeTimeout, idleTimeout    time.Duration
 	source                                                     map[string]string // flag -> where its value came from
+	// apiKey and url are the mcp command's: the key its stdio session
+	// calls with, and a running server to bridge to.
+	apiKey, url string
+	mcp         bool
 }
 
 // envName is the environment variable of a flag: --public-url is MOCKSERVER_PUBLIC_URL.
@@ -34,11 +38,28 @@ func envName(flagName string) string {
 }
 
 func parseSettings(args []string, getenv func(string) string, stderr io.Writer) (*settings, error) {
-	fs := flag.NewFlagSet("mockserver", flag.ContinueOnError)
+	return parseCommand(false, args, getenv, stderr)
+}
+
+// parseCommand parses the settings of the serve command, or of the mcp
+// command: the same flags (and variables), with a free loopback port and a
+// temporary state file by default, and its own --api-key and --url.
+func parseCommand(mcp bool, args []string, getenv func(string) string, stderr io.Writer) (*settings, error) {
+	name, addr, db := "mockserver", "127.0.0.1:8080", "mediamock.db"
+	if mcp {
+		name, addr, db = "mockserver mcp", "127.0.0.1:0", ""
+	}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	s := &settings{}
-	fs.StringVar(&s.addr, "addr", "127.0.0.1:8080", "listen address")
-	fs.StringVar(&s.db, "db", "mediamock.db", "bbolt state file (kept across restarts)")
+	s := &settings{mcp: mcp}
+	fs.StringVar(&s.addr, "addr", addr, "listen address")
+	if mcp {
+		fs.StringVar(&s.db, "db", db, "bbolt state file (default: a temporary one, removed at exit)")
+		fs.StringVar(&s.apiKey, "api-key", "", "API key or access token every tool call is made with (required)")
+		fs.StringVar(&s.url, "url", "", "bridge stdio to the MCP server of a running mockserver at this address, instead of running a simulation")
+	} else {
+		fs.StringVar(&s.db, "db", db, "bbolt state file (kept across restarts)")
+	}
 	fs.BoolVar(&s.durable, "durable", false, "fsync every commit (slower, crash-safe)")
 	fs.BoolVar(&s.reset, "reset", false, "wipe the state file and seed it again from the fixtures")
 	fs.Uint64Var(&s.seed, "seed", 0, "seed of every random choice")
@@ -65,7 +86,7 @@ func parseSettings(args []string, getenv func(string) string, stderr io.Writer) 
 		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q (commands: health, version)", fs.Arg(0))
+		return nil, fmt.Errorf("unexpected argument %q (commands: mcp, health, version)", fs.Arg(0))
 	}
 	// Environment variables apply to the flags the command line left out.
 	s.source = map[string]string{}
@@ -113,7 +134,7 @@ func (s *settings) options(log *slog.Logger) (mediamock.Options, error) {
 	if s.publicURL != "" && !strings.HasPrefix(s.publicURL, "http://") && !strings.HasPrefix(s.publicURL, "https://") {
 		return mediamock.Options{}, fmt.Errorf("%s must start with http:// or https://, got %q", s.name("public-url"), s.publicURL)
 	}
-	if s.db == "" {
+	if s.db == "" && !s.mcp {
 		return mediamock.Options{}, fmt.Errorf("%s must name a file", s.name("db"))
 	}
 	if s.journalSize < 0 || s.journalBody < 0 {

@@ -341,7 +341,7 @@ func (c *call) journal(f journal.Filter) (int, any, error) {
 
 func journalEntries(c *call) (int, any, error) {
 	q := c.r.URL.Query()
-	f := journal.Filter{Method: q.Get("method"), PathPrefix: q.Get("path"), Operation: q.Get("operation"), Limit: 100}
+	f := journal.Filter{Front: q.Get("front"), Method: q.Get("method"), PathPrefix: q.Get("path"), Operation: q.Get("operation"), Limit: 100}
 	f.Status, _ = strconv.Atoi(q.Get("status"))
 	f.WorkspaceID, _ = strconv.ParseUint(q.Get("workspace_id"), 10, 64)
 	if l, err := strconv.Atoi(q.Get("limit")); err == nil {

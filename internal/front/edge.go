@@ -18,19 +18,36 @@ import (
 	"github.com/mediamock/mediamock/sim"
 )
 
+// Door is how a front's requests enter the edge.
+type Door struct {
+	// Front names the front in the journal and the coverage: rest, mcp, control.
+	Front string
+	// Journaled records the front's requests in the journal.
+	Journaled bool
+	// Check validates the responses of the front's operations against
+	// openapi.json in strict mode (REST, whose responses are the
+	// operations' own).
+	Check bool
+	// BodyLimit, when set, gives the cap of a request's body and the error
+	// of a body over it, applied before the front; a front that must know
+	// whom it serves first (REST: authentication before the size) calls
+	// LimitBody itself.
+	BodyLimit func(*http.Request) (int64, error)
+}
+
 // Serve passes a request through the edge: a request id, a Date from the
-// simulated clock, panic recovery, then next (which caps the body with
-// LimitBody once it knows whom it serves); afterwards it checks the response
-// in strict mode and records it in the journal and the coverage.
-func (env *Env) Serve(w http.ResponseWriter, r *http.Request, journaled bool, next func(*Writer, *http.Request)) {
+// simulated clock, panic recovery, the body cap when the door has one, then
+// next; afterwards it checks the response in strict mode and records it in
+// the journal and the coverage.
+func (env *Env) Serve(w http.ResponseWriter, r *http.Request, d Door, next func(*Writer, *http.Request)) {
 	started := env.WallClock()
-	rw := &Writer{ResponseWriter: w, env: env}
+	rw := &Writer{ResponseWriter: w, env: env, door: d}
 	h := rw.Header()
-	h.Set("X-Request-Id", requestID(env.reqSeq.Add(1)))
+	h.Set("X-Request-Id", env.NewRequestID())
 	// The Date agrees with X-RateLimit-Reset, Retry-After and every
 	// timestamp in bodies, whatever the clock mode.
 	h.Set("Date", env.Eng.Clock().Now().UTC().Format(http.TimeFormat))
-	if env.Journal != nil && journaled {
+	if env.Journal != nil && d.Journaled {
 		rw.reqCapture, rw.resCapture = journal.NewCapture(env.Journal.BodyCap()), journal.NewCapture(env.Journal.BodyCap())
 	}
 	defer func() {
@@ -44,8 +61,13 @@ func (env *Env) Serve(w http.ResponseWriter, r *http.Request, journaled bool, ne
 			}
 		}
 		rw.flush(r)
-		env.record(rw, r, started, journaled)
+		env.record(rw, r, started)
 	}()
+	if d.BodyLimit != nil {
+		if max, tooBig := d.BodyLimit(r); !LimitBody(rw, r, max, tooBig) {
+			return
+		}
+	}
 	next(rw, r)
 }
 
@@ -83,7 +105,10 @@ func (b *closeOnError) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// requestID renders req_000000000042.
+// NewRequestID is the next request id, as the X-Request-Id header shows it:
+// req_000000000042.
+func (env *Env) NewRequestID() string { return requestID(env.reqSeq.Add(1)) }
+
 func requestID(n uint64) string {
 	b := make([]byte, 0, 16)
 	b = append(b, "req_"...)
@@ -101,7 +126,10 @@ func requestID(n uint64) string {
 type Writer struct {
 	http.ResponseWriter
 	env         *Env
+	door        Door
 	op          string
+	call        *Call
+	mcpMethod   string
 	status      int
 	wroteHeader bool
 	buf         bytes.Buffer
@@ -123,7 +151,25 @@ func (w *Writer) SetPrincipal(p sim.Principal) { w.principal = &p }
 // SetLatency records the latency injected into the request.
 func (w *Writer) SetLatency(d time.Duration) { w.latency = d }
 
-func (w *Writer) strict() bool { return w.env.Strict && w.op != "" }
+// Call is the call of an operation a request carried inside another
+// protocol (an MCP tool call), as the journal records it.
+type Call struct {
+	Operation string
+	// Status is what the operation answered, as REST would have: 201, 403, 429.
+	Status    int
+	ErrorCode string
+}
+
+// SetCall records the call of an operation the request carried inside its
+// protocol (an MCP tool call): the journal entry names the operation, with
+// the status and error code the operation answered. The front counts the
+// call in the coverage and checks its result itself.
+func (w *Writer) SetCall(c Call) { w.call = &c }
+
+// SetMCPMethod records the JSON-RPC method of an MCP message, for the journal.
+func (w *Writer) SetMCPMethod(m string) { w.mcpMethod = m }
+
+func (w *Writer) strict() bool { return w.env.Strict && w.door.Check && w.op != "" }
 
 // WriteHeader sends the status, or holds it back in strict mode.
 func (w *Writer) WriteHeader(status int) {
@@ -191,13 +237,13 @@ func (w *Writer) releaseCaptures() {
 }
 
 // record adds a finished request to the coverage and the journal.
-func (env *Env) record(w *Writer, r *http.Request, started time.Time, journaled bool) {
+func (env *Env) record(w *Writer, r *http.Request, started time.Time) {
 	status := w.status
 	if status == 0 {
 		status = http.StatusOK
 	}
 	if w.op != "" {
-		env.Coverage.Hit(w.op, status)
+		env.Coverage.Hit(w.door.Front, w.op, status)
 	}
 	if env.Log.Enabled(context.Background(), slog.LevelInfo) {
 		var ws uint64
@@ -209,16 +255,19 @@ func (env *Env) record(w *Writer, r *http.Request, started time.Time, journaled 
 			slog.Uint64("workspace", ws), slog.Duration("latency", env.WallClock().Sub(started)),
 			slog.String("request_id", w.Header().Get("X-Request-Id")))
 	}
-	if env.Journal == nil || !journaled {
+	if env.Journal == nil || !w.door.Journaled {
 		w.releaseCaptures()
 		return
 	}
 	capped := func(s string) string { return s[:min(len(s), journal.MaxString)] }
 	e := journal.Entry{
 		ID: w.Header().Get("X-Request-Id"), Time: sim.FormatTime(started), SimTime: sim.FormatTime(env.Eng.Clock().Now()),
-		Method: capped(r.Method), Path: capped(r.URL.Path), Query: capped(r.URL.RawQuery), Operation: w.op, Status: status,
-		ErrorCode: w.errCode, DurationMS: float64(env.WallClock().Sub(started).Microseconds()) / 1000,
+		Front: w.door.Front, Method: capped(r.Method), Path: capped(r.URL.Path), Query: capped(r.URL.RawQuery), MCPMethod: capped(w.mcpMethod),
+		Operation: w.op, Status: status, ErrorCode: w.errCode, DurationMS: float64(env.WallClock().Sub(started).Microseconds()) / 1000,
 		InjectedLatencyMS: w.latency.Milliseconds(), RequestContentType: capped(r.Header.Get("Content-Type")),
+	}
+	if w.call != nil {
+		e.Operation, e.Status, e.ErrorCode = w.call.Operation, w.call.Status, w.call.ErrorCode
 	}
 	if w.principal != nil {
 		e.WorkspaceID = w.principal.WorkspaceID
@@ -301,4 +350,12 @@ func Answer(w *Writer, status int, body any, err error) {
 // HasPathPrefix reports whether path is prefix or lies under it.
 func HasPathPrefix(path, prefix string) bool {
 	return path == prefix || strings.HasPrefix(path, prefix+"/")
+}
+
+// SetRateHeaders reports a workspace's rate window in the X-RateLimit-*
+// headers every response to an authenticated request carries.
+func SetRateHeaders(h http.Header, d sim.RateDecision) {
+	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(d.Reset.Unix(), 10))
 }

@@ -49,7 +49,8 @@ func TestPanicBecomesErrorObjectAndLogLine(t *testing.T) {
 	env := &Env{Eng: eng, Log: slog.New(slog.NewTextHandler(&logs, nil)), WallClock: time.Now, Stop: context.Background(),
 		Coverage: &journal.Counts{}, MaxBodyBytes: 1 << 20}
 	rec := httptest.NewRecorder()
-	env.Serve(rec, httptest.NewRequest("GET", "/boom", nil), true, func(*Writer, *http.Request) { panic("kaboom") })
+	door := Door{Front: "rest", Journaled: true, Check: true}
+	env.Serve(rec, httptest.NewRequest("GET", "/boom", nil), door, func(*Writer, *http.Request) { panic("kaboom") })
 	body, _ := io.ReadAll(rec.Result().Body)
 	assert.Equal(t, http.StatusInternalServerError, rec.Code)
 	assert.JSONEq(t, `{"error":{"code":"internal_error","message":"Internal server error."}}`, string(body))

@@ -52,6 +52,9 @@ type Env struct {
 	// Operations are the operations of openapi.json the coverage lists.
 	Operations []journal.Operation
 
+	// Rendered keeps the JSON of final assets for list pages.
+	Rendered wire.Rendered
+
 	reqSeq atomic.Uint64
 }
 

@@ -76,7 +76,7 @@ func (g *Gate) Peek(authorization string) (Pass, error) {
 	if err != nil {
 		return Pass{}, err
 	}
-	return Pass{Principal: p, Rate: g.eng.PeekRate(p.WorkspaceID)}, nil
+	return Pass{Principal: p, Rate: g.eng.RateWindow(p.WorkspaceID)}, nil
 }
 
 // Enter lets a request of an operation in, given the Authorization header
@@ -101,9 +101,7 @@ func (g *Gate) Enter(authorization, op, scope string) (Pass, error) {
 			Details: map[string]any{"limit": pass.Rate.Limit, "retry_after_seconds": secs}}
 	}
 	if !p.HasScope(scope) {
-		return pass, &sim.Error{Kind: sim.EFORBIDDEN, Code: "insufficient_scope",
-			Message: fmt.Sprintf("This operation needs the %s scope; the token has %s.", scope, scopeList(p.Scopes)),
-			Details: map[string]any{"required_scope": scope, "granted_scopes": p.Scopes}}
+		return pass, scopeError(scope, p)
 	}
 	if status := g.take(op); status != 0 {
 		if status == 429 {
@@ -112,6 +110,33 @@ func (g *Gate) Enter(authorization, op, scope string) (Pass, error) {
 		return pass, forcedError(status, pass.Rate)
 	}
 	return pass, nil
+}
+
+// Identify lets in what does not count against the rate limit (MCP's
+// protocol messages and resource reads): it authenticates the credential
+// and, when scope is not empty, checks it, without counting a request or
+// taking a forced response. The pass carries the workspace's window as it
+// is; the error is the spec's error for the first step that refuses.
+func (g *Gate) Identify(authorization, scope string) (Pass, error) {
+	token, err := Bearer(authorization)
+	if err != nil {
+		return Pass{}, err
+	}
+	p, err := g.Authenticate(token)
+	if err != nil {
+		return Pass{}, err
+	}
+	pass := Pass{Principal: p, Rate: g.eng.RateWindow(p.WorkspaceID)}
+	if scope != "" && !p.HasScope(scope) {
+		return pass, scopeError(scope, p)
+	}
+	return pass, nil
+}
+
+func scopeError(scope string, p sim.Principal) *sim.Error {
+	return &sim.Error{Kind: sim.EFORBIDDEN, Code: "insufficient_scope",
+		Message: fmt.Sprintf("This operation needs the %s scope; the token has %s.", scope, scopeList(p.Scopes)),
+		Details: map[string]any{"required_scope": scope, "granted_scopes": p.Scopes}}
 }
 
 func scopeList(scopes []string) string {

@@ -13,30 +13,34 @@ import (
 	"github.com/mediamock/mediamock/sim"
 )
 
-// Counts counts answers per operation and status.
+// Counts counts answers per operation and status, and calls per operation
+// and front.
 type Counts struct {
 	mu     sync.Mutex
 	counts map[string]map[int]int
+	fronts map[string]map[string]int
 }
 
-// Hit counts one answer.
-func (c *Counts) Hit(op string, status int) {
+// Hit counts one answer of an operation called through a front (rest,
+// mcp); status is what the operation answered.
+func (c *Counts) Hit(front, op string, status int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.counts == nil {
-		c.counts = map[string]map[int]int{}
+		c.counts, c.fronts = map[string]map[int]int{}, map[string]map[string]int{}
 	}
 	if c.counts[op] == nil {
-		c.counts[op] = map[int]int{}
+		c.counts[op], c.fronts[op] = map[int]int{}, map[string]int{}
 	}
 	c.counts[op][status]++
+	c.fronts[op][front]++
 }
 
 // Reset starts counting again.
 func (c *Counts) Reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.counts = nil
+	c.counts, c.fronts = nil, nil
 }
 
 // Coverage reports what the clients exercised: each operation of
@@ -54,6 +58,8 @@ type OperationCoverage struct {
 	Method    string           `json:"method"`
 	Path      string           `json:"path"`
 	Statuses  []StatusCoverage `json:"statuses"`
+	// Fronts counts the calls per front (rest, mcp).
+	Fronts map[string]int `json:"fronts,omitempty"`
 }
 
 // StatusCoverage is how often an operation answered a status.
@@ -83,14 +89,14 @@ type Operation struct {
 // engine's lifecycle counts.
 func (c *Counts) Report(ops []Operation, lifecycle map[string]int) Coverage {
 	c.mu.Lock()
-	counts := map[string]map[int]int{}
+	counts, fronts := map[string]map[int]int{}, map[string]map[string]int{}
 	for op, m := range c.counts {
-		counts[op] = maps.Clone(m)
+		counts[op], fronts[op] = maps.Clone(m), maps.Clone(c.fronts[op])
 	}
 	c.mu.Unlock()
 	var out Coverage
 	for _, op := range ops {
-		oc := OperationCoverage{Operation: op.ID, Method: op.Method, Path: op.Path}
+		oc := OperationCoverage{Operation: op.ID, Method: op.Method, Path: op.Path, Fronts: fronts[op.ID]}
 		seen := map[int]bool{}
 		for _, st := range op.Declared {
 			seen[st] = true
@@ -134,7 +140,7 @@ func (c *Counts) Report(ops []Operation, lifecycle map[string]int) Coverage {
 // statuses it answered and those it never did, then the lifecycle paths.
 func (c Coverage) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "OPERATION\tMETHOD PATH\tEXERCISED\tNEVER EXERCISED\n")
+	fmt.Fprintf(tw, "OPERATION\tMETHOD PATH\tEXERCISED\tNEVER EXERCISED\tFRONTS\n")
 	for _, oc := range c.Operations {
 		var hit, miss []string
 		for _, sc := range oc.Statuses {
@@ -145,11 +151,15 @@ func (c Coverage) WriteTable(w io.Writer) error {
 				miss = append(miss, strconv.Itoa(sc.Status))
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s %s\t%s\t%s\n", oc.Operation, oc.Method, oc.Path, dash(hit), dash(miss))
+		var fronts []string
+		for _, f := range slices.Sorted(maps.Keys(oc.Fronts)) {
+			fronts = append(fronts, fmt.Sprintf("%s×%d", f, oc.Fronts[f]))
+		}
+		fmt.Fprintf(tw, "%s\t%s %s\t%s\t%s\t%s\n", oc.Operation, oc.Method, oc.Path, dash(hit), dash(miss), dash(fronts))
 	}
-	fmt.Fprintf(tw, "\nLIFECYCLE PATH\tTIMES\t\t\n")
+	fmt.Fprintf(tw, "\nLIFECYCLE PATH\tTIMES\t\t\t\n")
 	for _, p := range sim.LifecyclePaths {
-		fmt.Fprintf(tw, "%s\t%d\t\t\n", p, c.Lifecycle[p])
+		fmt.Fprintf(tw, "%s\t%d\t\t\t\n", p, c.Lifecycle[p])
 	}
 	fmt.Fprintf(tw, "\noperations exercised %d/%d, declared statuses %d/%d, lifecycle paths %d/%d\n",
 		c.Summary.OperationsExercised, c.Summary.Operations, c.Summary.StatusesExercised, c.Summary.StatusesDeclared,

@@ -15,9 +15,11 @@ type Entry struct {
 	ID                    string  `json:"id"`
 	Time                  string  `json:"time"`
 	SimTime               string  `json:"sim_time"`
+	Front                 string  `json:"front,omitempty"`
 	Method                string  `json:"method"`
 	Path                  string  `json:"path"`
 	Query                 string  `json:"query,omitempty"`
+	MCPMethod             string  `json:"mcp_method,omitempty"`
 	Operation             string  `json:"operation,omitempty"`
 	Status                int     `json:"status"`
 	ErrorCode             string  `json:"error_code,omitempty"`
@@ -39,6 +41,7 @@ const MaxString = 1024
 
 // Filter selects journal entries; zero fields match everything.
 type Filter struct {
+	Front       string
 	Method      string
 	PathPrefix  string
 	Status      int
@@ -48,7 +51,8 @@ type Filter struct {
 }
 
 func (f Filter) match(e *Entry) bool {
-	return (f.Method == "" || strings.EqualFold(f.Method, e.Method)) &&
+	return (f.Front == "" || f.Front == e.Front) &&
+		(f.Method == "" || strings.EqualFold(f.Method, e.Method)) &&
 		(f.PathPrefix == "" || strings.HasPrefix(e.Path, f.PathPrefix)) &&
 		(f.Status == 0 || f.Status == e.Status) &&
 		(f.Operation == "" || f.Operation == e.Operation) &&

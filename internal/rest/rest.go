@@ -8,7 +8,6 @@ import (
 	"encoding/base64"
 	"mime"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/ops"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -26,38 +26,26 @@ const BasePath = "/api/v1"
 // Front serves the REST API of one server.
 type Front struct {
 	env      *front.Env
-	document []byte   // openapi.json, served at /api/v1/openapi.json
-	etags    etags    // of files served
-	rendered rendered // JSON of final assets, for list pages
+	document []byte // openapi.json, served at /api/v1/openapi.json
+	etags    etags  // of files served
 }
 
 // New returns the REST front of a server; document is openapi.json.
 func New(env *front.Env, document []byte) *Front {
-	for _, rt := range routes {
-		if !env.API.Has(rt.op) {
-			panic("route " + rt.op + " is not in openapi.json")
+	for _, op := range ops.Operations() {
+		if !env.API.Has(op.ID) {
+			panic("operation " + op.ID + " is not in openapi.json")
 		}
 	}
 	return &Front{env: env, document: document}
 }
 
-// handlerFunc serves one operation: it returns a status and a body to
-// encode as JSON, or an error for the error object.
-type handlerFunc func(c *call) (int, any, error)
-
-type route struct {
-	method, path, op string
-	h                handlerFunc
-}
-
-// Operation is an operation of the routing table.
-type Operation struct{ ID, Method, Path string }
-
-// Operations lists the operations in the order of the specification.
-func Operations() []Operation {
-	out := make([]Operation, len(routes))
-	for i, rt := range routes {
-		out[i] = Operation{ID: rt.op, Method: rt.method, Path: BasePath + rt.path}
+// Operations lists the operations with their REST paths, in the order of
+// the specification.
+func Operations() []ops.Operation {
+	out := ops.Operations()
+	for i := range out {
+		out[i].Path = BasePath + out[i].Path
 	}
 	return out
 }
@@ -67,27 +55,19 @@ const documentOp = "/openapi.json"
 // table matches requests to operations, once per process.
 var table = sync.OnceValue(func() *front.Table {
 	t := front.NewTable(BasePath)
-	for _, rt := range routes {
-		t.Add(rt.method, rt.path, rt.op)
+	for _, op := range ops.Operations() {
+		t.Add(op.Method, op.Path, op.ID)
 	}
 	t.Add(http.MethodGet, "/openapi.json", documentOp)
 	t.Add(http.MethodHead, "/openapi.json", documentOp)
 	return t.Seal()
 })
 
-var handlers = sync.OnceValue(func() map[string]handlerFunc {
-	m := make(map[string]handlerFunc, len(routes))
-	for _, rt := range routes {
-		m[rt.op] = rt.h
-	}
-	return m
-})
-
 // Serve serves a request that passed the edge. Every answer to a request
 // whose credential names a workspace carries its rate window; only the
 // operations count.
 func (f *Front) Serve(w *front.Writer, r *http.Request) {
-	m := Match{}
+	m := front.Match{}
 	files := strings.HasPrefix(r.URL.Path, wire.FilesPath)
 	if !files {
 		m = table().Match(r)
@@ -113,9 +93,6 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 	}
 }
 
-// Match is what the routing table found.
-type Match = front.Match
-
 // peek puts the rate window of the request's workspace, if its credential
 // names one, on an answer that does not count.
 func (f *Front) peek(w *front.Writer, r *http.Request) {
@@ -124,7 +101,7 @@ func (f *Front) peek(w *front.Writer, r *http.Request) {
 	}
 	if pass, err := f.env.Gate.Peek(r.Header.Get("Authorization")); err == nil {
 		w.SetPrincipal(pass.Principal)
-		setRateHeaders(w.Header(), pass.Rate)
+		front.SetRateHeaders(w.Header(), pass.Rate)
 	}
 }
 
@@ -146,7 +123,7 @@ func (f *Front) operation(w *front.Writer, r *http.Request, m front.Match) {
 			return
 		}
 		w.SetPrincipal(pass.Principal)
-		setRateHeaders(w.Header(), pass.Rate)
+		front.SetRateHeaders(w.Header(), pass.Rate)
 		front.LimitBody(w, r, max, tooBig)
 		return
 	}
@@ -155,7 +132,7 @@ func (f *Front) operation(w *front.Writer, r *http.Request, m front.Match) {
 	pass, err := env.Gate.Enter(r.Header.Get("Authorization"), m.Name, env.API.Scope(m.Name))
 	if pass.Authenticated() {
 		w.SetPrincipal(pass.Principal)
-		setRateHeaders(w.Header(), pass.Rate)
+		front.SetRateHeaders(w.Header(), pass.Rate)
 	}
 	if err != nil {
 		switch sim.AsError(err).Kind {
@@ -181,18 +158,12 @@ func (f *Front) operation(w *front.Writer, r *http.Request, m front.Match) {
 		env.Sleep(ctx, d)
 		cancel()
 	}
-	status, body, err := handlers()[m.Name](&call{f: f, w: w, r: r, p: pass.Principal, vars: m.Vars, q: query})
-	if raw, ok := body.(rawJSON); ok && err == nil {
+	status, body, err := ops.Run(m.Name, &ops.Call{Env: env, Request: r, Principal: pass.Principal, Vars: m.Vars, Query: query, View: env.View(r)})
+	if raw, ok := body.(wire.RawJSON); ok && err == nil {
 		front.WriteRaw(w, status, raw)
 		return
 	}
 	front.Answer(w, status, body, err)
-}
-
-func setRateHeaders(h http.Header, d sim.RateDecision) {
-	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(d.Reset.Unix(), 10))
 }
 
 // uploadOverhead is what a multipart form or a JSON object may add around
@@ -215,41 +186,3 @@ func (f *Front) BodyLimit(r *http.Request) (int64, error) {
 	}
 	return max, wire.TooLarge(max)
 }
-
-// call is one operation on its way through a handler.
-type call struct {
-	f    *Front
-	w    *front.Writer
-	r    *http.Request
-	p    sim.Principal
-	vars map[string]string
-	q    url.Values // the query, parsed once
-}
-
-func (c *call) eng() *sim.Engine { return c.f.env.Eng }
-
-func (c *call) view() wire.View { return c.f.env.View(c.r) }
-
-func (c *call) query(name string) string { return c.q.Get(name) }
-
-// queryInt reads an integer parameter the contract has already validated.
-func (c *call) queryInt(name string, def int) int {
-	v := c.q.Get(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return def
-	}
-	return n
-}
-
-// id is the path id, validated as a positive integer by the contract.
-func (c *call) id() uint64 {
-	n, _ := strconv.ParseUint(c.vars["id"], 10, 64)
-	return n
-}
-
-// decode reads a JSON body the contract has already validated.
-func (c *call) decode(v any) error { return wire.DecodeJSON(c.r.Body, v) }

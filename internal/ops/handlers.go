@@ -1,4 +1,4 @@
-package rest
+package ops
 
 import (
 	"context"
@@ -9,8 +9,9 @@ import (
 	"github.com/mediamock/mediamock/sim"
 )
 
-// routes is the routing table, in the order of the service's specification.
-var routes = []route{
+// table lists the operations in the order of the service's specification,
+// each with the method and path of its REST form and its handler.
+var table = []route{
 	{"GET", "/account", "getAccount", getAccount},
 	{"GET", "/models", "listModels", listModels},
 	{"POST", "/generations", "createGeneration", createGeneration},
@@ -30,12 +31,12 @@ var routes = []route{
 	{"GET", "/social/publications/{id}", "getPublication", getPublication},
 }
 
-func getAccount(c *call) (int, any, error) {
-	a, err := c.eng().Account(c.p)
+func getAccount(c *Call) (int, any, error) {
+	a, err := c.eng().Account(c.Principal)
 	return http.StatusOK, wire.AccountOf(a), err
 }
 
-func listModels(c *call) (int, any, error) {
+func listModels(c *Call) (int, any, error) {
 	modality, track := c.query("modality"), c.query("track")
 	if track != "" && modality == "" {
 		modality = "audio"
@@ -51,38 +52,38 @@ type generationBody struct {
 	WaitSeconds int `json:"wait_seconds"`
 }
 
-func createGeneration(c *call) (int, any, error) {
+func createGeneration(c *Call) (int, any, error) {
 	var body generationBody
 	if err := c.decode(&body); err != nil {
 		return 0, nil, err
 	}
-	g, err := c.eng().CreateGeneration(c.r.Context(), c.p, body.GenerationRequest)
+	g, err := c.eng().CreateGeneration(c.Request.Context(), c.Principal, body.GenerationRequest)
 	if err != nil {
 		return 0, nil, err
 	}
 	if body.WaitSeconds > 0 && !sim.Final(g.Status) {
 		err := c.wait(body.WaitSeconds, func(ctx context.Context, d time.Duration) (err error) {
-			g.Generation, err = c.eng().Generation(ctx, c.p, g.Assets[0].ID, d)
+			g.Generation, err = c.eng().Generation(ctx, c.Principal, g.Assets[0].ID, d)
 			return err
 		})
 		if err != nil {
 			return 0, nil, err
 		}
 	}
-	return http.StatusCreated, wire.GenerationCreated{Generation: c.view().Generation(g.Generation),
+	return http.StatusCreated, wire.GenerationCreated{Generation: c.View.Generation(g.Generation),
 		CreditsCharged: g.CreditsCharged, CreditsBalance: g.CreditsBalance, CoveredByMonthlyGift: g.CoveredByGift}, nil
 }
 
-func getGeneration(c *call) (int, any, error) {
+func getGeneration(c *Call) (int, any, error) {
 	var g sim.Generation
 	err := c.wait(c.queryInt("wait_seconds", 0), func(ctx context.Context, d time.Duration) (err error) {
-		g, err = c.eng().Generation(ctx, c.p, c.id(), d)
+		g, err = c.eng().Generation(ctx, c.Principal, c.id(), d)
 		return err
 	})
-	return http.StatusOK, c.view().Generation(g), err
+	return http.StatusOK, c.View.Generation(g), err
 }
 
-func listAssets(c *call) (int, any, error) {
+func listAssets(c *Call) (int, any, error) {
 	return listAssetsPage(c, sim.AssetQuery{
 		Kind: c.query("kind"), Status: c.query("status"), Query: c.query("query"),
 		ProjectID: uint64(c.queryInt("project_id", 0)), StartingAfter: uint64(c.queryInt("starting_after", 0)),
@@ -90,16 +91,16 @@ func listAssets(c *call) (int, any, error) {
 	})
 }
 
-func createUpload(c *call) (int, any, error) {
+func createUpload(c *Call) (int, any, error) {
 	in, err := c.uploadInput()
 	if err != nil {
 		return 0, nil, err
 	}
-	a, err := c.eng().Upload(c.r.Context(), c.p, in)
-	return http.StatusCreated, c.view().Asset(a), err
+	a, err := c.eng().Upload(c.Request.Context(), c.Principal, in)
+	return http.StatusCreated, c.View.Asset(a), err
 }
 
-func listEncoreEffects(c *call) (int, any, error) {
+func listEncoreEffects(c *Call) (int, any, error) {
 	return http.StatusOK, wire.Whole(c.eng().EncoreEffects(), wire.EffectOf), nil
 }
 
@@ -108,78 +109,78 @@ type encoreBody struct {
 	WaitSeconds int `json:"wait_seconds"`
 }
 
-func createEncoreCreation(c *call) (int, any, error) {
+func createEncoreCreation(c *Call) (int, any, error) {
 	var body encoreBody
 	if err := c.decode(&body); err != nil {
 		return 0, nil, err
 	}
-	created, err := c.eng().CreateEncore(c.r.Context(), c.p, body.EncoreRequest)
+	created, err := c.eng().CreateEncore(c.Request.Context(), c.Principal, body.EncoreRequest)
 	if err != nil {
 		return 0, nil, err
 	}
 	view := created.EncoreView
 	if body.WaitSeconds > 0 {
 		err := c.wait(body.WaitSeconds, func(ctx context.Context, d time.Duration) (err error) {
-			view, err = c.eng().Encore(ctx, c.p, view.ID, d)
+			view, err = c.eng().Encore(ctx, c.Principal, view.ID, d)
 			return err
 		})
 		if err != nil {
 			return 0, nil, err
 		}
 	}
-	return http.StatusCreated, wire.EncoreCreated{Encore: c.view().Encore(view), CreditsCharged: created.CreditsCharged, CreditsBalance: created.CreditsBalance}, nil
+	return http.StatusCreated, wire.EncoreCreated{Encore: c.View.Encore(view), CreditsCharged: created.CreditsCharged, CreditsBalance: created.CreditsBalance}, nil
 }
 
-func getEncoreCreation(c *call) (int, any, error) {
+func getEncoreCreation(c *Call) (int, any, error) {
 	var v sim.EncoreView
 	err := c.wait(c.queryInt("wait_seconds", 0), func(ctx context.Context, d time.Duration) (err error) {
-		v, err = c.eng().Encore(ctx, c.p, c.id(), d)
+		v, err = c.eng().Encore(ctx, c.Principal, c.id(), d)
 		return err
 	})
-	return http.StatusOK, c.view().Encore(v), err
+	return http.StatusOK, c.View.Encore(v), err
 }
 
-func listCharacters(c *call) (int, any, error) {
-	chars, err := c.eng().Characters(c.p)
-	return http.StatusOK, wire.Whole(chars, c.view().Character), err
+func listCharacters(c *Call) (int, any, error) {
+	chars, err := c.eng().Characters(c.Principal)
+	return http.StatusOK, wire.Whole(chars, c.View.Character), err
 }
 
-func listBrandKits(c *call) (int, any, error) {
-	pg, err := c.eng().BrandKits(c.p, uint64(c.queryInt("starting_after", 0)), c.queryInt("limit", 20))
+func listBrandKits(c *Call) (int, any, error) {
+	pg, err := c.eng().BrandKits(c.Principal, uint64(c.queryInt("starting_after", 0)), c.queryInt("limit", 20))
 	return http.StatusOK, wire.Page(pg, wire.BrandKitOf, func(b sim.BrandKit) uint64 { return b.ID }), err
 }
 
-func listProjects(c *call) (int, any, error) {
-	pg, err := c.eng().Projects(c.p, uint64(c.queryInt("starting_after", 0)), c.queryInt("limit", 20))
-	return http.StatusOK, wire.Page(pg, c.view().Project, func(p sim.Project) uint64 { return p.ID }), err
+func listProjects(c *Call) (int, any, error) {
+	pg, err := c.eng().Projects(c.Principal, uint64(c.queryInt("starting_after", 0)), c.queryInt("limit", 20))
+	return http.StatusOK, wire.Page(pg, c.View.Project, func(p sim.Project) uint64 { return p.ID }), err
 }
 
-func listSocialAccounts(c *call) (int, any, error) {
-	accounts, err := c.eng().SocialAccounts(c.p)
+func listSocialAccounts(c *Call) (int, any, error) {
+	accounts, err := c.eng().SocialAccounts(c.Principal)
 	if err != nil {
 		return 0, nil, err
 	}
-	acct, err := c.eng().Account(c.p)
+	acct, err := c.eng().Account(c.Principal)
 	return http.StatusOK, wire.SocialAccountList{List: wire.Whole(accounts, wire.SocialAccountOf),
 		PublishingAllowed: acct.PublishingAllowed, ConnectURL: c.eng().ConnectURL()}, err
 }
 
-func listPublications(c *call) (int, any, error) {
-	pg, err := c.eng().Publications(c.p, c.query("status"), uint64(c.queryInt("starting_after", 0)), c.queryInt("limit", 20))
+func listPublications(c *Call) (int, any, error) {
+	pg, err := c.eng().Publications(c.Principal, c.query("status"), uint64(c.queryInt("starting_after", 0)), c.queryInt("limit", 20))
 	return http.StatusOK, wire.Page(pg, wire.PublicationOf, func(p sim.Publication) uint64 { return p.ID }), err
 }
 
-func createPublication(c *call) (int, any, error) {
+func createPublication(c *Call) (int, any, error) {
 	var req sim.PublicationRequest
 	if err := c.decode(&req); err != nil {
 		return 0, nil, err
 	}
-	pub, err := c.eng().CreatePublication(c.p, req)
+	pub, err := c.eng().CreatePublication(c.Principal, req)
 	return http.StatusCreated, wire.PublicationOf(pub), err
 }
 
-func getPublication(c *call) (int, any, error) {
-	pub, err := c.eng().Publication(c.p, c.id())
+func getPublication(c *Call) (int, any, error) {
+	pub, err := c.eng().Publication(c.Principal, c.id())
 	return http.StatusOK, wire.PublicationOf(pub), err
 }
 
@@ -187,9 +188,9 @@ func getPublication(c *call) (int, any, error) {
 // poll). The wait ends when the client goes away, when the server shuts
 // down (the poll is answered with the current state) and, except on the
 // virtual clock, after the wait in wall time.
-func (c *call) wait(seconds int, read func(ctx context.Context, wait time.Duration) error) error {
-	env := c.f.env
-	ctx, cancel := env.UntilStop(c.r.Context())
+func (c *Call) wait(seconds int, read func(ctx context.Context, wait time.Duration) error) error {
+	env := c.Env
+	ctx, cancel := env.UntilStop(c.Request.Context())
 	defer cancel()
 	if seconds > 0 && env.Eng.Clock().Mode() != sim.ClockVirtual {
 		var cancelT context.CancelFunc

@@ -1,4 +1,4 @@
-package rest_test
+package ops_test
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package rest
+package ops
 
 import (
 	"errors"
@@ -10,11 +10,11 @@ import (
 )
 
 // uploadInput reads the JSON or multipart form of an upload.
-func (c *call) uploadInput() (sim.UploadInput, error) {
-	mt, _, _ := mime.ParseMediaType(c.r.Header.Get("Content-Type"))
+func (c *Call) uploadInput() (sim.UploadInput, error) {
+	mt, _, _ := mime.ParseMediaType(c.Request.Header.Get("Content-Type"))
 	if mt != "multipart/form-data" {
 		var in sim.UploadInput
-		if c.r.ContentLength == 0 {
+		if c.Request.ContentLength == 0 {
 			return in, nil
 		}
 		var body struct {
@@ -25,7 +25,7 @@ func (c *call) uploadInput() (sim.UploadInput, error) {
 		in.ImageURL, in.Title = body.ImageURL, body.Title
 		return in, err
 	}
-	mr, err := c.r.MultipartReader()
+	mr, err := c.Request.MultipartReader()
 	if err != nil {
 		return sim.UploadInput{}, &sim.Error{Kind: sim.EINVALID, Code: "invalid_body", Message: "The multipart form cannot be read: " + err.Error() + "."}
 	}

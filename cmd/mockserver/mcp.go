@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mediamock/mediamock"
+)
+
+// runMCP serves MCP over stdio, for agents that start their MCP servers as
+// processes: by default a simulation of its own (the serve command's
+// settings, a temporary state and a free loopback port for the file
+// addresses and the control API), or, with --url, a bridge to the /mcp of
+// a running server, so that an agent and a test suite share one
+// simulation. Stdout carries only protocol messages; the log goes to stderr.
+func runMCP(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	s, err := parseCommand(true, args, getenv, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err == nil && s.apiKey == "" {
+		err = errors.New("mcp needs an API key: --api-key or MOCKSERVER_API_KEY")
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "mockserver:", err)
+		return 2
+	}
+	log, err := newLogger(s.name("log-format"), s.logFormat, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "mockserver:", err)
+		return 2
+	}
+	if s.url != "" {
+		return bridge(ctx, s, stdin, stdout, log)
+	}
+	opts, err := s.options(log)
+	if err != nil {
+		fmt.Fprintln(stderr, "mockserver:", err)
+		return 2
+	}
+	if s.coverage {
+		opts.CoverageReport = stderr
+	}
+	srv, err := mediamock.New(opts)
+	if err != nil {
+		fmt.Fprintln(stderr, "mockserver:", err)
+		return 1
+	}
+	defer srv.Close()
+	if _, ok := srv.WorkspaceID(s.apiKey); !ok {
+		fmt.Fprintf(stderr, "mockserver: %s: not an API key or access token of the simulation\n", s.name("api-key"))
+		return 2
+	}
+	log.Info("mediamock ready", "mcp", "stdio", "url", srv.BaseURL(), "clock", string(opts.Clock),
+		"speed", strconv.FormatFloat(opts.Speed, 'g', -1, 64), "seed", opts.Seed, "db", opts.DBPath, "version", version)
+	if err := srv.ServeMCP(ctx, stdin, stdout, s.apiKey); err != nil {
+		log.Error("mcp session", "err", err)
+		return 1
+	}
+	if err := srv.Close(); err != nil {
+		log.Error("shutdown", "err", err)
+		return 1
+	}
+	log.Info("stopped")
+	return 0
+}
+
+// bridge relays MCP messages between stdio and the Streamable HTTP endpoint
+// of a running server, adding the API key to every request.
+func bridge(ctx context.Context, s *settings, stdin io.Reader, stdout io.Writer, log *slog.Logger) int {
+	endpoint := strings.TrimRight(s.url, "/")
+	if !strings.HasSuffix(endpoint, mediamock.MCPPath) {
+		endpoint += mediamock.MCPPath
+	}
+	client := &http.Client{Transport: bearerTransport{key: s.apiKey, base: http.DefaultTransport}}
+	// The standalone event stream would be opened after the handshake, which
+	// a relay does not take part in: every answer comes on its request's
+	// own stream.
+	remote, err := (&sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: client, DisableStandaloneSSE: true}).Connect(ctx)
+	if err != nil {
+		log.Error("connect", "url", endpoint, "err", err)
+		return 1
+	}
+	local, err := (&sdk.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}).Connect(ctx)
+	if err != nil {
+		log.Error("stdio", "err", err)
+		return 1
+	}
+	log.Info("mediamock bridge ready", "mcp", endpoint, "version", version)
+	done := make(chan error, 2)
+	var calls sync.WaitGroup
+	go func() { // from the agent to the server
+		for {
+			msg, err := local.Read(ctx)
+			if err != nil {
+				done <- err
+				return
+			}
+			req, isCall := msg.(*jsonrpc.Request)
+			if !isCall || !req.IsCall() || req.Method == "initialize" {
+				// The handshake, notifications and responses go in order:
+				// the session exists, and "initialized" has reached the
+				// server, before the calls after them.
+				if err := remote.Write(ctx, msg); err != nil {
+					log.Warn("relay to server", "err", err)
+					if isCall && req.IsCall() {
+						_ = local.Write(ctx, &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "mockserver bridge: " + err.Error()}})
+					}
+				}
+				continue
+			}
+			// A call may wait (wait_seconds): it must not hold up the
+			// cancellation that may follow it.
+			calls.Add(1)
+			go func() {
+				defer calls.Done()
+				if err := remote.Write(ctx, req); err != nil {
+					log.Warn("relay to server", "method", req.Method, "err", err)
+					_ = local.Write(ctx, &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "mockserver bridge: " + err.Error()}})
+				}
+			}()
+		}
+	}()
+	go func() { // from the server to the agent
+		for {
+			msg, err := remote.Read(ctx)
+			if err != nil {
+				done <- err
+				return
+			}
+			if err := local.Write(ctx, msg); err != nil {
+				done <- err
+				return
+			}
+		}
+	}()
+	err = <-done
+	calls.Wait()
+	remote.Close()
+	local.Close()
+	if err != nil && !errors.Is(err, io.EOF) && ctx.Err() == nil {
+		log.Error("bridge", "err", err)
+		return 1
+	}
+	log.Info("stopped")
+	return 0
+}
+
+type bearerTransport struct {
+	key  string
+	base http.RoundTripper
+}
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.key)
+	return b.base.RoundTrip(r)
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

@@ -1,0 +1,175 @@
+package contract_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mediamock/mediamock"
+)
+
+// TestMCPOverStdio runs the mockserver binary as an agent does: as a
+// subprocess speaking MCP on its stdin and stdout, with a simulation of its
+// own, then as a bridge to a running server whose simulation a test shares.
+func TestMCPOverStdio(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the mockserver binary")
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build the binary with")
+	}
+	bin := filepath.Join(t.TempDir(), "mockserver")
+	build := exec.Command(gobin, "build", "-o", bin, "github.com/mediamock/mediamock/cmd/mockserver")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
+
+	t.Run("own simulation", func(t *testing.T) {
+		db := filepath.Join(t.TempDir(), "state.db")
+		cs, stderr := startStdio(t, bin, "mcp", "--db", db, "--api-key", keyAll, "--clock", "virtual", "--seed", "3")
+		ctx := context.Background()
+		tools, err := cs.ListTools(ctx, nil)
+		require.NoError(t, err)
+		assert.Len(t, tools.Tools, 17)
+
+		gen := callTool(t, cs, "create_generation", map[string]any{"modality": "image", "model_id": "imagen-4", "prompt": "stdio", "wait_seconds": 55})
+		require.False(t, gen.IsError, "%v", gen.StructuredContent)
+		var body struct {
+			Status string
+			Assets []struct {
+				ID  int64
+				URL string
+			}
+		}
+		decodeContent(t, gen, &body)
+		assert.Equal(t, "completed", body.Status)
+		file, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "mediamock://assets/" + jsonNum(body.Assets[0].ID)})
+		require.NoError(t, err)
+		assert.Equal(t, "image/png", file.Contents[0].MIMEType)
+		// The file addresses point at the simulation's own listener.
+		resp, err := http.Get(body.Assets[0].URL)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode)
+
+		denied := callTool(t, cs, "get_publication", map[string]any{"id": 999999})
+		assert.True(t, denied.IsError)
+
+		// The journal of the simulation (its control API) records the calls.
+		root := strings.TrimSuffix(readyURL.FindStringSubmatch(stderr.String())[1], mediamock.BasePath)
+		resp, err = http.Get(root + "/_mock/journal?front=mcp")
+		require.NoError(t, err)
+		var journal struct {
+			Entries []mediamock.JournalEntry `json:"entries"`
+		}
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&journal))
+		resp.Body.Close()
+		require.Len(t, journal.Entries, 2)
+		assert.Equal(t, "getPublication", journal.Entries[0].Operation)
+		assert.Equal(t, http.StatusNotFound, journal.Entries[0].Status)
+		assert.Equal(t, "createGeneration", journal.Entries[1].Operation)
+		assert.Equal(t, "tools/call", journal.Entries[1].MCPMethod)
+		assert.Equal(t, http.StatusCreated, journal.Entries[1].Status)
+
+		require.NoError(t, cs.Close())
+		assert.Contains(t, stderr.String(), `msg="mediamock ready" mcp=stdio`)
+		_, err = os.Stat(db)
+		assert.NoError(t, err, "the state lives in --db")
+	})
+
+	t.Run("bridged to a running server", func(t *testing.T) {
+		e := start(t)
+		cs, stderr := startStdio(t, bin, "mcp", "--url", e.root, "--api-key", keyAll)
+		gen := callTool(t, cs, "create_generation", map[string]any{"modality": "image", "model_id": "imagen-4", "prompt": "one simulation for two"})
+		require.False(t, gen.IsError, "%v", gen.StructuredContent)
+		// The test sees what the agent made: one simulation.
+		var list struct{ Data []struct{ Prompt string } }
+		e.get(keyAll, "/assets?query=two").expect(http.StatusOK).Decode(&list)
+		require.Len(t, list.Data, 1)
+		entries := e.srv.Journal(mediamock.JournalFilter{Front: "mcp", Operation: "createGeneration"})
+		require.Len(t, entries, 1)
+		assert.Equal(t, http.StatusCreated, entries[0].Status)
+		require.NoError(t, cs.Close())
+		assert.Contains(t, stderr.String(), "mediamock bridge ready")
+	})
+}
+
+var readyURL = regexp.MustCompile(`msg="mediamock ready" mcp=stdio url=(\S+)`)
+
+// startStdio starts the binary with a clean environment and connects an MCP
+// client to its stdin and stdout; its log (stderr) is returned.
+func startStdio(t *testing.T, bin string, args ...string) (*sdk.ClientSession, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "MOCKSERVER_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	client := sdk.NewClient(&sdk.Implementation{Name: "contract-test", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	require.NoError(t, err, "log:\n%s", stderr)
+	t.Cleanup(func() {
+		cs.Close()
+		if t.Failed() {
+			t.Logf("mockserver log:\n%s", stderr)
+		}
+	})
+	return cs, stderr
+}
+
+func callTool(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any) *sdk.CallToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	require.NoError(t, err)
+	return res
+}
+
+func decodeContent(t *testing.T, res *sdk.CallToolResult, v any) {
+	t.Helper()
+	data, err := json.Marshal(res.StructuredContent)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, v))
+}
+
+func jsonNum(n int64) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+// syncBuffer is a log written by a subprocess while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

@@ -1,0 +1,214 @@
+package mcp_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mediamock/mediamock"
+)
+
+// The protocol revisions the tests speak: the SDK's newest (sessionless,
+// 2026-07-28) and the newest of the handshake era (sessions), which most
+// clients use today.
+const (
+	latest    = ""
+	sessioned = "2025-11-25"
+)
+
+// bound caps every wait of these tests; it is a safety net, never a delay.
+const bound = 30 * time.Second
+
+// bearer adds an API key to every request of an MCP client.
+type bearer struct {
+	key  string
+	base http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	if b.key != "" {
+		r.Header.Set("Authorization", "Bearer "+b.key)
+	}
+	return b.base.RoundTrip(r)
+}
+
+// client is an MCP client session with what the server sent it.
+type client struct {
+	*sdk.ClientSession
+	t        *testing.T
+	mu       sync.Mutex
+	progress []*sdk.ProgressNotificationParams
+}
+
+// connect opens an MCP session over Streamable HTTP with an API key, at a
+// protocol revision ("" for the SDK's newest).
+func connect(t *testing.T, srv *mediamock.Server, key, version string) *client {
+	t.Helper()
+	c := &client{t: t}
+	mc := sdk.NewClient(&sdk.Implementation{Name: "mediamock-test", Version: "1.0.0"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			c.progress = append(c.progress, req.Params)
+		},
+	})
+	transport := &sdk.StreamableClientTransport{Endpoint: srv.MCPURL(), MaxRetries: -1,
+		HTTPClient: &http.Client{Transport: bearer{key: key, base: srv.Client().Transport}}}
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	cs, err := mc.Connect(ctx, transport, &sdk.ClientSessionOptions{ProtocolVersion: version})
+	require.NoError(t, err)
+	t.Cleanup(func() { cs.Close() })
+	c.ClientSession = cs
+	return c
+}
+
+// call calls a tool and returns its result; a protocol error fails the test.
+func (c *client) call(name string, args map[string]any) *toolResult {
+	c.t.Helper()
+	return c.callMeta(name, args, nil)
+}
+
+func (c *client) callMeta(name string, args map[string]any, meta sdk.Meta) *toolResult {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	if args == nil {
+		args = map[string]any{}
+	}
+	res, err := c.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args, Meta: meta})
+	require.NoError(c.t, err, "tools/call %s", name)
+	return newResult(c.t, name, res)
+}
+
+func (c *client) progressSeen() []*sdk.ProgressNotificationParams {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]*sdk.ProgressNotificationParams{}, c.progress...)
+}
+
+// toolResult is a tool's result with its structured content decoded.
+type toolResult struct {
+	t    *testing.T
+	name string
+	*sdk.CallToolResult
+	JSON map[string]any
+	Raw  []byte
+}
+
+func newResult(t *testing.T, name string, res *sdk.CallToolResult) *toolResult {
+	t.Helper()
+	r := &toolResult{t: t, name: name, CallToolResult: res}
+	var err error
+	r.Raw, err = json.Marshal(res.StructuredContent)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(r.Raw, &r.JSON), "%s: structured content %s", name, r.Raw)
+	return r
+}
+
+// Code is the error.code of a tool error, "" for a success.
+func (r *toolResult) Code() string {
+	if !r.IsError {
+		return ""
+	}
+	e, _ := r.JSON["error"].(map[string]any)
+	code, _ := e["code"].(string)
+	return code
+}
+
+// ok fails the test unless the call succeeded.
+func (r *toolResult) ok() *toolResult {
+	r.t.Helper()
+	require.False(r.t, r.IsError, "%s: %s", r.name, r.Raw)
+	return r
+}
+
+// text is the result's first text content.
+func (r *toolResult) text() string {
+	for _, c := range r.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			return tc.Text
+		}
+	}
+	return ""
+}
+
+// id reads an integer field of the structured content: "id" or "assets.0.id".
+func (r *toolResult) id(path string) int64 {
+	r.t.Helper()
+	var v any = r.JSON
+	for _, p := range strings.Split(path, ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[p]
+		case []any:
+			i := 0
+			for _, ch := range p {
+				i = i*10 + int(ch-'0')
+			}
+			require.Less(r.t, i, len(x), "%s: %s", path, r.Raw)
+			v = x[i]
+		}
+	}
+	f, ok := v.(float64)
+	require.True(r.t, ok, "%s: no number at %s in %s", r.name, path, r.Raw)
+	return int64(f)
+}
+
+// rest makes a REST request and decodes its JSON answer.
+func rest(t *testing.T, srv *mediamock.Server, key, method, path string, body any) (int, map[string]any, http.Header) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		require.NoError(t, err)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, srv.BaseURL()+path, rd)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+key)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := srv.Client().Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	var out map[string]any
+	require.NoError(t, json.Unmarshal(data, &out), "%s %s: %s", method, path, data)
+	return resp.StatusCode, out, resp.Header
+}
+
+// rpc posts one raw JSON-RPC message to /mcp with the headers a client
+// sends, and returns the response with its body read.
+func rpc(t *testing.T, srv *mediamock.Server, header http.Header, body string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, srv.MCPURL(), strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := srv.Client().Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp, string(data)
+}
+
+func auth(key string) http.Header { return http.Header{"Authorization": {"Bearer " + key}} }
+
+const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`

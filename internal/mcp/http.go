@@ -1,0 +1,361 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/wire"
+	"github.com/mediamock/mediamock/sim"
+)
+
+// transports are the Streamable HTTP handlers of the front, sharing its
+// server:
+//
+//   - stateful serves the handshake-era protocol revisions (up to
+//     2025-11-25): sessions with Mcp-Session-Id, each bound to the workspace
+//     that opened it; calls answer as server-sent events, so that progress
+//     notifications reach the client on the call's own stream, before its
+//     result.
+//   - stateless serves the sessionless revision (2026-07-28 and later,
+//     Mcp-Protocol-Version on every request): a call answers as one JSON
+//     body, or as server-sent events (statelessSSE) when it carries a
+//     progress token.
+type transports struct {
+	stateful, stateless, statelessSSE http.Handler
+}
+
+// sessionlessVersion is the first protocol revision without sessions.
+const sessionlessVersion = "2026-07-28"
+
+func (f *Front) newTransports() transports {
+	getServer := func(*http.Request) *sdk.Server { return f.server }
+	// The SDK's DNS-rebinding protection refuses a non-loopback Host on a
+	// loopback connection; checkHost does the same (with the error object)
+	// and also admits the public URL's host, for which the SDK's must step
+	// aside.
+	noLocal := f.publicHost() != "" && !isLoopbackHost(f.publicHost())
+	opts := func(stateless, jsonResponse bool) *sdk.StreamableHTTPOptions {
+		return &sdk.StreamableHTTPOptions{Stateless: stateless, JSONResponse: jsonResponse, Logger: quiet(f.env.Log),
+			MaxRequestBodyBytes:        -1, // the edge caps bodies
+			DisableLocalhostProtection: noLocal, PropagateRequestCancellation: true, SessionTimeout: time.Hour}
+	}
+	// The bearer middleware puts the workspace into the request as the
+	// SDK's token info: a session answers only to the workspace that
+	// opened it. Serve has authenticated the request already.
+	bind := auth.RequireBearerToken(func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		p, err := f.env.Gate.Authenticate(token)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", auth.ErrInvalidToken, err)
+		}
+		return &auth.TokenInfo{UserID: "workspace:" + strconv.FormatUint(p.WorkspaceID, 10), Scopes: p.Scopes}, nil
+	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})
+	return transports{
+		stateful:     bind(sdk.NewStreamableHTTPHandler(getServer, opts(false, false))),
+		stateless:    sdk.NewStreamableHTTPHandler(getServer, opts(true, true)),
+		statelessSSE: sdk.NewStreamableHTTPHandler(getServer, opts(true, false)),
+	}
+}
+
+// BodyLimit is the cap of an MCP request's body.
+func (f *Front) BodyLimit(*http.Request) (int64, error) {
+	return f.env.MaxBodyBytes, wire.TooLarge(f.env.MaxBodyBytes)
+}
+
+// exchangeHeader carries, inside the server, the request id of the HTTP
+// request that carried a message to the tool call it starts.
+const exchangeHeader = "Mediamock-Exchange"
+
+// Serve serves an MCP request that passed the edge: the Host and Origin
+// checks, authentication (without counting), the rate-limit headers, then
+// the SDK's transport. A tool call counts in its handler, through the gate,
+// and puts the window after the call on the response.
+func (f *Front) Serve(w *front.Writer, r *http.Request) {
+	if r.URL.Path != Path {
+		front.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
+		return
+	}
+	if err := f.checkHost(r); err != nil {
+		front.WriteError(w, err)
+		return
+	}
+	authorization := r.Header.Get("Authorization")
+	pass, err := f.env.Gate.Identify(authorization, "")
+	if err != nil {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="api", error="invalid_token"`)
+		front.WriteError(w, err)
+		return
+	}
+	w.SetPrincipal(pass.Principal)
+	front.SetRateHeaders(w.Header(), pass.Rate)
+	var msg peeked
+	if r.Method == http.MethodPost {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			front.WriteError(w, wire.BodyError(err))
+			return
+		}
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		msg = peek(body)
+		w.SetMCPMethod(msg.method)
+	}
+	x := &exchange{w: w, view: f.env.View(r)}
+	id := w.Header().Get("X-Request-Id")
+	r.Header.Set(exchangeHeader, id)
+	f.exchanges.Store(id, x)
+	defer f.exchanges.Delete(id)
+
+	h := f.http.stateful
+	if r.Header.Get("Mcp-Protocol-Version") >= sessionlessVersion {
+		h = f.http.stateless
+		if msg.progress {
+			h = f.http.statelessSSE
+		}
+	}
+	tw := &transportWriter{Writer: w}
+	h.ServeHTTP(tw, r)
+	tw.finish()
+	x.finish()
+}
+
+// httpCaller is who sent a message over HTTP: the Authorization header of
+// the request that carried it, and the exchange it belongs to.
+func (f *Front) httpCaller(extra *sdk.RequestExtra) caller {
+	var c caller
+	if extra == nil || extra.Header == nil {
+		return c
+	}
+	c.authorization = extra.Header.Get("Authorization")
+	if v, ok := f.exchanges.Load(extra.Header.Get(exchangeHeader)); ok {
+		c.x = v.(*exchange)
+		c.view = c.x.view
+	} else {
+		c.view = wire.View{Base: f.env.PublicURL, Eng: f.env.Eng}
+	}
+	return c
+}
+
+// exchange is an HTTP request while the SDK serves it: the tool calls it
+// carries put the rate window after the call on its response and their
+// operation into its journal entry. The calls run on the SDK's goroutines;
+// once the request is done (finish), they leave it alone.
+type exchange struct {
+	w    *front.Writer
+	view wire.View
+
+	mu      sync.Mutex
+	done    bool
+	call    *front.Call
+	latency time.Duration
+}
+
+// rate puts a tool call's rate window on the response, before the SDK
+// writes its headers (with the call's first event, or its result).
+func (x *exchange) rate(d sim.RateDecision) {
+	if x == nil {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if !x.done {
+		front.SetRateHeaders(x.w.Header(), d)
+	}
+}
+
+// note records a tool call for the request's journal entry.
+func (x *exchange) note(c front.Call, latency time.Duration) {
+	if x == nil {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if !x.done {
+		x.call, x.latency = &c, latency
+	}
+}
+
+// finish ends the exchange and hands what its calls noted to the edge.
+func (x *exchange) finish() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.done = true
+	if x.call != nil {
+		x.w.SetCall(*x.call)
+		x.w.SetLatency(x.latency)
+	}
+}
+
+// peeked is what the front reads of a POST's JSON-RPC body before the SDK
+// does: the method (for the journal) and whether a tool call asks for
+// progress (for the choice of a sessionless answer's form).
+type peeked struct {
+	method   string
+	progress bool
+}
+
+func peek(body []byte) peeked {
+	var msgs []struct {
+		Method string `json:"method"`
+		Params struct {
+			Meta map[string]any `json:"_meta"`
+		} `json:"params"`
+	}
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		_ = json.Unmarshal(trimmed, &msgs)
+	} else {
+		msgs = msgs[:0]
+		var one struct {
+			Method string `json:"method"`
+			Params struct {
+				Meta map[string]any `json:"_meta"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(trimmed, &one) == nil {
+			msgs = append(msgs, one)
+		}
+	}
+	var p peeked
+	var methods []string
+	for _, m := range msgs {
+		method := m.Method
+		if method == "" {
+			method = "response"
+		}
+		methods = append(methods, method)
+		if _, ok := m.Params.Meta["progressToken"]; ok && m.Method == "tools/call" {
+			p.progress = true
+		}
+	}
+	p.method = strings.Join(methods, ",")
+	return p
+}
+
+// transportWriter turns the SDK's plain-text HTTP errors (a bad Accept
+// header, an unknown session, a session of another workspace) into the
+// spec's error object, as every other error of the server.
+type transportWriter struct {
+	*front.Writer
+	status int
+	text   bytes.Buffer
+}
+
+func (t *transportWriter) WriteHeader(status int) {
+	if t.status != 0 {
+		return
+	}
+	if status >= 400 && strings.HasPrefix(t.Header().Get("Content-Type"), "text/plain") {
+		t.status = status
+		return
+	}
+	t.Writer.WriteHeader(status)
+}
+
+func (t *transportWriter) Write(b []byte) (int, error) {
+	if t.status != 0 {
+		return t.text.Write(b)
+	}
+	return t.Writer.Write(b)
+}
+
+// Unwrap lets the SDK flush server-sent events.
+func (t *transportWriter) Unwrap() http.ResponseWriter { return t.Writer }
+
+func (t *transportWriter) finish() {
+	if t.status == 0 {
+		return
+	}
+	t.Header().Del("X-Content-Type-Options")
+	kind, code := sim.EINVALID, "invalid_mcp_request"
+	switch t.status {
+	case http.StatusUnauthorized:
+		kind, code = sim.EUNAUTHORIZED, "invalid_credentials"
+	case http.StatusForbidden:
+		kind, code = sim.EFORBIDDEN, "forbidden"
+	case http.StatusNotFound:
+		kind, code = sim.ENOTFOUND, "not_found"
+	case http.StatusMethodNotAllowed:
+		kind, code = sim.ENOTALLOWED, "method_not_allowed"
+	case http.StatusRequestEntityTooLarge:
+		kind, code = sim.ETOOLARGE, "payload_too_large"
+	case http.StatusUnsupportedMediaType:
+		kind, code = sim.EUNSUPPORTED, "unsupported_media_type"
+	default:
+		if t.status >= 500 {
+			kind, code = sim.EINTERNAL, "internal_error"
+		}
+	}
+	msg := strings.TrimSpace(t.text.String())
+	if msg != "" && !strings.HasSuffix(msg, ".") {
+		msg += "."
+	}
+	front.WriteError(t.Writer, &sim.Error{Kind: kind, Code: code, Message: "MCP transport: " + msg})
+}
+
+// checkHost guards against DNS rebinding and cross-origin pages: on a
+// loopback connection the Host must be a loopback name (or the public
+// URL's host), and an Origin, when sent, must be a loopback origin, the
+// server's own, or the public URL's.
+func (f *Front) checkHost(r *http.Request) error {
+	if origin := r.Header.Get("Origin"); origin != "" && !f.allowedOrigin(origin, r.Host) {
+		return &sim.Error{Kind: sim.EFORBIDDEN, Code: "forbidden_origin",
+			Message: fmt.Sprintf("MCP requests from origin %q are refused.", origin)}
+	}
+	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil && isLoopbackHost(local.String()) {
+		if !isLoopbackHost(r.Host) && !strings.EqualFold(hostname(r.Host), f.publicHost()) {
+			return &sim.Error{Kind: sim.EFORBIDDEN, Code: "forbidden_host",
+				Message: fmt.Sprintf("MCP requests for host %q are refused on a loopback connection (DNS rebinding protection).", r.Host)}
+		}
+	}
+	return nil
+}
+
+func (f *Front) allowedOrigin(origin, host string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	return isLoopbackHost(u.Host) || strings.EqualFold(u.Host, host) || strings.EqualFold(u.Hostname(), f.publicHost())
+}
+
+// publicHost is the host name of the public URL, if any.
+func (f *Front) publicHost() string {
+	if f.env.PublicURL == "" {
+		return ""
+	}
+	u, err := url.Parse(f.env.PublicURL)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
+}
+
+// hostname is a Host header or address without its port.
+func hostname(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.Trim(hostport, "[]")
+}
+
+func isLoopbackHost(hostport string) bool {
+	h := hostname(hostport)
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,154 @@
+// Package mcp is the MCP front: the service's second front door, an MCP
+// server with one tool per operation of openapi.json, served over
+// Streamable HTTP at /mcp on the REST API's listener, or over stdio.
+//
+// A tool call is a call of its operation: it passes the same gate as a REST
+// request (authentication, one count against the workspace's rate window,
+// the operation's scope, forced faults), its arguments are validated
+// against openapi.json as the same HTTP request would be, and it runs the
+// same handler (package ops) with the same wire shapes. Protocol messages
+// (initialize, tools/list, resources/list, resources/read, ping,
+// notifications) authenticate but do not count.
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/wire"
+	"github.com/mediamock/mediamock/sim"
+)
+
+// Path is where the MCP server is served, on the REST API's listener.
+const Path = "/mcp"
+
+// Implementation names the server to MCP clients.
+var Implementation = &sdk.Implementation{Name: "mediamock", Title: "Media generation service (mock)", Version: "1.0.0"}
+
+// Front serves the MCP server of one server.
+type Front struct {
+	env   *front.Env
+	tools []*tool
+	// server answers MCP over HTTP; each tool call authenticates with the
+	// Authorization header of the HTTP request that carried it.
+	server *sdk.Server
+	http   transports
+
+	exchanges sync.Map // request id -> *exchange, while an HTTP request is served
+	sessions  atomic.Uint64
+}
+
+// New returns the MCP front of a server.
+func New(env *front.Env) (*Front, error) {
+	f := &Front{env: env}
+	var err error
+	if f.tools, err = buildTools(env); err != nil {
+		return nil, err
+	}
+	f.server = f.newServer(f.httpCaller)
+	f.http = f.newTransports()
+	// A session's hanging requests end when the server begins to shut
+	// down, as REST's long polls do.
+	context.AfterFunc(env.Stop, f.closeSessions)
+	return f, nil
+}
+
+// caller is who a message of a session comes from, and how to reach it.
+type caller struct {
+	authorization string    // the Authorization header value
+	view          wire.View // the links the caller can reach
+	x             *exchange // the HTTP request that carried the message; nil over stdio
+}
+
+// newServer makes an MCP server with the front's tools and resources; who
+// tells who sent a message.
+func (f *Front) newServer(who func(*sdk.RequestExtra) caller) *sdk.Server {
+	s := sdk.NewServer(Implementation, &sdk.ServerOptions{
+		Instructions: instructions,
+		Logger:       quiet(f.env.Log),
+		// Session ids derive from the seed, so that the same seed and the
+		// same requests give the same bytes; a session is bound to the
+		// workspace that opened it.
+		GetSessionID: func() string {
+			return fmt.Sprintf("mcs_%016x", sim.DeriveSeed(f.env.Eng.Seed(), "mcp_session", f.sessions.Add(1)))
+		},
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}, Resources: &sdk.ResourceCapabilities{}},
+		// An asset belongs to the caller's workspace: no shared cache.
+		SetCacheable: func(_ context.Context, req sdk.Request, c *sdk.Cacheable) {
+			if r, ok := req.(*sdk.ReadResourceRequest); ok && strings.HasPrefix(r.Params.URI, assetURIPrefix) {
+				c.CacheScope = "private"
+			}
+		},
+	})
+	for _, t := range f.tools {
+		s.AddTool(t.def, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return f.call(ctx, t, req, who(req.Extra)), nil
+		})
+	}
+	f.addResources(s, who)
+	return s
+}
+
+const instructions = "The media generation service: generate images, videos, voice, music and 3D models, " +
+	"make Encore effect videos, read the media library, brand kits, projects and characters, and publish to social accounts. " +
+	"Generation is asynchronous: create_generation answers with queued assets; pass wait_seconds (up to 55) to wait for them, " +
+	"or read them again with get_generation. Completed assets can be read as resources (mediamock://assets/{id}). " +
+	"Every tool call counts against the workspace's rate limit, shared with the REST API."
+
+// ServeStdio serves one MCP session over in and out (newline-delimited
+// JSON-RPC) until in ends or ctx does. Every tool call is made with apiKey;
+// links are built from base, the server's public address.
+func (f *Front) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, apiKey, base string) error {
+	c := caller{authorization: "Bearer " + apiKey, view: wire.View{Base: base, Eng: f.env.Eng}}
+	s := f.newServer(func(*sdk.RequestExtra) caller { return c })
+	err := s.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+	if err != nil && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// closeSessions ends every HTTP session: their hanging requests answer.
+func (f *Front) closeSessions() {
+	for ss := range f.server.Sessions() {
+		if err := ss.Close(); err != nil {
+			f.env.Log.Debug("close MCP session", "err", err)
+		}
+	}
+}
+
+// quiet passes on the SDK's warnings and errors, not its lines about every
+// session's start and end.
+func quiet(log *slog.Logger) *slog.Logger { return slog.New(atLeast{log.Handler(), slog.LevelWarn}) }
+
+type atLeast struct {
+	slog.Handler
+	level slog.Level
+}
+
+func (h atLeast) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.level && h.Handler.Enabled(ctx, l)
+}
+
+func (h atLeast) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return atLeast{h.Handler.WithAttrs(attrs), h.level}
+}
+
+func (h atLeast) WithGroup(name string) slog.Handler {
+	return atLeast{h.Handler.WithGroup(name), h.level}
+}
+
+// logError logs an internal error of a call.
+func (f *Front) logError(msg string, args ...any) { f.env.Log.Error(msg, args...) }

@@ -1,0 +1,58 @@
+package ops
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/mediamock/mediamock/internal/wire"
+	"github.com/mediamock/mediamock/sim"
+)
+
+// listAssetsPage answers GET /assets: the list envelope, byte for byte what
+// encoding a wire.List would give, with final assets from the renderings
+// the server keeps.
+func listAssetsPage(c *Call, q sim.AssetQuery) (int, any, error) {
+	view, epoch := c.View, c.eng().Epoch()
+	cache := &c.Env.Rendered
+	ids, assets, more, err := c.eng().ListAssetsSkipping(c.Principal, q, func(id uint64) bool {
+		_, ok := cache.Get(wire.RenderKey{ID: id, Epoch: epoch, Base: view.Base})
+		return ok
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([]byte, 0, 64+len(ids)*560)
+	out = append(out, `{"object":"list","data":[`...)
+	for i, id := range ids {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		k := wire.RenderKey{ID: id, Epoch: epoch, Base: view.Base}
+		if assets[i].ID == 0 {
+			if b, ok := cache.Get(k); ok {
+				out = append(out, b...)
+				continue
+			}
+			// Dropped from the cache since the listing: read it again.
+			if assets[i], err = c.eng().AssetByID(id); err != nil {
+				return 0, nil, err
+			}
+		}
+		b, err := wire.Encode(view.Asset(assets[i]))
+		if err != nil {
+			return 0, nil, err
+		}
+		if sim.Final(assets[i].Status) {
+			cache.Put(k, b)
+		}
+		out = append(out, b...)
+	}
+	out = append(out, `],"has_more":`...)
+	out = strconv.AppendBool(out, more)
+	if more && len(ids) > 0 {
+		out = append(out, `,"next_cursor":`...)
+		out = strconv.AppendUint(out, ids[len(ids)-1], 10)
+	}
+	out = append(out, "}\n"...)
+	return http.StatusOK, wire.RawJSON(out), nil
+}

@@ -1,0 +1,62 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"sync"
+)
+
+// Rendered keeps the JSON of final assets (completed or failed): they never
+// change within an epoch of the state, so a list page is mostly a
+// concatenation. Entries are per public base address, since file URLs are
+// absolute. The zero value is ready.
+type Rendered struct {
+	mu sync.RWMutex
+	m  map[RenderKey][]byte
+}
+
+// RenderKey names one rendering of an asset.
+type RenderKey struct {
+	ID, Epoch uint64
+	Base      string
+}
+
+// maxRendered bounds the cache: about 500 bytes an entry.
+const maxRendered = 16384
+
+// Get returns a rendering, if kept.
+func (c *Rendered) Get(k RenderKey) ([]byte, bool) {
+	c.mu.RLock()
+	b, ok := c.m[k]
+	c.mu.RUnlock()
+	return b, ok
+}
+
+// Put keeps a rendering; when the cache is full it starts again.
+func (c *Rendered) Put(k RenderKey, b []byte) {
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxRendered {
+		c.m = make(map[RenderKey][]byte, 1024)
+	}
+	c.m[k] = b
+	c.mu.Unlock()
+}
+
+// Encode renders v as JSON the way a response body holds it: no HTML
+// escaping, no trailing newline.
+func Encode(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// RawJSON is a body already encoded as JSON (with its final newline). Fronts
+// send it as it is; encoders embed it.
+type RawJSON []byte
+
+// MarshalJSON returns the encoded value.
+func (r RawJSON) MarshalJSON() ([]byte, error) { return bytes.TrimSuffix(r, []byte("\n")), nil }
