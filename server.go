@@ -35,6 +35,7 @@ import (
 	"github.com/mediamock/mediamock/fixtures"
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/control"
+	"github.com/mediamock/mediamock/internal/dashboard"
 	"github.com/mediamock/mediamock/internal/fetch"
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
@@ -122,6 +123,7 @@ type Server struct {
 	env  *front.Env
 	rest *rest.Front
 	ctl  *control.Front
+	ui   *dashboard.Front
 	log  *slog.Logger
 
 	httpSrv *http.Server
@@ -242,6 +244,7 @@ func New(o Options) (*Server, error) {
 		Strict: o.Strict, ControlToken: o.ControlToken, Start: start, Operations: operations(api),
 		AllowedHosts: allowedHosts(o)}
 	s.rest, s.ctl = rest.New(s.env, OpenAPIDocument), control.New(s.env, ControlDocument)
+	s.ui = dashboard.New(s.env)
 	s.driver.Add(1)
 	go s.drive()
 	if o.NoListener {
@@ -299,14 +302,19 @@ func (s *Server) Client() *http.Client {
 }
 
 // ServeHTTP serves a request: every request passes the edge (request id,
-// body cap, panic recovery, journal), then the control API takes /_mock and
+// body cap, panic recovery, journal), then the dashboard takes /_mock/ui
+// (and GET /, which leads there), the control API the rest of /_mock and
 // the REST front everything else.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if dashboard.Serves(r) {
+		s.env.Serve(w, r, false, s.ui.Serve)
+		return
+	}
 	if front.HasPathPrefix(r.URL.Path, ControlPath) {
 		s.env.Serve(w, r, false, s.ctl.Serve)
 		return
 	}
-	s.env.Serve(w, r, true, s.rest.Serve)
+	s.env.Serve(w, r, !dashboard.Fetched(r), s.rest.Serve)
 }
 
 // memoryHost is the host of a server without a listener.

@@ -202,17 +202,21 @@ func (f *Front) events(c *call) {
 			}
 			s.add(eventOf(c.env.Eng, ch))
 		case rec := <-entries:
+			// What the request committed was published before it was
+			// recorded: its changes go first.
+			if !s.takeChanges(c.env.Eng, changes) {
+				return
+			}
 			s.addEntry(rec)
 		}
 		// Take what else is waiting, so that a burst is one write.
 		for more := true; more && s.buf.Len() < 64<<10; {
+			if !s.takeChanges(c.env.Eng, changes) {
+				return
+			}
 			select {
-			case ch, ok := <-changes:
-				if !ok {
-					return
-				}
-				s.add(eventOf(c.env.Eng, ch))
 			case rec := <-entries:
+				s.takeChanges(c.env.Eng, changes)
 				s.addEntry(rec)
 			default:
 				more = false
@@ -220,6 +224,21 @@ func (f *Front) events(c *call) {
 		}
 		if s.flush() != nil {
 			return
+		}
+	}
+}
+
+// takeChanges adds the changes waiting; false when the subscription ended.
+func (s *stream) takeChanges(eng *sim.Engine, changes <-chan sim.Change) bool {
+	for {
+		select {
+		case ch, ok := <-changes:
+			if !ok {
+				return false
+			}
+			s.add(eventOf(eng, ch))
+		default:
+			return true
 		}
 	}
 }

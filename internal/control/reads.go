@@ -37,7 +37,8 @@ type tokenJSON struct {
 	Scopes []string `json:"scopes"`
 }
 
-// mask shows enough of a token to tell it from the others.
+// mask shows a token's prefix and its last four characters (its name
+// tells it from the others).
 func mask(tok string) string {
 	if len(tok) < 16 {
 		return tok[:min(3, len(tok))] + "…"
