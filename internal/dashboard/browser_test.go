@@ -197,11 +197,11 @@ func firstAsset(t *testing.T, gen map[string]any) int {
 // at 1280x800 and at a phone's width, and is reachable from the keyboard.
 func TestDashboardInBrowser(t *testing.T) {
 	const token = "dash-token"
+	b := newBrowser(t)
 	srv := mediamock.RunT(t, func(o *mediamock.Options) {
 		o.Clock = mediamock.ClockManual
 		o.ControlToken = token
 	})
-	b := newBrowser(t)
 
 	b.do("open the dashboard", chromedp.Navigate(srv.URL()+"/_mock/ui/?token="+token+"#jobs"))
 	b.visible("the event stream is live", `#live[data-state="live"]`)
