@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -276,3 +277,66 @@ func TestEventStreamCost(t *testing.T) {
 }
 
 var generation = sim.GenerationRequest{Modality: "image", ModelID: "imagen-4", Prompt: "a stream of lighthouses"}
+
+// BenchmarkEventStream is the cost of 100 jobs created and run to
+// completion with no event stream open and with one that a client reads
+// (the writer's share, the stream's encoding and the bytes on the wire).
+func BenchmarkEventStream(b *testing.B) {
+	for _, streams := range []int{0, 1} {
+		b.Run(fmt.Sprintf("streams=%d", streams), func(b *testing.B) {
+			srv := mediamock.RunT(b, manual)
+			p, _ := srv.Engine().Authenticate(mediamock.KeyBusiness)
+			if _, err := srv.Engine().GrantCredits(p.WorkspaceID, 1<<40, "bench"); err != nil {
+				b.Fatal(err)
+			}
+			done := make(chan struct{}, 1024)
+			var bytes, events atomic.Int64
+			if streams > 0 {
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL()+"/_mock/events", nil)
+				resp, err := srv.Client().Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer resp.Body.Close()
+				sc := bufio.NewScanner(resp.Body)
+				for ready := false; sc.Scan(); { // the ready event comes once subscribed
+					if ready = ready || sc.Text() == "event: ready"; ready && sc.Text() == "" {
+						break
+					}
+				}
+				go func() {
+					for sc.Scan() {
+						line := sc.Text()
+						bytes.Add(int64(len(line) + 1))
+						if strings.HasPrefix(line, "event: ") {
+							events.Add(1)
+						}
+						if strings.HasPrefix(line, `data: {"type":"job"`) && strings.Contains(line, `"status":"completed"`) {
+							done <- struct{}{}
+						}
+					}
+				}()
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				for range 100 {
+					if _, err := srv.Engine().CreateGeneration(context.Background(), p, generation); err != nil {
+						b.Fatal(err)
+					}
+				}
+				srv.Advance(time.Hour)
+				if streams > 0 {
+					for range 100 {
+						<-done
+					}
+				}
+			}
+			if streams > 0 {
+				b.ReportMetric(float64(bytes.Load())/float64(b.N), "stream-bytes/op")
+				b.ReportMetric(float64(events.Load())/float64(b.N), "events/op")
+			}
+		})
+	}
+}
