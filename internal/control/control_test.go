@@ -230,6 +230,7 @@ func TestEventStream(t *testing.T) {
 	seen = ev.until(t, func(e event) bool { return e.name == "job" && e.data["status"] == "completed" })
 	assert.Equal(t, "clock", seen[0].name)
 	assert.Equal(t, "2026-01-05T09:01:00+00:00", seen[0].data["now"])
+	assert.Nil(t, seen[0].data["next_event_at"], "what the jump made due is applied: nothing is left")
 	assert.Equal(t, "processing", seen[1].data["status"])
 
 	ctl(t, srv, "POST", "/reset", ``, "Authorization", "Bearer s3cret")

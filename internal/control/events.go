@@ -102,6 +102,10 @@ func eventOf(eng *sim.Engine, c sim.Change) (string, any) {
 	case sim.ChangeLedger:
 		return "ledger", ledgerEvent{Type: "ledger", WorkspaceID: c.WorkspaceID, Entry: *c.Ledger}
 	case sim.ChangeClock:
+		// The clock tells of a jump before what the jump made due is
+		// applied: apply it (as any read does), so that the next event is
+		// one still to come.
+		eng.Settle()
 		clock := Clock{Now: at, Mode: string(c.Mode)}
 		if next, ok, _ := eng.NextDue(); ok {
 			clock.NextEventAt = sim.FormatTimeExact(next)
