@@ -39,6 +39,7 @@ import (
 	"github.com/mediamock/mediamock/fixtures"
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/control"
+	"github.com/mediamock/mediamock/internal/dashboard"
 	"github.com/mediamock/mediamock/internal/fetch"
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
@@ -128,9 +129,10 @@ type Server struct {
 	rest *rest.Front
 	mcp  *mcp.Front
 	ctl  *control.Front
+	ui   *dashboard.Front
 	log  *slog.Logger
 	// doors are how each front's requests enter the edge.
-	restDoor, mcpDoor, ctlDoor front.Door
+	restDoor, mcpDoor, ctlDoor, uiDoor, pageDoor front.Door
 
 	httpSrv *http.Server
 	ln      net.Listener
@@ -260,6 +262,9 @@ func New(o Options) (*Server, error) {
 	// MCP checks its tool results itself: its HTTP bodies are JSON-RPC.
 	s.mcpDoor = front.Door{Front: "mcp", Journaled: true, BodyLimit: s.mcp.BodyLimit}
 	s.ctlDoor = front.Door{Front: "control"} // caps bodies itself
+	s.pageDoor = front.Door{Front: "rest", Check: true}
+	s.ui = dashboard.New(s.env)
+	s.uiDoor = front.Door{Front: "dashboard"}
 	s.driver.Add(1)
 	go s.drive()
 	if o.NoListener {
@@ -317,14 +322,20 @@ func (s *Server) Client() *http.Client {
 }
 
 // ServeHTTP serves a request: every request passes the edge (request id,
-// body cap, panic recovery, journal), then the control API takes /_mock,
-// the MCP server /mcp and the REST front everything else.
+// body cap, panic recovery, journal), then the dashboard takes /_mock/ui
+// (and GET /, which leads there), the control API the rest of /_mock, the
+// MCP server /mcp and the REST front everything else.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
+	case dashboard.Serves(r):
+		s.env.Serve(w, r, s.uiDoor, s.ui.Serve)
 	case front.HasPathPrefix(r.URL.Path, ControlPath):
 		s.env.Serve(w, r, s.ctlDoor, s.ctl.Serve)
 	case front.HasPathPrefix(r.URL.Path, MCPPath):
 		s.env.Serve(w, r, s.mcpDoor, s.mcp.Serve)
+	case dashboard.Fetched(r):
+		// The page's own thumbnails and files stay out of the journal.
+		s.env.Serve(w, r, s.pageDoor, s.rest.Serve)
 	default:
 		s.env.Serve(w, r, s.restDoor, s.rest.Serve)
 	}

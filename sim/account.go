@@ -33,16 +33,7 @@ func (e *Engine) Account(p Principal) (Account, error) {
 		}
 		out = Account{WorkspaceID: ws.ID, WorkspaceName: ws.Name, Plan: ws.Plan, Balance: ws.Balance, RateLimit: ws.RateLimit,
 			PublishingAllowed: ws.PublishingAllowed, Scopes: p.Scopes, TokenType: p.TokenType}
-		month := t.now.Format("2006-01")
-		y, m, _ := t.now.Date()
-		renews := time.Date(y, m+1, 1, 0, 0, 0, 0, time.UTC)
-		for _, g := range ws.Gifts {
-			used := g.Used
-			if g.Month != month {
-				used = 0
-			}
-			out.Gifts = append(out.Gifts, GiftView{ModelID: g.ModelID, PerMonth: g.PerMonth, Remaining: max(0, g.PerMonth-used), RenewsAt: renews})
-		}
+		out.Gifts = giftViews(ws, t.now)
 		return nil
 	})
 	return out, err

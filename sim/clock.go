@@ -45,6 +45,8 @@ type Clock struct {
 	anchor  time.Time // wall time at the anchor (real mode)
 	wall    func() time.Time
 	changed chan struct{} // closed and replaced whenever time jumps
+	// jumped hears every jump, under mu.
+	jumped func(now time.Time, mode ClockMode)
 }
 
 // NewClock returns a clock in the given mode starting at start. wall reads
@@ -164,6 +166,17 @@ func (c *Clock) Changed() <-chan struct{} {
 func (c *Clock) signal() {
 	close(c.changed)
 	c.changed = make(chan struct{})
+	if c.jumped != nil {
+		c.jumped(c.now(), c.mode)
+	}
+}
+
+// onJump makes f hear of every jump of the clock and change of its mode.
+// It is called under the clock's lock: it must not use the clock.
+func (c *Clock) onJump(f func(now time.Time, mode ClockMode)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.jumped = f
 }
 
 // TimeLayout is the wire format of timestamps: ISO 8601 with a UTC offset.

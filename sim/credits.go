@@ -14,6 +14,7 @@ func (t *tx) record(ws *Workspace, e LedgerEntry) error {
 		return err
 	}
 	e.ID, e.At, e.Balance = id, FormatTime(t.now), ws.Balance
+	t.ledgerRecorded(ws.ID, e)
 	return putJSON(b, key(ws.ID, id), e)
 }
 

@@ -84,6 +84,7 @@ type Engine struct {
 
 	rate       *rateLimiter
 	hub        *hub
+	feed       feed // committed changes, for subscribers
 	cov        coverage
 	epoch      atomic.Uint64 // resets and restores so far; part of file addresses
 	fileSecret uint64        // mixed into file tokens
@@ -458,6 +459,7 @@ func (e *Engine) runBulk(o *op) {
 		e.incomplete.Store(nil)
 		err = e.db.View(e.reload)
 		e.hub.wakeAll()
+		e.feed.replaced(e.clock.Now())
 	} else if e.markedIncomplete() {
 		e.log.Error("a bulk write failed half-way; the state is not served until it is reset", "err", err)
 		e.incomplete.Store(&Error{Kind: EUNAVAILABLE, Code: "state_incomplete",
@@ -577,6 +579,7 @@ type tx struct {
 	changed map[uint64]bool // jobs whose state changed, to wake waiters
 	nextDue int64           // the earliest pending event when the transaction ended
 	notes   map[string]int  // lifecycle paths taken, counted once committed
+	changes []Change        // what subscribers hear once committed
 
 	reloadPrincipals bool         // tokens or workspaces changed: reload them all
 	addedTokens      []Token      // tokens added: cached once committed
@@ -630,6 +633,7 @@ func (t *tx) afterCommit() error {
 		}
 		e.mu.Unlock()
 	}
+	t.publishChanges()
 	return nil
 }
 

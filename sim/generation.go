@@ -173,6 +173,7 @@ func (e *Engine) laneLimit(lane string) int {
 
 // admit starts the job if its lane has a free slot, or queues it.
 func (t *tx) admit(job *Job) error {
+	t.jobChanged(job)
 	sk := key(job.WorkspaceID, job.Lane)
 	running := 0
 	if v := t.b(bSlots).Get(sk); v != nil {
@@ -322,6 +323,7 @@ func (t *tx) endJob(job *Job) error {
 func (t *tx) setJobStatus(job *Job, status string) error {
 	job.Status = status
 	t.touch(job.ID)
+	t.jobChanged(job)
 	for _, id := range job.AssetIDs {
 		a, err := t.asset(job.WorkspaceID, id)
 		if err != nil {

@@ -78,6 +78,7 @@ func (t *tx) controlJob(job *Job, action JobAction, code string) error {
 		if job.StartedAt.IsZero() {
 			job.Fate = "hang" // still waiting for a slot
 		}
+		t.jobChanged(job)
 		return t.putJob(job)
 	case JobComplete:
 		if err := t.unschedule(job.Due); err != nil {

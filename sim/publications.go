@@ -359,6 +359,7 @@ func (t *tx) putPublication(pub *Publication, oldStatus string) error {
 	if err := t.b(bOwners).Put(key("p", pub.ID), u64(pub.WorkspaceID)); err != nil {
 		return err
 	}
+	t.publicationChanged(pub)
 	return putJSON(t.b(bPubs), key(pub.WorkspaceID, pub.ID), pub)
 }
 

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/wire"
@@ -27,7 +28,8 @@ const MaxSnapshotBytes = 4 << 30
 // Front serves the control API of one server.
 type Front struct {
 	env      *front.Env
-	document []byte // control.json, served at /_mock/openapi.json
+	document []byte       // control.json, served at /_mock/openapi.json
+	streams  atomic.Int32 // event streams open
 }
 
 // New returns the control front of a server; document is control.json.
@@ -132,6 +134,12 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		// Streamed to a file as it comes: the validator would buffer it.
 		status, body, err := c.restore()
 		front.Answer(w, status, body, err)
+	case opEvents:
+		if err := f.env.Control.ValidateRequest(r, m.Name, m.Vars, r.URL.Query()); err != nil {
+			front.WriteError(w, err)
+			return
+		}
+		f.events(c)
 	default:
 		if err := f.env.Control.ValidateRequest(r, m.Name, m.Vars, r.URL.Query()); err != nil {
 			front.WriteError(w, err)
@@ -151,7 +159,7 @@ func (f *Front) guard(r *http.Request, op string) error {
 	if err := f.env.GuardPage(r); err != nil {
 		return err
 	}
-	if !f.authorized(r) {
+	if !f.authorized(r, op) {
 		return &sim.Error{Kind: sim.EUNAUTHORIZED, Code: "invalid_control_token",
 			Message: "The control API needs Authorization: Bearer <control token>."}
 	}
@@ -173,12 +181,17 @@ func (f *Front) guard(r *http.Request, op string) error {
 	return nil
 }
 
-// authorized checks the control token, when the server has one.
-func (f *Front) authorized(r *http.Request) bool {
+// authorized checks the control token, when the server has one. The event
+// stream also takes it as the query parameter token: a browser's
+// EventSource cannot send headers.
+func (f *Front) authorized(r *http.Request, op string) bool {
 	tok := f.env.ControlToken
 	if tok == "" {
 		return true
 	}
 	got, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if got == "" && op == opEvents {
+		got = r.URL.Query().Get("token")
+	}
 	return subtle.ConstantTimeCompare([]byte(got), []byte(tok)) == 1
 }

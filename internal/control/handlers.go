@@ -33,8 +33,12 @@ var routes = []route{
 	{"POST", "/assets/{id}/{action}", "controlAsset", jobAction(assetJob)},
 	{"POST", "/encore/creations/{id}/{action}", "controlEncore", jobAction(encoreJob)},
 	{"POST", "/publications/{id}/cancel", "cancelPublication", cancelPublication},
+	{"GET", "/jobs", "listJobs", jobs},
+	{"GET", "/assets", "listAllAssets", assets},
+	{"GET", "/publications", "listAllPublications", publications},
 	{"GET", "/workspaces", "listWorkspaces", workspaces},
 	{"POST", "/workspaces", "addWorkspace", addWorkspace},
+	{"GET", "/workspaces/{id}", "getWorkspace", workspace},
 	{"POST", "/workspaces/{id}/tokens", "addToken", addToken},
 	{"POST", "/workspaces/{id}/credits", "grantCredits", grant},
 	{"GET", "/workspaces/{id}/ledger", "getLedger", ledger},
@@ -45,6 +49,7 @@ var routes = []route{
 	{"POST", "/reset", "reset", reset},
 	{"GET", "/snapshot", opSnapshot, nil},
 	{"PUT", "/snapshot", opRestore, nil},
+	{"GET", "/events", opEvents, nil},
 }
 
 // --- health and clock
@@ -341,7 +346,7 @@ func (c *call) journal(f journal.Filter) (int, any, error) {
 
 func journalEntries(c *call) (int, any, error) {
 	q := c.r.URL.Query()
-	f := journal.Filter{Front: q.Get("front"), Method: q.Get("method"), PathPrefix: q.Get("path"), Operation: q.Get("operation"), Limit: 100}
+	f := journal.Filter{ID: q.Get("id"), Front: q.Get("front"), Method: q.Get("method"), PathPrefix: q.Get("path"), Operation: q.Get("operation"), Limit: 100}
 	f.Status, _ = strconv.Atoi(q.Get("status"))
 	f.WorkspaceID, _ = strconv.ParseUint(q.Get("workspace_id"), 10, 64)
 	if l, err := strconv.Atoi(q.Get("limit")); err == nil {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"sync"
+
+	"github.com/mediamock/mediamock/internal/fanout"
 )
 
 // Entry is one recorded request.
@@ -42,6 +44,7 @@ const MaxString = 1024
 // Filter selects journal entries; zero fields match everything.
 type Filter struct {
 	Front       string
+	ID          string // the request id
 	Method      string
 	PathPrefix  string
 	Status      int
@@ -52,6 +55,7 @@ type Filter struct {
 
 func (f Filter) match(e *Entry) bool {
 	return (f.Front == "" || f.Front == e.Front) &&
+		(f.ID == "" || f.ID == e.ID) &&
 		(f.Method == "" || strings.EqualFold(f.Method, e.Method)) &&
 		(f.PathPrefix == "" || strings.HasPrefix(e.Path, f.PathPrefix)) &&
 		(f.Status == 0 || f.Status == e.Status) &&
@@ -69,6 +73,7 @@ type Journal struct {
 	next     int // where the next entry goes
 	recorded int64
 	bodyCap  int
+	feed     fanout.Hub[Recorded]
 }
 
 type journalSlot struct {
@@ -101,6 +106,27 @@ func (j *Journal) Add(e Entry, req, res []byte) {
 	s.used, s.entry = true, e
 	s.req = append(s.req[:0], req[:min(len(req), j.bodyCap)]...)
 	s.res = append(s.res[:0], res[:min(len(res), j.bodyCap)]...)
+	j.feed.Publish(Recorded{Entry: e})
+}
+
+// Recorded is what a subscriber of the journal receives: an entry as it
+// is recorded (without its bodies), or, after entries were dropped, how
+// many.
+type Recorded struct {
+	Entry   Entry
+	Dropped uint64
+}
+
+// Subscribe returns a channel of the entries recorded from now on, and a
+// function that ends the subscription. The channel holds size entries; a
+// subscriber that falls further behind loses entries and then receives a
+// Recorded with Dropped set. Recording never waits for a subscriber. A nil
+// journal records nothing: its channel never delivers.
+func (j *Journal) Subscribe(size int) (<-chan Recorded, func()) {
+	if j == nil {
+		return nil, func() {}
+	}
+	return j.feed.Subscribe(size, func(n uint64) Recorded { return Recorded{Dropped: n} })
 }
 
 // List returns the matching entries, newest first.

@@ -1,0 +1,100 @@
+package dashboard_test
+
+import (
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/dashboard"
+)
+
+func get(t *testing.T, srv *mediamock.Server, method, path string, hdr ...string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, srv.URL()+path, nil)
+	require.NoError(t, err)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		if hdr[i] == "Host" {
+			req.Host = hdr[i+1]
+			continue
+		}
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	client := srv.Client()
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func TestDashboardServesThePage(t *testing.T) {
+	srv := mediamock.RunT(t)
+	resp, _ := get(t, srv, "GET", "/")
+	assert.Equal(t, http.StatusFound, resp.StatusCode)
+	assert.Equal(t, "/_mock/ui/", resp.Header.Get("Location"))
+	resp, _ = get(t, srv, "GET", "/_mock/ui")
+	assert.Equal(t, "/_mock/ui/", resp.Header.Get("Location"))
+	resp, body := get(t, srv, "GET", "/?x=1")
+	assert.Equal(t, http.StatusFound, resp.StatusCode, "a query does not matter, only the path: %s", body)
+	resp, _ = get(t, srv, "GET", "/index.html")
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode, "only / itself leads to the dashboard")
+	resp, _ = get(t, srv, "POST", "/")
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode, "other methods on / stay with the service's API")
+
+	resp, body = get(t, srv, "GET", "/_mock/ui/")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "text/html; charset=utf-8", resp.Header.Get("Content-Type"))
+	csp := resp.Header.Get("Content-Security-Policy")
+	assert.Contains(t, csp, "default-src 'self'")
+	assert.Contains(t, csp, "frame-ancestors 'none'")
+	assert.Equal(t, "nosniff", resp.Header.Get("X-Content-Type-Options"))
+	assert.Contains(t, body, `<script src="app.js" defer></script>`)
+	assert.NotContains(t, body, "http", "nothing is loaded from elsewhere")
+	etag := resp.Header.Get("ETag")
+	resp, _ = get(t, srv, "GET", "/_mock/ui/", "If-None-Match", etag)
+	assert.Equal(t, http.StatusNotModified, resp.StatusCode)
+
+	for name, ctype := range map[string]string{"app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8", "favicon.svg": "image/svg+xml"} {
+		resp, body = get(t, srv, "GET", "/_mock/ui/"+name)
+		assert.Equal(t, http.StatusOK, resp.StatusCode, name)
+		assert.Equal(t, ctype, resp.Header.Get("Content-Type"), name)
+		assert.NotRegexp(t, `(?i)(src|href|url)\(?\s*=?\s*["']?https?://`, body, "%s loads nothing from elsewhere", name)
+	}
+	resp, _ = get(t, srv, "GET", "/_mock/ui/nope.js")
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+	resp, _ = get(t, srv, "POST", "/_mock/ui/", "Content-Type", "application/json")
+	assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
+
+	// Protected like the control API: from pages of other sites.
+	resp, _ = get(t, srv, "GET", "/_mock/ui/", "Host", "evil.example")
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
+	resp, _ = get(t, srv, "GET", "/_mock/ui/app.js", "Origin", "https://evil.example")
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
+}
+
+func TestDashboardCSPAllowsThePublicURL(t *testing.T) {
+	srv := mediamock.RunT(t, func(o *mediamock.Options) { o.PublicURL = "http://mediamock:8080" })
+	resp, _ := get(t, srv, "GET", "/_mock/ui/")
+	assert.Contains(t, resp.Header.Get("Content-Security-Policy"), "img-src 'self' http://mediamock:8080;", "thumbnails come from the public URL")
+}
+
+// TestDashboardWeight reports what a browser loads to show the dashboard
+// (go test -v -run Weight) and keeps it small.
+func TestDashboardWeight(t *testing.T) {
+	w := dashboard.Weight()
+	total := 0
+	var parts []string
+	for _, ext := range []string{"html", "css", "js", "svg"} {
+		total += w[ext]
+		parts = append(parts, ext+" "+strconv.Itoa(w[ext]))
+	}
+	t.Logf("dashboard page weight: %d bytes (%s), uncompressed", total, strings.Join(parts, ", "))
+	assert.Less(t, total, 100_000, "the page stays light")
+}

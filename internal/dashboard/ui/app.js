@@ -1,0 +1,665 @@
+// The mediamock dashboard: reads and acts through the control API under
+// /_mock, follows /_mock/events, and draws with the DOM (text is always
+// set as text, never parsed as HTML). No framework, no build step.
+'use strict';
+(() => {
+  const $ = (sel, root = document) => root.querySelector(sel);
+  const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
+
+  // h makes an element: h('td', {class: 'num'}, 'text', child, ...).
+  function h(tag, attrs, ...kids) {
+    const el = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v == null || v === false) continue;
+      if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+      else if (k === 'dataset') Object.assign(el.dataset, v);
+      else el.setAttribute(k, v === true ? '' : v);
+    }
+    for (const kid of kids.flat(Infinity)) {
+      if (kid != null && kid !== false) el.append(kid instanceof Node ? kid : String(kid));
+    }
+    return el;
+  }
+
+  // Icons for what has no picture: a few strokes of SVG.
+  const ICONS = {
+    video: 'M4 6h11v12H4zM15 10l5-3v10l-5-3',
+    voice: 'M12 4v10M8 8v2a4 4 0 0 0 8 0V8M12 18v2',
+    music: 'M9 18V6l10-2v12M9 18a2 2 0 1 1-4 0 2 2 0 0 1 4 0zM19 16a2 2 0 1 1-4 0 2 2 0 0 1 4 0z',
+    model3d: 'M12 3l8 4.5v9L12 21l-8-4.5v-9zM12 12l8-4.5M12 12v9M12 12L4 7.5',
+    image: 'M4 5h16v14H4zM4 16l5-5 4 4 3-3 4 4',
+    waiting: 'M12 7v5l3 3M12 21a9 9 0 1 1 0-18 9 9 0 0 1 0 18z',
+    failed: 'M6 6l12 12M18 6L6 18',
+  };
+  function icon(name) {
+    const ns = 'http://www.w3.org/2000/svg';
+    const svg = document.createElementNS(ns, 'svg');
+    svg.setAttribute('viewBox', '0 0 24 24');
+    svg.setAttribute('aria-hidden', 'true');
+    const p = document.createElementNS(ns, 'path');
+    p.setAttribute('d', ICONS[name] || ICONS.image);
+    svg.append(p);
+    return svg;
+  }
+
+  // --- the control token: given once as ?token=, kept for this tab
+
+  const TOKEN_KEY = 'mediamock.controlToken';
+  {
+    const u = new URL(location.href);
+    const t = u.searchParams.get('token');
+    if (t) {
+      sessionStorage.setItem(TOKEN_KEY, t);
+      u.searchParams.delete('token');
+      history.replaceState(null, '', u.pathname + u.search + u.hash);
+    }
+  }
+  const token = () => sessionStorage.getItem(TOKEN_KEY) || '';
+
+  class Unauthorized extends Error {}
+
+  // api calls the control API; every state change is JSON.
+  async function api(method, path, body) {
+    const headers = {};
+    if (token()) headers.Authorization = 'Bearer ' + token();
+    const opts = { method, headers };
+    if (method !== 'GET') {
+      headers['Content-Type'] = 'application/json';
+      if (body !== undefined) opts.body = JSON.stringify(body);
+    }
+    const res = await fetch('/_mock' + path, opts);
+    const data = await res.json().catch(() => null);
+    if (res.status === 401) throw new Unauthorized('The control token is missing or wrong.');
+    if (!res.ok) throw new Error((data && data.error && data.error.message) || res.status + ' ' + res.statusText);
+    return data;
+  }
+
+  let toastTimer = 0;
+  function toast(msg, ok) {
+    const t = $('#toast');
+    t.textContent = msg;
+    t.classList.toggle('ok', !!ok);
+    t.hidden = false;
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => { t.hidden = true; }, 4000);
+  }
+
+  // act runs an action of the page and says what went wrong.
+  function act(fn) {
+    return async (ev) => {
+      if (ev && ev.preventDefault && ev.type === 'submit') ev.preventDefault();
+      try {
+        await fn(ev);
+      } catch (err) {
+        if (err instanceof Unauthorized) askToken();
+        else toast(err.message);
+      }
+    };
+  }
+
+  function askToken() {
+    const d = $('#token-dialog');
+    if (!d.open) d.showModal();
+  }
+  $('#token-form').addEventListener('submit', () => {
+    sessionStorage.setItem(TOKEN_KEY, $('#token-form').elements.token.value.trim());
+    start();
+  });
+
+  // --- formatting
+
+  const hms = (iso) => (iso ? iso.slice(11, 19) : '');
+  const full = (iso) => (iso ? iso.slice(0, 10) + ' ' + iso.slice(11, 19) + ' UTC' : '—');
+  function took(a, b) {
+    if (!a || !b) return '';
+    const s = (Date.parse(b) - Date.parse(a)) / 1000;
+    return s < 90 ? s.toFixed(1) + ' s' : (s / 60).toFixed(1) + ' min';
+  }
+  const final = (st) => st === 'completed' || st === 'failed';
+  const status = (st, extra) => h('span', { class: 'status st-' + st }, st, extra || '');
+  const time = (iso, cls) => h('td', { class: 'time' + (cls ? ' ' + cls : ''), title: iso || '' }, hms(iso));
+
+  // --- state
+
+  const S = {
+    clock: null,
+    workspaces: [], // details
+    jobs: new Map(), jobsLoaded: false, jobStatus: '',
+    library: [], libraryNext: null,
+    publications: new Map(), publicationsLoaded: false,
+    journal: [], journalLoaded: false, journalClass: '', journalSelected: '',
+    ledgerWs: 0, ledger: [], ledgerBalance: null,
+    faults: null, operations: [],
+  };
+
+  // --- panels: each loads its data when shown and redraws from the state
+
+  const panels = {
+    workspaces: { load: loadWorkspaces, render: renderWorkspaces },
+    jobs: { load: loadJobs, render: renderJobs },
+    library: { load: loadLibrary, render: renderLibrary },
+    publications: { load: loadPublications, render: renderPublications },
+    clock: { load: async () => setClock(await api('GET', '/clock')), render: renderClock },
+    journal: { load: loadJournal, render: renderJournal },
+    ledger: { load: loadLedger, render: renderLedger },
+    coverage: { load: loadCoverage, render: () => {} },
+    faults: { load: loadFaults, render: renderFaults },
+  };
+  let current = '';
+
+  async function show(name) {
+    if (!panels[name]) name = 'jobs';
+    current = name;
+    for (const [n] of Object.entries(panels)) $('#panel-' + n).hidden = n !== name;
+    for (const a of $$('.tabs a')) {
+      if (a.getAttribute('href') === '#' + name) a.setAttribute('aria-current', 'page');
+      else a.removeAttribute('aria-current');
+    }
+    await reload(name);
+  }
+
+  async function reload(name) {
+    const panel = $('#panel-' + name);
+    try {
+      await panels[name].load();
+      panels[name].render();
+      panel.dataset.loaded = 'true';
+    } catch (err) {
+      if (err instanceof Unauthorized) askToken();
+      else toast(err.message);
+    }
+  }
+
+  // Redraw or reload a panel once per frame or per burst, and only when it
+  // is the one shown (the others load when shown).
+  const drawing = new Set();
+  function redraw(name) {
+    if (current !== name || drawing.has(name)) return;
+    drawing.add(name);
+    requestAnimationFrame(() => { drawing.delete(name); panels[name].render(); });
+  }
+  const reloading = new Map();
+  function stale(name) {
+    if (current !== name || reloading.has(name)) return;
+    reloading.set(name, setTimeout(() => { reloading.delete(name); reload(name); }, 250));
+  }
+
+  // --- clock
+
+  let realTicker = 0;
+  function setClock(c) {
+    S.clock = Object.assign({ fetchedAt: Date.now() }, c);
+    clearInterval(realTicker);
+    if (c.mode === 'real') realTicker = setInterval(drawClock, 1000);
+    drawClock();
+    if (current === 'clock') renderClock();
+  }
+  function clockNow() {
+    const c = S.clock;
+    if (!c) return '';
+    if (c.mode !== 'real') return c.now;
+    return new Date(Date.parse(c.now) + Date.now() - c.fetchedAt).toISOString().replace('Z', '+00:00');
+  }
+  function drawClock() {
+    $('#clock-now').textContent = full(clockNow());
+    $('#clock-now').dataset.now = S.clock ? S.clock.now : '';
+    $('#clock-mode').textContent = S.clock ? S.clock.mode : '';
+    if (current === 'clock') $('#clock-now-big').textContent = full(clockNow());
+  }
+  function renderClock() {
+    const c = S.clock;
+    if (!c) return;
+    $('#clock-now-big').textContent = full(clockNow());
+    $('#clock-mode-big').textContent = c.mode;
+    $('#clock-next').textContent = c.next_event_at ? full(c.next_event_at) : 'nothing is due';
+    const f = $('#clock-set');
+    if (document.activeElement !== f.elements.time) f.elements.time.value = clockNow().slice(0, 19);
+    $('#clock-mode-form').elements.mode.value = c.mode;
+  }
+  const advance = (d) => act(async () => setClock(await api('POST', '/clock/advance', { duration: d })));
+  for (const b of $$('[data-advance]')) b.addEventListener('click', advance(b.dataset.advance));
+  const toNext = act(async () => {
+    const c = await api('GET', '/clock');
+    if (!c.next_event_at) return toast('Nothing is due.', true);
+    setClock(await api('POST', '/clock/set', { time: c.next_event_at }));
+  });
+  $('#advance-next').addEventListener('click', toNext);
+  $('.to-next').addEventListener('click', toNext);
+  $('#clock-set').addEventListener('submit', act(async (ev) => {
+    let v = ev.target.elements.time.value;
+    if (v.length === 16) v += ':00';
+    setClock(await api('POST', '/clock/set', { time: v + 'Z' }));
+  }));
+  $('#clock-mode-form').addEventListener('submit', act(async (ev) => {
+    setClock(await api('PUT', '/clock/mode', { mode: ev.target.elements.mode.value }));
+  }));
+
+  // --- workspaces
+
+  async function loadWorkspaces() {
+    const list = await api('GET', '/workspaces');
+    S.workspaces = await Promise.all(list.map((w) => api('GET', '/workspaces/' + w.id)));
+    fillWorkspaceSelects();
+  }
+  function fillWorkspaceSelects() {
+    for (const sel of $$('.ws-select')) {
+      const keep = sel.value;
+      const all = sel.querySelector('option[value=""]');
+      sel.replaceChildren(...(all ? [all] : []), ...S.workspaces.map((w) => h('option', { value: w.id }, `${w.id} · ${w.name}`)));
+      sel.value = keep || (all ? '' : String(S.ledgerWs || (S.workspaces[0] && S.workspaces[0].id) || ''));
+    }
+  }
+  function copyButton(text) {
+    return h('button', {
+      type: 'button', class: 'small', 'aria-label': 'Copy token',
+      onclick: act(async (ev) => {
+        try {
+          await navigator.clipboard.writeText(text);
+          toast('Token copied.', true);
+        } catch {
+          // No clipboard (an insecure origin or a refused permission): show it to copy by hand.
+          ev.target.closest('tr').querySelector('code').textContent = text;
+          toast('Select the token to copy it.', true);
+        }
+      }),
+    }, 'Copy');
+  }
+  function renderWorkspaces() {
+    $('#workspace-cards').replaceChildren(...S.workspaces.map((w) => {
+      const rw = w.rate_window;
+      return h('article', { class: 'card', dataset: { ws: w.id } },
+        h('h3', {}, w.name, h('span', { class: 'id' }, '#' + w.id), h('span', { class: 'badge' }, w.plan)),
+        h('dl', { class: 'facts' },
+          h('dt', {}, 'Credits'), h('dd', { class: 'balance' }, w.credits_balance.toLocaleString('en')),
+          h('dt', {}, 'Publishing'), h('dd', {}, w.publishing_allowed ? 'allowed' : 'not on this plan'),
+          h('dt', {}, 'Monthly gifts'), h('dd', {}, w.monthly_gifts.length
+            ? w.monthly_gifts.map((g) => `${g.model_id}: ${g.remaining}/${g.per_month}`).join(', ') + ` (renew ${g0(w).slice(0, 10)})`
+            : 'none'),
+          h('dt', {}, 'Rate window'), h('dd', {},
+            h('meter', { min: 0, max: rw.limit, value: rw.used, high: rw.limit * 0.8, 'aria-label': 'Requests used this minute' }),
+            ` ${rw.used}/${rw.limit} used, resets ${hms(rw.resets_at)}`)),
+        h('table', { class: 'tokens' }, h('tbody', {}, w.tokens.map((t) => h('tr', {},
+          h('td', {}, h('code', {}, t.masked), h('div', { class: 'hint' }, t.name)),
+          h('td', {}, t.type === 'oauth' ? 'OAuth' : 'API key'),
+          h('td', {}, t.scopes.join(', ')),
+          h('td', {}, copyButton(t.token)))))));
+    }));
+  }
+  const g0 = (w) => (w.monthly_gifts[0] ? w.monthly_gifts[0].renews_at : '');
+
+  // --- jobs
+
+  async function loadJobs() {
+    const page = await api('GET', '/jobs?limit=200');
+    S.jobs = new Map(page.data.map((j) => [j.job_id, j]));
+    S.jobsLoaded = true;
+    if (!S.workspaces.length) await loadWorkspaces();
+  }
+  function jobAction(j, action) {
+    const path = j.kind === 'encore' ? `/encore/creations/${j.id}/${action}` : `/assets/${j.id}/${action}`;
+    return h('button', {
+      type: 'button', class: 'small' + (action === 'fail' ? ' danger' : ''), dataset: { action },
+      'aria-label': `${action} job ${j.id}`,
+      onclick: act(async () => { await api('POST', path, {}); }),
+    }, action);
+  }
+  function renderJobs() {
+    const kind = $('#job-kind').value;
+    const ws = $('#job-ws').value;
+    const all = [...S.jobs.values()].filter((j) => (!kind || j.kind === kind) && (!ws || String(j.workspace_id) === ws))
+      .sort((a, b) => b.job_id - a.job_id);
+    const counts = { '': all.length, queued: 0, processing: 0, completed: 0, failed: 0 };
+    for (const j of all) counts[j.status]++;
+    $('#job-status').replaceChildren(...Object.entries(counts).map(([st, n]) => h('button', {
+      type: 'button', 'aria-pressed': String(S.jobStatus === st), dataset: { status: st },
+      onclick: () => { S.jobStatus = st; renderJobs(); },
+    }, st || 'all', h('span', { class: 'n' }, n))));
+    const rows = all.filter((j) => !S.jobStatus || j.status === S.jobStatus);
+    $('#job-table tbody').replaceChildren(...rows.map((j) => h('tr', { dataset: { job: j.job_id, id: j.id, status: j.status } },
+      h('td', { class: 'num' }, j.id),
+      h('td', { class: 'wide' }, j.kind === 'encore' ? 'Encore' : j.asset_kind || 'generation'),
+      h('td', { class: 'num wide' }, j.workspace_id),
+      h('td', {}, j.model || j.effect || ''),
+      h('td', { class: 'prompt wide', title: j.prompt || '' }, j.prompt || ''),
+      h('td', {}, status(j.status), j.stuck && !final(j.status) ? [' ', h('span', { class: 'status st-stuck' }, 'stuck')] : '',
+        j.error ? h('div', { class: 'hint', title: j.error.message }, j.error.code) : ''),
+      time(j.created_at, 'wide'), time(j.started_at, 'wide'), time(j.finished_at, 'wide'),
+      h('td', { class: 'num wide' }, took(j.created_at, j.finished_at)),
+      h('td', { class: 'actions' }, final(j.status) ? '' : [jobAction(j, 'complete'), ' ', j.stuck ? '' : [jobAction(j, 'stick'), ' '], jobAction(j, 'fail')]))));
+    $('#jobs-empty').hidden = S.jobs.size > 0;
+  }
+  $('#job-kind').addEventListener('change', renderJobs);
+  $('#job-ws').addEventListener('change', renderJobs);
+
+  function onJob(ev) {
+    if (S.jobsLoaded) {
+      let j = S.jobs.get(ev.job_id);
+      if (!j) {
+        j = { id: ev.id, job_id: ev.job_id, kind: ev.kind, workspace_id: ev.workspace_id, model: ev.model, effect: ev.effect,
+          asset_ids: ev.asset_ids, created_at: ev.at };
+        S.jobs.set(ev.job_id, j);
+        stale('jobs'); // for its prompt
+      }
+      if (ev.status === 'processing' && !j.started_at) j.started_at = ev.at;
+      if (final(ev.status)) j.finished_at = ev.at;
+      Object.assign(j, { status: ev.status, stuck: !!ev.stuck, error: ev.error });
+      redraw('jobs');
+    }
+    stale('library');
+  }
+
+  // --- library
+
+  function libraryQuery() {
+    const q = new URLSearchParams();
+    for (const [k, v] of new FormData($('#library-filter'))) if (v) q.set(k, v);
+    q.set('limit', '48');
+    return q;
+  }
+  async function loadLibrary() {
+    if (!S.workspaces.length) await loadWorkspaces();
+    const page = await api('GET', '/assets?' + libraryQuery());
+    S.library = page.data;
+    S.libraryNext = page.next_cursor || null;
+  }
+  // The page's own file requests stay out of the journal.
+  const quiet = (u) => (u && !u.includes('?') ? u + '?via=dashboard' : u);
+  function tile(a) {
+    const thumb = h('div', { class: 'thumb' });
+    const text = a.title || a.prompt || '';
+    if (a.thumbnail_url) thumb.append(h('img', { src: quiet(a.thumbnail_url), alt: text || a.kind + ' ' + a.id, loading: 'lazy' }));
+    else if (a.status === 'failed') thumb.append(icon('failed'));
+    else if (a.status !== 'completed') thumb.append(icon('waiting'));
+    else thumb.append(icon(a.kind));
+    const cap = h('div', { class: 'cap' },
+      h('div', {}, `#${a.id} `, status(a.status)),
+      h('div', { class: 'sub' }, `${a.kind}${a.source === 'encore' ? ' · Encore' : ''} · ws ${a.workspace_id}`),
+      h('div', { title: text }, text));
+    return a.url
+      ? h('a', { class: 'tile', href: quiet(a.url), target: '_blank', rel: 'noopener', dataset: { asset: a.id }, 'aria-label': `Open ${a.kind} ${a.id}` }, thumb, cap)
+      : h('div', { class: 'tile', dataset: { asset: a.id } }, thumb, cap);
+  }
+  function renderLibrary() {
+    $('#library-grid').replaceChildren(...S.library.map(tile));
+    $('#library-more').hidden = !S.libraryNext;
+    if (!S.library.length) $('#library-grid').append(h('p', { class: 'empty' }, 'Nothing matches.'));
+  }
+  $('#library-filter').addEventListener('submit', act(async () => { await reload('library'); }));
+  $('#library-more').addEventListener('click', act(async () => {
+    const q = libraryQuery();
+    q.set('starting_after', S.libraryNext);
+    const page = await api('GET', '/assets?' + q);
+    S.library.push(...page.data);
+    S.libraryNext = page.next_cursor || null;
+    renderLibrary();
+  }));
+
+  // --- publications
+
+  async function loadPublications() {
+    const page = await api('GET', '/publications?limit=100');
+    S.publications = new Map(page.data.map((p) => [p.id, p]));
+    S.publicationsLoaded = true;
+  }
+  function renderPublications() {
+    const all = [...S.publications.values()].sort((a, b) => b.id - a.id);
+    $('#publication-table tbody').replaceChildren(...all.map((p) => h('tr', { dataset: { publication: p.id } },
+      h('td', { class: 'num' }, p.id), h('td', { class: 'num wide' }, p.workspace_id), h('td', {}, status(p.status)),
+      h('td', { class: 'prompt wide', title: p.caption }, p.caption),
+      h('td', { class: 'wide' }, `${p.media_type} · ${p.asset_ids.length} asset${p.asset_ids.length === 1 ? '' : 's'}`),
+      h('td', { class: 'time wide' }, p.published_at ? 'published ' + hms(p.published_at) : p.scheduled_at ? 'for ' + full(p.scheduled_at) : hms(p.created_at)),
+      h('td', {}, h('ul', { class: 'deliveries' }, p.deliveries.map((d) => h('li', {},
+        h('strong', {}, d.platform), ' ', d.handle, ' ', status(d.status), ' ',
+        d.post_url ? h('a', { href: d.post_url, target: '_blank', rel: 'noopener noreferrer' }, d.post_url) : '',
+        d.error ? h('span', { class: 'hint', title: d.error.message }, ' ' + d.error.code) : '')))))));
+    $('#publications-empty').hidden = all.length > 0;
+  }
+  function onPublication(ev) {
+    if (!S.publicationsLoaded) return;
+    S.publications.set(ev.publication.id, Object.assign({ workspace_id: ev.workspace_id }, ev.publication));
+    redraw('publications');
+  }
+
+  // --- journal
+
+  async function loadJournal() {
+    const j = await api('GET', '/journal?limit=100');
+    S.journal = j.entries;
+    S.journalLoaded = true;
+  }
+  const classOf = (st) => Math.floor(st / 100);
+  function renderJournal() {
+    const classes = ['', '2', '3', '4', '5'];
+    $('#journal-class').replaceChildren(...classes.map((c) => h('button', {
+      type: 'button', 'aria-pressed': String(S.journalClass === c), dataset: { class: c },
+      onclick: () => { S.journalClass = c; renderJournal(); },
+    }, c ? c + 'xx' : 'all', h('span', { class: 'n' }, S.journal.filter((e) => !c || String(classOf(e.status)) === c).length))));
+    const rows = S.journal.filter((e) => !S.journalClass || String(classOf(e.status)) === S.journalClass);
+    $('#journal-table tbody').replaceChildren(...rows.map((e) => h('tr', {
+      dataset: { request: e.id, status: e.status, op: e.operation || '' }, class: e.id === S.journalSelected ? 'selected' : null },
+    h('td', {}, h('button', { type: 'button', onclick: act(() => selectRequest(e.id)), 'aria-label': 'Show request ' + e.id }, e.id.replace(/^req_0*/, '#'))),
+    time(e.sim_time, 'wide'),
+    h('td', { class: 'path', title: e.path + (e.query ? '?' + e.query : '') }, h('strong', {}, e.method), ' ', e.path + (e.query ? '?' + e.query : '')),
+    h('td', { class: 'num c' + classOf(e.status) }, e.status),
+    h('td', { class: 'num wide' }, e.workspace_id || ''), h('td', { class: 'op wide' }, e.operation || ''),
+    h('td', { class: 'num' }, e.duration_ms.toFixed(1)))));
+  }
+  function pretty(body, type) {
+    if (!body) return '(empty)';
+    // eslint-disable-next-line no-control-regex
+    if (/[\uFFFD\u0000-\u0008\u000E-\u001F]/.test(body)) return '(binary data)';
+    if ((type || '').includes('json') || /^[[{]/.test(body)) {
+      try { return JSON.stringify(JSON.parse(body), null, 2); } catch { /* cut off: show as it is */ }
+    }
+    return body;
+  }
+  async function selectRequest(id) {
+    S.journalSelected = id;
+    renderJournal();
+    const j = await api('GET', '/journal?id=' + encodeURIComponent(id));
+    const e = j.entries[0];
+    if (!e) {
+      $('#journal-detail').replaceChildren(h('p', { class: 'empty' }, 'That request left the journal.'));
+      return;
+    }
+    $('#journal-detail').replaceChildren(
+      h('h3', {}, `${e.method} ${e.path}${e.query ? '?' + e.query : ''}`),
+      h('dl', { class: 'facts' },
+        h('dt', {}, 'Status'), h('dd', { class: 'c' + classOf(e.status) }, e.status + (e.error_code ? ' ' + e.error_code : '')),
+        h('dt', {}, 'Operation'), h('dd', {}, e.operation || '—'),
+        h('dt', {}, 'Workspace'), h('dd', {}, e.workspace_id || '—'),
+        h('dt', {}, 'Latency'), h('dd', {}, e.duration_ms.toFixed(2) + ' ms' + (e.injected_latency_ms ? ` (${e.injected_latency_ms} injected)` : '')),
+        h('dt', {}, 'Sim time'), h('dd', {}, full(e.sim_time)),
+        h('dt', {}, 'Request id'), h('dd', {}, h('code', {}, e.id))),
+      h('h3', {}, `Request body (${e.request_bytes} bytes${e.request_body_truncated ? ', the first ' + e.request_body.length + ' kept' : ''})`),
+      h('pre', {}, pretty(e.request_body, e.request_content_type)),
+      h('h3', {}, `Response body (${e.response_bytes} bytes${e.response_body_truncated ? ', the first ' + e.response_body.length + ' kept' : ''})`),
+      h('pre', {}, pretty(e.response_body)));
+  }
+  function onJournal(ev) {
+    if (S.journalLoaded) {
+      S.journal.unshift(ev.entry);
+      S.journal.length = Math.min(S.journal.length, 300);
+      redraw('journal');
+    }
+    stale('workspaces'); // its rate window moved
+    stale('coverage');
+  }
+  $('#journal-clear').addEventListener('click', act(async () => {
+    await api('DELETE', '/journal');
+    await reload('journal');
+  }));
+
+  // --- ledger
+
+  async function loadLedger() {
+    if (!S.workspaces.length) await loadWorkspaces();
+    S.ledgerWs = Number($('#ledger-ws').value) || (S.workspaces[0] && S.workspaces[0].id);
+    const l = await api('GET', `/workspaces/${S.ledgerWs}/ledger`);
+    S.ledger = l.entries;
+    S.ledgerBalance = l.credits_balance;
+  }
+  function renderLedger() {
+    $('#ledger-balance').textContent = S.ledgerBalance == null ? '…' : S.ledgerBalance.toLocaleString('en');
+    const rows = S.ledger.slice().reverse();
+    $('#ledger-table tbody').replaceChildren(...rows.map((e) => {
+      const sign = e.type === 'charge' ? -1 : 1;
+      return h('tr', { dataset: { entry: e.id, type: e.type, job: e.job_id || '' } },
+        h('td', { class: 'num wide' }, e.id), time(e.at), h('td', {}, e.type),
+        h('td', { class: 'num ' + (e.amount === 0 ? '' : sign > 0 ? 'amount-in' : 'amount-out') }, e.amount === 0 ? (e.covered ? `(${e.covered} covered)` : '0') : (sign > 0 ? '+' : '−') + e.amount),
+        h('td', { class: 'num' }, e.balance_after), h('td', { class: 'num wide' }, e.job_id || ''), h('td', { class: 'wide' }, e.description));
+    }));
+  }
+  $('#ledger-ws').addEventListener('change', () => reload('ledger'));
+  function onLedger(ev) {
+    if (ev.workspace_id === S.ledgerWs) {
+      S.ledger.push(ev.entry);
+      S.ledgerBalance = ev.entry.balance_after;
+      redraw('ledger');
+    }
+    const w = S.workspaces.find((x) => x.id === ev.workspace_id);
+    if (w) {
+      w.credits_balance = ev.entry.balance_after;
+      redraw('workspaces');
+    }
+  }
+
+  // --- coverage
+
+  async function loadCoverage() {
+    const cov = await api('GET', '/coverage');
+    S.operations = cov.operations.map((o) => o.operation);
+    const s = cov.summary;
+    $('#coverage-summary').textContent = `Operations exercised ${s.operations_exercised}/${s.operations}, declared statuses ${s.statuses_exercised}/${s.statuses_declared}, lifecycle paths ${s.lifecycle_paths_taken}/${s.lifecycle_paths}.`;
+    const statuses = [...new Set(cov.operations.flatMap((o) => o.statuses.map((x) => x.status)))].sort((a, b) => a - b);
+    $('#coverage-table thead').replaceChildren(h('tr', {}, h('th', {}, 'Operation'), statuses.map((st) => h('th', { class: 'c' + classOf(st) }, st))));
+    $('#coverage-table tbody').replaceChildren(...cov.operations.map((o) => h('tr', {},
+      h('td', { title: o.method + ' ' + o.path }, h('code', {}, o.operation)),
+      statuses.map((st) => {
+        const x = o.statuses.find((y) => y.status === st);
+        if (!x) return h('td', {}, h('span', { class: 'cell none' }, '·'));
+        const cls = x.count === 0 ? 'untried' : x.declared ? 'hit' : 'extra';
+        return h('td', {}, h('span', { class: 'cell ' + cls, title: `${o.operation} ${st}: ${x.count}${x.declared ? '' : ' (not declared)'}` }, x.count));
+      }))));
+    $('#lifecycle').replaceChildren(...Object.entries(cov.lifecycle).map(([path, n]) => h('li', { class: n ? null : 'untried' },
+      h('code', {}, path), h('span', {}, n))));
+  }
+  $('#coverage-reset').addEventListener('click', act(async () => {
+    await api('DELETE', '/coverage');
+    await reload('coverage');
+  }));
+
+  // --- faults
+
+  const PLATFORMS = ['tiktok', 'instagram', 'youtube', 'facebook', 'x', 'linkedin', 'pinterest', 'threads', 'all'];
+  $('#fault-platform').elements.platform.replaceChildren(...PLATFORMS.map((p) => h('option', {}, p)));
+
+  async function loadFaults() {
+    if (!S.operations.length) S.operations = (await api('GET', '/coverage')).operations.map((o) => o.operation);
+    for (const sel of $$('.op-select')) {
+      const any = sel.querySelector('option[value="*"]');
+      const keep = sel.value;
+      sel.replaceChildren(...(any ? [any] : []), ...S.operations.map((op) => h('option', {}, op)));
+      if (keep) sel.value = keep;
+    }
+    S.faults = await api('GET', '/faults');
+  }
+  function faultsAction(method, path, body) {
+    return act(async () => {
+      S.faults = await api(method, path, body);
+      renderFaults();
+    });
+  }
+  function renderFaults() {
+    const f = S.faults;
+    const items = [];
+    const item = (text, remove) => h('li', {}, h('span', {}, text), remove || '');
+    const removeBtn = (label, method, path, body) => h('button', { type: 'button', class: 'small', 'aria-label': label, onclick: faultsAction(method, path, body) }, 'Remove');
+    for (const r of f.fail_next) {
+      items.push(item(`Fail the next ${r.count} ${r.modality || 'job'}${r.count === 1 ? '' : 's'}${r.model ? ' of ' + r.model : ''} while ${r.stage || 'processing'} with ${r.code || 'provider_error'}`));
+    }
+    if (f.failure_rate != null) items.push(item(`Failure rate ${Math.round(f.failure_rate * 100)}% for every model`, removeBtn('Remove the failure rate', 'PUT', '/faults/failure-rate', { rate: null })));
+    for (const p of f.fail_platforms) items.push(item(`Deliveries to ${p} fail`, removeBtn('Stop failing ' + p, 'DELETE', '/faults/platforms/' + encodeURIComponent(p))));
+    for (const [op, ms] of Object.entries(f.latency_ms)) items.push(item(`${op}: ${ms} ms more`, removeBtn('Remove the latency of ' + op, 'DELETE', '/faults/latency/' + encodeURIComponent(op))));
+    for (const r of f.forced_responses) items.push(item(`${r.operation === '*' ? 'Any operation' : r.operation} answers ${r.status}, ${r.remaining} more time${r.remaining === 1 ? '' : 's'}`));
+    $('#faults-active').replaceChildren(
+      h('h3', {}, 'Active'),
+      items.length ? h('ul', { class: 'active-list' }, items) : h('p', { class: 'empty' }, 'No fault is injected.'),
+      items.length ? h('button', { type: 'button', class: 'danger', onclick: faultsAction('DELETE', '/faults') }, 'Clear every fault') : '');
+  }
+  const num = (v) => (v === '' ? undefined : Number(v));
+  $('#fault-fail-next').addEventListener('submit', act(async (ev) => {
+    const e = ev.target.elements;
+    const rule = { count: num(e.count.value), stage: e.stage.value };
+    for (const k of ['modality', 'model', 'code']) if (e[k].value) rule[k] = e[k].value.trim();
+    S.faults = await api('POST', '/faults/fail-next', rule);
+    renderFaults();
+  }));
+  $('#fault-rate').addEventListener('submit', act(async (ev) => {
+    S.faults = await api('PUT', '/faults/failure-rate', { rate: num(ev.target.elements.rate.value) });
+    renderFaults();
+  }));
+  $('#fault-platform').addEventListener('submit', act(async (ev) => {
+    S.faults = await api('PUT', '/faults/platforms/' + encodeURIComponent(ev.target.elements.platform.value));
+    renderFaults();
+  }));
+  $('#fault-latency').addEventListener('submit', act(async (ev) => {
+    const e = ev.target.elements;
+    S.faults = await api('PUT', '/faults/latency/' + encodeURIComponent(e.operation.value), { ms: num(e.ms.value) });
+    renderFaults();
+  }));
+  $('#fault-force').addEventListener('submit', act(async (ev) => {
+    const e = ev.target.elements;
+    S.faults = await api('POST', '/faults/responses', { operation: e.operation.value, status: num(e.status.value), count: num(e.count.value) });
+    renderFaults();
+  }));
+
+  // --- live: /_mock/events
+
+  let events = null;
+  let wasLive = false;
+  function setLive(state, text) {
+    const el = $('#live');
+    el.dataset.state = state;
+    el.textContent = text || state;
+  }
+  function connect() {
+    if (events) events.close();
+    events = new EventSource('/_mock/events' + (token() ? '?token=' + encodeURIComponent(token()) : ''));
+    const on = (name, fn) => events.addEventListener(name, (e) => fn(JSON.parse(e.data)));
+    on('ready', (c) => {
+      setClock(c);
+      setLive('live');
+      if (wasLive) reload(current); // what happened while away
+      wasLive = true;
+    });
+    on('clock', (c) => { setClock(c); stale('workspaces'); });
+    on('job', onJob);
+    on('publication', onPublication);
+    on('ledger', onLedger);
+    on('journal', onJournal);
+    on('workspaces', () => { S.workspaces = []; stale('workspaces'); });
+    const again = () => {
+      S.jobsLoaded = S.publicationsLoaded = S.journalLoaded = false;
+      S.workspaces = [];
+      reload(current);
+    };
+    on('reset', again);
+    on('overflow', again);
+    events.onerror = () => setLive('error', 'reconnecting');
+  }
+
+  async function start() {
+    try {
+      setClock(await api('GET', '/clock'));
+    } catch (err) {
+      if (err instanceof Unauthorized) askToken();
+      else toast(err.message);
+      return;
+    }
+    connect();
+    await show(location.hash.slice(1));
+  }
+  window.addEventListener('hashchange', () => show(location.hash.slice(1)));
+  start();
+})();
