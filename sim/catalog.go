@@ -61,9 +61,20 @@ type resolved struct {
 
 // checkGeneration checks a request against the catalog; every violation is
 // reported at once.
+// MaxPrompt is the longest prompt, in characters.
+const MaxPrompt = 5000
+
 func (e *Engine) checkGeneration(req GenerationRequest) (resolved, Violations) {
 	var v Violations
 	r := resolved{count: 1, prompt: req.Prompt}
+	// The rules of openapi.json hold here too, for callers that skip the
+	// HTTP edge (the Go API, the MCP front).
+	switch n := utf8.RuneCountInString(req.Prompt); {
+	case strings.TrimSpace(req.Prompt) == "":
+		v.Add("prompt", "is required")
+	case n > MaxPrompt:
+		v.Add("prompt", "at most %d characters, got %d", MaxPrompt, n)
+	}
 	track := req.Track
 	if req.Modality == "audio" && track == "" {
 		track = "voice"
@@ -93,6 +104,8 @@ func (e *Engine) checkGeneration(req GenerationRequest) (resolved, Violations) {
 	if req.Count != nil {
 		if m.Modality != "image" {
 			notFor("count", "count")
+		} else if *req.Count < 1 {
+			v.AddAllowed("count", anySlice(seq(1, o.MaxCount)), "must be at least 1, got %d", *req.Count)
 		} else if *req.Count > o.MaxCount {
 			v.AddAllowed("count", anySlice(seq(1, o.MaxCount)), "model %s makes at most %d images per request", m.ID, o.MaxCount)
 		} else {

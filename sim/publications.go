@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -74,6 +75,9 @@ var deliverySeconds = map[string]float64{"tiktok": 6, "instagram": 4, "youtube":
 
 // CreatePublication publishes completed media now or at a scheduled time.
 func (e *Engine) CreatePublication(p Principal, req PublicationRequest) (Publication, error) {
+	if err := checkPublicationShape(req).Err(); err != nil {
+		return Publication{}, err
+	}
 	var out Publication
 	err := e.update(func(t *tx) error {
 		ws, err := t.workspace(p.WorkspaceID)
@@ -453,4 +457,41 @@ func (e *Engine) CancelPublicationAny(id uint64) (Publication, error) {
 		return Publication{}, err
 	}
 	return e.CancelPublication(ws, id)
+}
+
+// Limits of a publication request.
+const (
+	MaxPublicationAssets = 10
+	MaxCaption           = 2200
+	MaxPublicationTitle  = 100
+)
+
+// checkPublicationShape holds the rules of openapi.json that need no state,
+// for callers that skip the HTTP edge (the Go API, the MCP front).
+func checkPublicationShape(req PublicationRequest) Violations {
+	var v Violations
+	switch n := len(req.AssetIDs); {
+	case n == 0:
+		v.Add("asset_ids", "at least one asset is required")
+	case n > MaxPublicationAssets:
+		v.Add("asset_ids", "at most %d assets (a carousel of images), got %d", MaxPublicationAssets, n)
+	}
+	if n := utf8.RuneCountInString(req.Caption); n > MaxCaption {
+		v.Add("caption", "at most %d characters, hashtags included, got %d", MaxCaption, n)
+	}
+	switch {
+	case len(req.SocialAccountIDs) > 0 && len(req.Platforms) > 0:
+		v.Add("social_account_ids", "send social_account_ids or platforms, not both")
+	case len(req.SocialAccountIDs) == 0 && len(req.Platforms) == 0:
+		v.Add("social_account_ids", "send social_account_ids or platforms: the accounts to publish to")
+	}
+	if o := req.Options; o != nil {
+		if o.YouTubeFormat != "" && o.YouTubeFormat != "short" && o.YouTubeFormat != "video" {
+			v.AddAllowed("options.youtube_format", []any{"short", "video"}, "unknown format %q", o.YouTubeFormat)
+		}
+		if n := utf8.RuneCountInString(o.Title); n > MaxPublicationTitle {
+			v.Add("options.title", "at most %d characters, got %d", MaxPublicationTitle, n)
+		}
+	}
+	return v
 }

@@ -41,7 +41,6 @@ func TestCreatePublicationRules(t *testing.T) {
 		fields []string // the violations, in order; nil when the request is accepted
 		status string   // of an accepted request
 		media  string   // of an accepted request
-		bug    string   // why the row is skipped
 	}{
 		// asset_ids: 1 to 10 completed images, or one completed video.
 		{name: "one image is a carousel of one", p: acme, req: req(nil), status: PubPublishing, media: "carousel"},
@@ -52,9 +51,9 @@ func TestCreatePublicationRules(t *testing.T) {
 		{name: "ten images", p: northwind, req: req(func(r *PublicationRequest) { r.AssetIDs, r.Platforms = eleven[:10], []string{"facebook"} }),
 			status: PubPublishing, media: "carousel"},
 		{name: "eleven images", p: northwind, req: req(func(r *PublicationRequest) { r.AssetIDs, r.Platforms = eleven, []string{"facebook"} }),
-			fields: []string{"asset_ids"}, bug: "the engine publishes 11 images; only the OpenAPI schema at the HTTP edge enforces maxItems 10"},
+			fields: []string{"asset_ids"}},
 		{name: "no assets", p: acme, req: req(func(r *PublicationRequest) { r.AssetIDs = nil }),
-			fields: []string{"asset_ids"}, bug: "the engine publishes a post without media; only the OpenAPI schema enforces minItems 1"},
+			fields: []string{"asset_ids"}},
 		{name: "asset not found", p: acme, req: req(func(r *PublicationRequest) { r.AssetIDs = []uint64{unknownID} }), fields: []string{"asset_ids[0]"}},
 		{name: "asset of another workspace", p: acme, req: req(func(r *PublicationRequest) { r.AssetIDs = []uint64{acmeImage, pixelImage} }), fields: []string{"asset_ids[1]"}},
 		{name: "asset not completed", p: acme, req: req(func(r *PublicationRequest) { r.AssetIDs = []uint64{pending} }), fields: []string{"asset_ids[0]"}},
@@ -70,15 +69,15 @@ func TestCreatePublicationRules(t *testing.T) {
 		// caption: at most 2200 characters.
 		{name: "caption of 2200", p: acme, req: req(func(r *PublicationRequest) { r.Caption = strings.Repeat("#", 2200) }), status: PubPublishing, media: "carousel"},
 		{name: "caption of 2201", p: acme, req: req(func(r *PublicationRequest) { r.Caption = strings.Repeat("#", 2201) }),
-			fields: []string{"caption"}, bug: "the engine takes any caption length; only the OpenAPI schema enforces maxLength 2200"},
+			fields: []string{"caption"}},
 
 		// Targets: social_account_ids or platforms, exactly one of the two.
 		{name: "by account id", p: acme, req: req(func(r *PublicationRequest) { r.Platforms, r.SocialAccountIDs = nil, []uint64{acmeInstagram} }),
 			status: PubPublishing, media: "carousel"},
 		{name: "both account ids and platforms", p: acme, req: req(func(r *PublicationRequest) { r.SocialAccountIDs = []uint64{acmeInstagram} }),
-			fields: []string{"social_account_ids"}, bug: "the engine delivers to both lists (twice to the same account here); only the schema's oneOf refuses it"},
+			fields: []string{"social_account_ids"}},
 		{name: "neither account ids nor platforms", p: acme, req: req(func(r *PublicationRequest) { r.Platforms = nil }),
-			fields: []string{"social_account_ids"}, bug: "the engine accepts a publication without targets, which then stays publishing forever; only the schema's oneOf refuses it"},
+			fields: []string{"social_account_ids"}},
 		{name: "unknown account", p: acme, req: req(func(r *PublicationRequest) { r.Platforms, r.SocialAccountIDs = nil, []uint64{acmeInstagram, unknownID} }),
 			fields: []string{"social_account_ids[1]"}},
 		{name: "account of another workspace", p: acme, req: req(func(r *PublicationRequest) { r.Platforms, r.SocialAccountIDs = nil, []uint64{pixelInstagram} }),
@@ -108,10 +107,10 @@ func TestCreatePublicationRules(t *testing.T) {
 		}), status: PubPublishing, media: "video"},
 		{name: "youtube_format other than short or video", p: acme, req: req(func(r *PublicationRequest) {
 			r.AssetIDs, r.Platforms, r.Options = []uint64{acmeVideo}, []string{"youtube"}, &PublicationOptions{YouTubeFormat: "long"}
-		}), fields: []string{"options.youtube_format"}, bug: "the engine stores any youtube_format; only the schema's enum refuses it"},
+		}), fields: []string{"options.youtube_format"}},
 		{name: "title of 101", p: acme, req: req(func(r *PublicationRequest) {
 			r.AssetIDs, r.Platforms, r.Options = []uint64{acmeVideo}, []string{"youtube"}, &PublicationOptions{Title: strings.Repeat("t", 101)}
-		}), fields: []string{"options.title"}, bug: "the engine stores any title length; only the schema enforces maxLength 100"},
+		}), fields: []string{"options.title"}},
 
 		{name: "every rule at once", p: acme, req: req(func(r *PublicationRequest) {
 			r.AssetIDs, r.Platforms, r.ScheduledAt = []uint64{acmeVoice, unknownID}, []string{"x", "facebook"}, at(-time.Second)
@@ -119,9 +118,6 @@ func TestCreatePublicationRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.bug != "" {
-				t.Skip("bug: " + tt.bug)
-			}
 			pub, err := e.CreatePublication(tt.p, tt.req)
 			if tt.fields != nil {
 				requireViolations(t, err, tt.fields...)
