@@ -3,6 +3,8 @@ package mediamock
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mediamock/mediamock/fixtures"
 )
 
 // Key is a well-known test credential of the server's fixture.
@@ -26,9 +28,21 @@ type Key struct {
 //	mk_test_free_plan      Pixel Garage (free, 20 requests/min, no publishing)
 //	mk_test_business       Northwind Media (business, 600 requests/min)
 //	mk_test_no_credits     Empty Wallet Co (0 credits)
-func (s *Server) DefaultKeys() []Key {
+func (s *Server) DefaultKeys() []Key { return keysOf(s.eng.World()) }
+
+// FixtureKeys lists the keys of a fixture file ("" for the embedded
+// default) without starting a server.
+func FixtureKeys(fixturesPath string, seed uint64) ([]Key, error) {
+	w, err := loadWorld(Options{FixturesPath: fixturesPath, Seed: seed})
+	if err != nil {
+		return nil, err
+	}
+	return keysOf(w), nil
+}
+
+func keysOf(w *fixtures.World) []Key {
 	var out []Key
-	for _, ws := range s.eng.World().Workspaces {
+	for _, ws := range w.Workspaces {
 		add := func(typ string, token, name string, scopes []string) {
 			out = append(out, Key{Token: token, Type: typ, Workspace: ws.Name, Plan: ws.Plan, Scopes: scopes,
 				Description: fmt.Sprintf("%s, %s plan, %s: %s", ws.Name, ws.Plan, name, strings.Join(scopes, " "))})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 )
@@ -20,10 +21,24 @@ func runHealth(ctx context.Context, args []string, getenv func(string) string, s
 	if addr := getenv("MOCKSERVER_ADDR"); addr != "" {
 		def = "http://" + strings.Replace(addr, "0.0.0.0", "127.0.0.1", 1)
 	}
-	url := fs.String("url", def, "root address of the server")
+	db := getenv("MOCKSERVER_DB")
+	if db == "" {
+		db = "mediamock.db"
+	}
+	url := fs.String("url", "", "root address of the server (default: the address the server wrote beside its state file, else MOCKSERVER_ADDR, else "+def+")")
+	dbPath := fs.String("db", db, "the server's state file, beside which it writes the address it listens on")
 	timeout := fs.Duration("timeout", 3*time.Second, "how long to wait for an answer")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *url == "" {
+		// The server writes the address it actually bound (--addr or
+		// MOCKSERVER_ADDR, whichever it was given) beside its state file.
+		if b, err := os.ReadFile(*dbPath + ".addr"); err == nil && strings.TrimSpace(string(b)) != "" {
+			*url = strings.TrimSpace(string(b))
+		} else {
+			*url = def
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()

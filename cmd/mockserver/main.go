@@ -10,11 +10,17 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strings"
 	"syscall"
+	"text/tabwriter"
+
+	"github.com/mediamock/mediamock"
 )
 
 func main() {
@@ -36,8 +42,64 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		fmt.Fprintln(stdout, "mockserver", version)
 		return 0
 	}
+	if len(args) > 0 && args[0] == "keys" {
+		return runKeys(args[1:], getenv, stdout, stderr)
+	}
 	return runServe(ctx, args, getenv, stderr)
 }
 
-// version is stamped at build time: -ldflags "-X main.version=1.2.3".
+// version is stamped at build time: -ldflags "-X main.version=1.2.3";
+// otherwise it comes from the module's build information (a tagged module
+// version, or the commit of a checkout), else "dev".
 var version = "dev"
+
+func init() {
+	if version != "dev" {
+		return
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		version = v
+		return
+	}
+	var rev, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "-dirty"
+			}
+		}
+	}
+	if len(rev) >= 12 {
+		version = "dev-" + rev[:12] + dirty
+	}
+}
+
+// runKeys prints the test credentials of the fixtures, one a line.
+func runKeys(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mockserver keys", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fixtures := fs.String("fixtures", getenv("MOCKSERVER_FIXTURES"), "fixture file (default: the embedded default)")
+	seed := fs.Uint64("seed", 0, "seed of the fixtures' fake data")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	keys, err := mediamock.FixtureKeys(*fixtures, *seed)
+	if err != nil {
+		fmt.Fprintln(stderr, "mockserver keys:", err)
+		return 1
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TOKEN\tTYPE\tWORKSPACE\tPLAN\tSCOPES")
+	for _, k := range keys {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", k.Token, k.Type, k.Workspace, k.Plan, strings.Join(k.Scopes, " "))
+	}
+	tw.Flush()
+	return 0
+}

@@ -36,7 +36,7 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 		fmt.Fprintln(stderr, "mockserver:", err)
 		return 2
 	}
-	log, err := newLogger(s.name("log-format"), s.logFormat, stderr)
+	log, err := s.newLogger(stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "mockserver:", err)
 		return 2

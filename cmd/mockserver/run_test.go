@@ -74,11 +74,11 @@ type server struct {
 
 // startServer runs the command with env and no arguments and waits for its
 // ready line. The server stops when the test ends, if the test did not stop it.
-func startServer(t *testing.T, env fakeEnv) *server {
+func startServer(t *testing.T, env fakeEnv, args ...string) *server {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &server{cancel: cancel, exit: make(chan int, 1), log: newLogSink()}
-	go func() { s.exit <- Run(ctx, nil, env.get, nil, io.Discard, s.log) }()
+	go func() { s.exit <- Run(ctx, args, env.get, nil, io.Discard, s.log) }()
 	t.Cleanup(func() { s.stop(t) })
 	select {
 	case u := <-s.log.ready:
@@ -352,5 +352,48 @@ func TestRunBrokenFixtureStopsWithOneLine(t *testing.T) {
 	}
 	if _, err := os.Stat(db); !os.IsNotExist(err) {
 		t.Errorf("nothing may half-load: the state file exists (%v)", err)
+	}
+}
+
+// The health check finds a server started with --addr, not the variable:
+// the server writes the address it bound beside its state file.
+func TestHealthFollowsTheAddressFlag(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "state.db")
+	s := startServer(t, fakeEnv{}, "--addr", "127.0.0.1:0", "--db", db)
+	var stdout, stderr bytes.Buffer
+	if code := Run(context.Background(), []string{"health"}, fakeEnv{"MOCKSERVER_DB": db}.get, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("health with MOCKSERVER_DB: exit %d, %s", code, stderr.String())
+	}
+	stdout.Reset()
+	if code := Run(context.Background(), []string{"health", "--db", db}, fakeEnv{}.get, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("health --db: exit %d, %s", code, stderr.String())
+	}
+	if code := s.stop(t); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	if _, err := os.Stat(db + ".addr"); !os.IsNotExist(err) {
+		t.Errorf("the address file outlives the server: %v", err)
+	}
+}
+
+func TestRunKeysAndHelp(t *testing.T) {
+	var out, errs bytes.Buffer
+	if code := Run(context.Background(), []string{"keys"}, fakeEnv{}.get, nil, &out, &errs); code != 0 {
+		t.Fatalf("keys: exit %d: %s", code, errs.String())
+	}
+	for _, want := range []string{"mk_test_all_scopes", "oat_test_acme_scheduler", "Pixel Garage", "read generate publish"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("keys lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	errs.Reset()
+	if code := Run(context.Background(), []string{"--help"}, fakeEnv{}.get, nil, &out, &errs); code != 0 {
+		t.Fatalf("--help: exit %d", code)
+	}
+	for _, want := range []string{"mockserver mcp", "mockserver keys", "mockserver health", "mockserver version", "MOCKSERVER_ADDR", "MOCKSERVER_LOG_LEVEL"} {
+		if !strings.Contains(errs.String(), want) {
+			t.Errorf("--help lacks %q", want)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -21,7 +22,7 @@ type settings struct {
 	seed                                                       uint64
 	speed                                                      float64
 	durable, reset, strict, fetchImages, coverage              bool
-	controlToken, allowedHosts, fileSecret                     string
+	controlToken, allowedHosts, fileSecret, logLevel           string
 	journalSize, journalBody                                   int
 	maxBody                                                    int64
 	shutdownTimeout, readTimeout, writeTimeout, idleTimeout    time.Duration
@@ -71,6 +72,7 @@ func parseCommand(mcp bool, args []string, getenv func(string) string, stderr io
 	fs.Int64Var(&s.maxBody, "max-body-bytes", mediamock.DefaultMaxBodyBytes, "request body cap in bytes")
 	fs.BoolVar(&s.strict, "strict", false, "validate every response against openapi.json")
 	fs.StringVar(&s.logFormat, "log-format", "text", "log format: text or json")
+	fs.StringVar(&s.logLevel, "log-level", "info", "log level: debug, info (a line per request), warn or error")
 	fs.BoolVar(&s.fetchImages, "fetch-images", false, "fetch https image URLs for real (default: a deterministic placeholder, no network)")
 	fs.StringVar(&s.controlToken, "control-token", "", "protect the control API with this bearer token")
 	fs.StringVar(&s.allowedHosts, "allowed-hosts", "", "comma-separated host names, besides loopback ones and the public URL's, that may reach the control API and appear in file URLs (* for any)")
@@ -82,6 +84,7 @@ func parseCommand(mcp bool, args []string, getenv func(string) string, stderr io
 	fs.IntVar(&s.journalBody, "journal-body-bytes", 4096, "bytes of each body the journal keeps")
 	fs.BoolVar(&s.coverage, "coverage-report", false, "print the coverage table to stderr at shutdown")
 	fs.DurationVar(&s.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long requests in flight may take at shutdown")
+	fs.Usage = func() { usage(fs, mcp) }
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -161,14 +164,47 @@ func (s *settings) options(log *slog.Logger) (mediamock.Options, error) {
 	}, nil
 }
 
-func newLogger(setting, format string, w io.Writer) (*slog.Logger, error) {
-	switch format {
-	case "text":
-		return slog.New(slog.NewTextHandler(w, nil)), nil
-	case "json":
-		return slog.New(slog.NewJSONHandler(w, nil)), nil
+// newLogger makes the command's logger from --log-format and --log-level.
+func (s *settings) newLogger(w io.Writer) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(s.logLevel)); err != nil {
+		return nil, fmt.Errorf("%s must be debug, info, warn or error, got %q", s.name("log-level"), s.logLevel)
 	}
-	return nil, fmt.Errorf("%s must be text or json, got %q", setting, format)
+	o := &slog.HandlerOptions{Level: level}
+	switch s.logFormat {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, o)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, o)), nil
+	}
+	return nil, fmt.Errorf("%s must be text or json, got %q", s.name("log-format"), s.logFormat)
+}
+
+// usage prints the command's subcommands and flags, each with its variable.
+func usage(fs *flag.FlagSet, mcp bool) {
+	w := fs.Output()
+	if mcp {
+		fmt.Fprintf(w, "Usage: mockserver mcp --api-key KEY [flags]\n\nAn MCP server over stdio: a simulation of its own, or with --url a bridge to a running server.\n\nFlags (each also an environment variable):\n")
+	} else {
+		fmt.Fprintf(w, `Usage: mockserver [flags]
+       mockserver mcp --api-key KEY [flags]   an MCP server over stdio
+       mockserver keys [--fixtures F]          the test API keys of the fixtures
+       mockserver health [--url URL]           exit 0 when a server answers healthy
+       mockserver version                      the version
+
+A stateful simulator of the media generation service's REST API v1, its MCP server,
+a control API under /_mock and a dashboard at /_mock/ui/.
+
+Flags (each also an environment variable; a flag wins over its variable):
+`)
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		def := ""
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+			def = " (default " + f.DefValue + ")"
+		}
+		fmt.Fprintf(w, "  --%-20s %s\n      %s%s\n", f.Name, envName(f.Name), f.Usage, def)
+	})
 }
 
 func runServe(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) int {
@@ -180,7 +216,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		fmt.Fprintln(stderr, "mockserver:", err)
 		return 2
 	}
-	log, err := newLogger(s.name("log-format"), s.logFormat, stderr)
+	log, err := s.newLogger(stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "mockserver:", err)
 		return 2
@@ -198,12 +234,17 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		fmt.Fprintln(stderr, "mockserver:", err)
 		return 1
 	}
-	keys := make([]string, 0, 8)
 	for _, k := range srv.DefaultKeys() {
-		keys = append(keys, k.Token+" ("+k.Description+")")
+		log.Debug("test key", "token", k.Token, "workspace", k.Workspace, "plan", k.Plan, "scopes", strings.Join(k.Scopes, " "))
 	}
-	log.Info("mediamock ready", "url", srv.BaseURL(), "clock", string(opts.Clock), "speed", strconv.FormatFloat(opts.Speed, 'g', -1, 64),
-		"seed", opts.Seed, "db", opts.DBPath, "version", version, "api_keys", strings.Join(keys, "; "))
+	addrFile := s.db + ".addr"
+	if err := os.WriteFile(addrFile, []byte(srv.URL()+"\n"), 0o644); err != nil {
+		log.Warn("cannot write the address file for the health check", "file", addrFile, "err", err)
+	} else {
+		defer os.Remove(addrFile)
+	}
+	log.Info("mediamock ready", "url", srv.BaseURL(), "dashboard", srv.URL()+"/_mock/ui/", "clock", string(opts.Clock),
+		"speed", strconv.FormatFloat(opts.Speed, 'g', -1, 64), "seed", opts.Seed, "db", opts.DBPath, "version", version, "keys", "mockserver keys")
 	<-ctx.Done()
 	log.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), s.shutdownTimeout)
