@@ -451,11 +451,17 @@ func (s *Server) removeTemp() {
 	}
 }
 
+// rateFlushInterval is how soon requests counted by reads reach the state
+// file.
+const rateFlushInterval = 200 * time.Millisecond
+
 // drive applies due events on time when the clock is real; in the other
 // modes every move of the clock applies them itself.
 func (s *Server) drive() {
 	defer s.driver.Done()
 	clock := s.eng.Clock()
+	flush := time.NewTicker(rateFlushInterval)
+	defer flush.Stop()
 	for {
 		next, ok, changed := s.eng.NextDue()
 		var timer *time.Timer
@@ -479,6 +485,11 @@ func (s *Server) drive() {
 		case <-fire:
 		case <-changed:
 		case <-clock.Changed():
+		case <-flush.C:
+			// Requests counted by reads are written soon: a kill -9 keeps them.
+			if err := s.eng.FlushRates(); err != nil && s.stop.Err() == nil {
+				s.log.Error("save rate windows", "err", err)
+			}
 		case <-s.stop.Done():
 			if timer != nil {
 				timer.Stop()

@@ -162,3 +162,18 @@ func (r *rateLimiter) load(btx *bolt.Tx) error {
 }
 
 func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
+
+// FlushRates writes the rate windows counted since the last commit. Reads
+// count requests without committing anything, so a driver calls it on a
+// short timer: a process killed after that keeps every request it counted
+// (the commit reaches the operating system, which outlives the process; an
+// OS crash or power loss can still lose what --durable would have kept).
+func (e *Engine) FlushRates() error {
+	e.rate.mu.Lock()
+	dirty := len(e.rate.dirty) > 0
+	e.rate.mu.Unlock()
+	if !dirty {
+		return nil
+	}
+	return e.update(func(*tx) error { return nil })
+}
