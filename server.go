@@ -175,7 +175,6 @@ func New(o Options) (*Server, error) {
 	// largest part of its start): in the background, while it loads the
 	// fixtures and opens its state.
 	go loadService()
-	go loadControl()
 	world, err := loadWorld(o)
 	if err != nil {
 		return nil, err
@@ -240,18 +239,12 @@ func New(o Options) (*Server, error) {
 		s.removeTemp()
 		return nil, err
 	}
-	ctl, err := loadControl()
-	if err != nil {
-		s.eng.Close()
-		s.removeTemp()
-		return nil, err
-	}
-	s.env = &front.Env{Eng: s.eng, Gate: gate.New(s.eng), API: api, Control: ctl,
+	s.env = &front.Env{Eng: s.eng, Gate: gate.New(s.eng), API: api,
 		Journal: journal.New(o.JournalSize, o.JournalBodyBytes), Coverage: &journal.Counts{}, Log: log,
 		WallClock: o.WallClock, Stop: s.stop, Sleep: sleep, PublicURL: o.PublicURL, MaxBodyBytes: o.MaxBodyBytes,
 		Strict: o.Strict, ControlToken: o.ControlToken, Start: start, Operations: operations(api),
 		AllowedHosts: allowedHosts(o)}
-	s.rest, s.ctl = rest.New(s.env, OpenAPIDocument), control.New(s.env, ControlDocument)
+	s.rest, s.ctl = rest.New(s.env, OpenAPIDocument), control.New(s.env, ControlDocument, loadControl)
 	if s.mcp, err = mcp.New(s.env); err != nil {
 		s.eng.Close()
 		s.removeTemp()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mediamock/mediamock"
 	"github.com/mediamock/mediamock/internal/contract"
+	"github.com/mediamock/mediamock/internal/control"
 )
 
 // A test written like a user's suite: start, inject a failure, move the
@@ -340,4 +341,14 @@ func TestSnapshotRestoreAndReset(t *testing.T) {
 
 func assetsMatching(srv *mediamock.Server, q string) []any {
 	return call(srv, "GET", "/assets?query="+q, "")["data"].([]any)
+}
+
+// Every control route is an operation of control.json (control.json is
+// parsed on the first control request that needs it, not at start).
+func TestControlRoutesAreInControlJSON(t *testing.T) {
+	c, err := controlContract()
+	require.NoError(t, err)
+	for _, op := range control.Routes() {
+		assert.True(t, c.Has(op), "control route %s is not in control.json", op)
+	}
 }

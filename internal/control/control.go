@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
@@ -28,18 +29,35 @@ const MaxSnapshotBytes = 4 << 30
 // Front serves the control API of one server.
 type Front struct {
 	env      *front.Env
-	document []byte       // control.json, served at /_mock/openapi.json
-	streams  atomic.Int32 // event streams open
+	document []byte                             // control.json, served at /_mock/openapi.json
+	load     func() (*contract.Contract, error) // control.json, parsed
+	streams  atomic.Int32                       // event streams open
 }
 
-// New returns the control front of a server; document is control.json.
-func New(env *front.Env, document []byte) *Front {
-	for _, rt := range routes {
-		if !env.Control.Has(rt.op) {
-			panic("control route " + rt.op + " is not in control.json")
-		}
+// New returns the control front of a server; document is control.json,
+// which load parses (once per process, on the first request that needs it:
+// a server answers its health check without it).
+func New(env *front.Env, document []byte, load func() (*contract.Contract, error)) *Front {
+	return &Front{env: env, document: document, load: load}
+}
+
+// Routes lists the operations of the control API, to hold against
+// control.json.
+func Routes() []string {
+	out := make([]string, len(routes))
+	for i, rt := range routes {
+		out[i] = rt.op
 	}
-	return &Front{env: env, document: document}
+	return out
+}
+
+// validate checks a control request against control.json.
+func (f *Front) validate(r *http.Request, m front.Match) error {
+	c, err := f.load()
+	if err != nil {
+		return err
+	}
+	return c.ValidateRequest(r, m.Name, m.Vars, r.URL.Query())
 }
 
 // handlerFunc serves one control operation.
@@ -135,13 +153,16 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		status, body, err := c.restore()
 		front.Answer(w, status, body, err)
 	case opEvents:
-		if err := f.env.Control.ValidateRequest(r, m.Name, m.Vars, r.URL.Query()); err != nil {
+		if err := f.validate(r, m); err != nil {
 			front.WriteError(w, err)
 			return
 		}
 		f.events(c)
+	case opHealth: // no parameters, no body: nothing to validate
+		status, body, err := health(c)
+		front.Answer(w, status, body, err)
 	default:
-		if err := f.env.Control.ValidateRequest(r, m.Name, m.Vars, r.URL.Query()); err != nil {
+		if err := f.validate(r, m); err != nil {
 			front.WriteError(w, err)
 			return
 		}

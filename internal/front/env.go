@@ -23,7 +23,6 @@ type Env struct {
 	Eng      *sim.Engine
 	Gate     *gate.Gate
 	API      *contract.Contract // openapi.json
-	Control  *contract.Contract // control.json
 	Journal  *journal.Journal   // nil when off
 	Coverage *journal.Counts
 	Log      *slog.Logger
