@@ -107,7 +107,6 @@ func TestSleepingPollerSeesProgress(t *testing.T) {
 	status := g.Status
 	for i := 0; i < 30 && status != "completed"; i++ {
 		wall = wall.Add(2 * time.Second) // the client sleeps two seconds between polls
-		e.srv.Engine().Settle()
 		status = e.generation(keyAll, id).Status
 	}
 	assert.Equal(t, "completed", status)
