@@ -63,20 +63,13 @@ func (g *Gate) Authenticate(token string) (sim.Principal, error) {
 	return p, nil
 }
 
-// Peek identifies the workspace of an Authorization header value and reads
-// its rate window without counting a request: for answers that carry the
-// window but do not count (unknown paths, other methods, bodies too large,
-// the OpenAPI document). The error says why the credential is refused.
-func (g *Gate) Peek(authorization string) (Pass, error) {
+// credential authenticates an Authorization header value.
+func (g *Gate) credential(authorization string) (sim.Principal, error) {
 	token, err := Bearer(authorization)
 	if err != nil {
-		return Pass{}, err
+		return sim.Principal{}, err
 	}
-	p, err := g.Authenticate(token)
-	if err != nil {
-		return Pass{}, err
-	}
-	return Pass{Principal: p, Rate: g.eng.RateWindow(p.WorkspaceID)}, nil
+	return g.Authenticate(token)
 }
 
 // Enter lets a request of an operation in, given the Authorization header
@@ -85,11 +78,7 @@ func (g *Gate) Peek(authorization string) (Pass, error) {
 // error is the spec's error for the first step that refuses; the pass
 // carries the rate window whenever the credential was authenticated.
 func (g *Gate) Enter(authorization, op, scope string) (Pass, error) {
-	token, err := Bearer(authorization)
-	if err != nil {
-		return Pass{}, err
-	}
-	p, err := g.Authenticate(token)
+	p, err := g.credential(authorization)
 	if err != nil {
 		return Pass{}, err
 	}
@@ -113,16 +102,14 @@ func (g *Gate) Enter(authorization, op, scope string) (Pass, error) {
 }
 
 // Identify lets in what does not count against the rate limit (MCP's
-// protocol messages and resource reads): it authenticates the credential
-// and, when scope is not empty, checks it, without counting a request or
-// taking a forced response. The pass carries the workspace's window as it
-// is; the error is the spec's error for the first step that refuses.
+// protocol messages and resource reads; REST answers outside the
+// operations: unknown paths, other methods, bodies too large, the OpenAPI
+// document): it authenticates the credential and, when scope is not empty,
+// checks it, without counting a request or taking a forced response. The
+// pass carries the workspace's window as it is; the error is the spec's
+// error for the first step that refuses.
 func (g *Gate) Identify(authorization, scope string) (Pass, error) {
-	token, err := Bearer(authorization)
-	if err != nil {
-		return Pass{}, err
-	}
-	p, err := g.Authenticate(token)
+	p, err := g.credential(authorization)
 	if err != nil {
 		return Pass{}, err
 	}

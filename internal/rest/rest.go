@@ -99,7 +99,7 @@ func (f *Front) peek(w *front.Writer, r *http.Request) {
 	if r.Header.Get("Authorization") == "" {
 		return
 	}
-	if pass, err := f.env.Gate.Peek(r.Header.Get("Authorization")); err == nil {
+	if pass, err := f.env.Gate.Identify(r.Header.Get("Authorization"), ""); err == nil {
 		w.SetPrincipal(pass.Principal)
 		front.SetRateHeaders(w.Header(), pass.Rate)
 	}
@@ -116,7 +116,7 @@ func (f *Front) operation(w *front.Writer, r *http.Request, m front.Match) {
 		if slices.Contains(env.API.Statuses(m.Name), http.StatusRequestEntityTooLarge) {
 			w.SetOperation(m.Name)
 		}
-		pass, err := env.Gate.Peek(r.Header.Get("Authorization"))
+		pass, err := env.Gate.Identify(r.Header.Get("Authorization"), "")
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="api", error="invalid_token"`)
 			front.WriteError(w, err)
