@@ -44,18 +44,9 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 	if s.url != "" {
 		return bridge(ctx, s, stdin, stdout, log)
 	}
-	opts, err := s.options(log)
-	if err != nil {
-		fmt.Fprintln(stderr, "mockserver:", err)
-		return 2
-	}
-	if s.coverage {
-		opts.CoverageReport = stderr
-	}
-	srv, err := mediamock.New(opts)
-	if err != nil {
-		fmt.Fprintln(stderr, "mockserver:", err)
-		return 1
+	srv, _, code := s.start(log, stderr)
+	if code != 0 {
+		return code
 	}
 	defer srv.Close()
 	if _, ok := srv.WorkspaceID(s.apiKey); !ok {

@@ -221,18 +221,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		fmt.Fprintln(stderr, "mockserver:", err)
 		return 2
 	}
-	opts, err := s.options(log)
-	if err != nil {
-		fmt.Fprintln(stderr, "mockserver:", err)
-		return 2
-	}
-	if s.coverage {
-		opts.CoverageReport = stderr
-	}
-	srv, err := mediamock.New(opts)
-	if err != nil {
-		fmt.Fprintln(stderr, "mockserver:", err)
-		return 1
+	srv, opts, code := s.start(log, stderr)
+	if code != 0 {
+		return code
 	}
 	for _, k := range srv.DefaultKeys() {
 		log.Debug("test key", "token", k.Token, "workspace", k.Workspace, "plan", k.Plan, "scopes", strings.Join(k.Scopes, " "))
@@ -255,4 +246,23 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	log.Info("stopped")
 	return 0
+}
+
+// start makes the options and starts a server; a non-zero code is the exit
+// code of a server that could not start (2: a bad setting), said on stderr.
+func (s *settings) start(log *slog.Logger, stderr io.Writer) (*mediamock.Server, mediamock.Options, int) {
+	opts, err := s.options(log)
+	if err != nil {
+		fmt.Fprintln(stderr, "mockserver:", err)
+		return nil, opts, 2
+	}
+	if s.coverage {
+		opts.CoverageReport = stderr
+	}
+	srv, err := mediamock.New(opts)
+	if err != nil {
+		fmt.Fprintln(stderr, "mockserver:", err)
+		return nil, opts, 1
+	}
+	return srv, opts, 0
 }
