@@ -44,7 +44,7 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 	if s.url != "" {
 		return bridge(ctx, s, stdin, stdout, log)
 	}
-	srv, _, code := s.start(log, stderr)
+	srv, opts, code := s.start(log, stderr)
 	if code != 0 {
 		return code
 	}
