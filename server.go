@@ -29,15 +29,12 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/mediamock/mediamock/fixtures"
-	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/control"
 	"github.com/mediamock/mediamock/internal/dashboard"
 	"github.com/mediamock/mediamock/internal/fetch"
@@ -48,78 +45,6 @@ import (
 	"github.com/mediamock/mediamock/internal/rest"
 	"github.com/mediamock/mediamock/sim"
 )
-
-// Options configures a Server. The zero value works: an in-process server
-// on a random loopback port, seeded from the embedded default fixture with
-// seed 0, on a virtual clock, with its state in a temporary file.
-type Options struct {
-	// Addr is the listen address; "" picks a free loopback port.
-	Addr string
-	// NoListener serves only through Handler and Client, in memory.
-	NoListener bool
-	// DBPath is the bbolt state file; "" uses a temporary file removed on Close.
-	DBPath string
-	// Durable makes every commit reach the disk (fsync) before it is acknowledged.
-	Durable bool
-	// Reset wipes the state file and seeds it again from the fixtures.
-	Reset bool
-	// Seed drives every random choice: same seed, same requests, same bytes.
-	Seed uint64
-	// Clock is the clock mode: sim.ClockVirtual (default), sim.ClockManual or sim.ClockReal.
-	Clock sim.ClockMode
-	// StartTime is where a new simulation's clock starts; zero means
-	// sim.DefaultEpoch, or the wall time in real mode.
-	StartTime time.Time
-	// Speed divides every simulated duration (jobs, publishing); 0 means 1.
-	Speed float64
-	// FixturesPath is a fixture file; "" uses the embedded default.
-	FixturesPath string
-	// World is an already loaded fixture; it takes precedence over FixturesPath.
-	World *fixtures.World
-	// PublicURL is the base of the addresses the server hands out (file
-	// URLs); "" uses the scheme and host the client reached the server
-	// with when that host is loopback or allowed, else the listen address.
-	PublicURL string
-	// AllowedHosts are host names (besides loopback ones and the public
-	// URL's host) that may reach the control API and appear in addresses;
-	// "*" allows any.
-	AllowedHosts []string
-	// FileSecret, when set, is mixed into file addresses so that they
-	// cannot be computed from the seed (a server shared beyond one machine).
-	FileSecret string
-	// ReadTimeout bounds reading a whole request, body included; 0 means
-	// 60 seconds. WriteTimeout bounds a whole response; 0 means 90 seconds,
-	// above the longest wait_seconds (55). IdleTimeout closes idle
-	// keep-alive connections; 0 means 60 seconds.
-	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
-	// MaxBodyBytes caps request bodies; 0 means 16 MiB.
-	MaxBodyBytes int64
-	// Strict validates every response against openapi.json and replaces a
-	// non-conforming one with a 500 that says why.
-	Strict bool
-	// Logger receives the server's log lines; nil discards them.
-	Logger *slog.Logger
-	// WallClock reads wall time for the real clock mode; nil is time.Now.
-	WallClock func() time.Time
-	// ControlToken, when set, protects the control API (but its health
-	// check): Authorization: Bearer <ControlToken>.
-	ControlToken string
-	// JournalSize is how many recent requests the journal keeps; 0 means
-	// 500, a negative value turns the journal off.
-	JournalSize int
-	// JournalBodyBytes caps each recorded body; 0 means 4096.
-	JournalBodyBytes int
-	// CoverageReport, when set, receives the coverage table at shutdown.
-	CoverageReport io.Writer
-	// FetchImages fetches https image URLs (uploads, references, Encore
-	// photos) for real, with a timeout, a size cap, bounded redirects and
-	// private addresses refused. Off, every https URL resolves to a
-	// deterministic placeholder photo and the server never leaves the host.
-	FetchImages bool
-}
-
-// DefaultMaxBodyBytes is the default cap of request bodies.
-const DefaultMaxBodyBytes = 16 << 20
 
 // Server is a running simulator.
 type Server struct {
@@ -147,26 +72,6 @@ type Server struct {
 	driver  sync.WaitGroup
 	closeMu sync.Mutex
 	closed  bool
-}
-
-var defaultWorlds sync.Map // seed -> *fixtures.World of the embedded default
-
-func loadWorld(o Options) (*fixtures.World, error) {
-	if o.World != nil {
-		return o.World, nil
-	}
-	if o.FixturesPath != "" {
-		return fixtures.Load(o.FixturesPath, o.Seed)
-	}
-	if w, ok := defaultWorlds.Load(o.Seed); ok {
-		return w.(*fixtures.World), nil
-	}
-	w, err := fixtures.Load("", o.Seed)
-	if err != nil {
-		return nil, err
-	}
-	defaultWorlds.Store(o.Seed, w)
-	return w, nil
 }
 
 // New starts a server.
@@ -312,88 +217,6 @@ func (s *Server) Client() *http.Client {
 		s.transport = &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}
 	})
 	return &http.Client{Transport: s.transport}
-}
-
-// ServeHTTP serves a request: every request passes the edge (request id,
-// body cap, panic recovery, journal), then the dashboard takes /_mock/ui
-// (and GET /, which leads there), the control API the rest of /_mock, the
-// MCP server /mcp and the REST front everything else.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch {
-	case dashboard.Serves(r):
-		s.env.Serve(w, r, s.uiDoor, s.ui.Serve)
-	case front.HasPathPrefix(r.URL.Path, ControlPath):
-		s.env.Serve(w, r, s.ctlDoor, s.ctl.Serve)
-	case front.HasPathPrefix(r.URL.Path, MCPPath):
-		s.env.Serve(w, r, s.mcpDoor, s.mcp.Serve)
-	case dashboard.Fetched(r):
-		// The page's own thumbnails and files stay out of the journal.
-		s.env.Serve(w, r, s.pageDoor, s.rest.Serve)
-	default:
-		s.env.Serve(w, r, s.restDoor, s.rest.Serve)
-	}
-}
-
-// MCPURL is the address of the MCP server (Streamable HTTP), URL() + "/mcp".
-func (s *Server) MCPURL() string { return s.url + MCPPath }
-
-// ServeMCP serves one MCP session over in and out (stdio: newline-delimited
-// JSON-RPC) until in ends or ctx does, on behalf of the API key (or access
-// token) apiKey. It shares everything with the HTTP fronts: the rate
-// limit, the journal, the coverage, the clock.
-func (s *Server) ServeMCP(ctx context.Context, in io.Reader, out io.Writer, apiKey string) error {
-	if _, ok := s.eng.Authenticate(apiKey); !ok {
-		return fmt.Errorf("the API key %q is not a key or token of the simulation", apiKey)
-	}
-	base := s.opts.PublicURL
-	if base == "" {
-		base = s.url
-	}
-	return s.mcp.ServeStdio(ctx, in, out, apiKey, base)
-}
-
-// memoryHost is the host of a server without a listener.
-const memoryHost = "mediamock.test"
-
-// allowedHosts are the hosts besides loopback ones that may reach the
-// control API: the option's, the public URL's, the in-memory one.
-func allowedHosts(o Options) []string {
-	out := []string{memoryHost}
-	for _, h := range o.AllowedHosts {
-		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
-			out = append(out, h)
-		}
-	}
-	if u, err := url.Parse(o.PublicURL); err == nil && u.Hostname() != "" {
-		out = append(out, strings.ToLower(u.Hostname()))
-	}
-	return out
-}
-
-func orDefault(d, def time.Duration) time.Duration {
-	if d <= 0 {
-		return def
-	}
-	return d
-}
-
-// operations lists the operations of openapi.json for the coverage report.
-func operations(api *contract.Contract) []journal.Operation {
-	var out []journal.Operation
-	for _, op := range rest.Operations() {
-		out = append(out, journal.Operation{ID: op.ID, Method: op.Method, Path: op.Path, Declared: api.Statuses(op.ID)})
-	}
-	return out
-}
-
-// sleep waits d of wall time, or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
 }
 
 // Shutdown stops the server gracefully: it stops accepting, answers open

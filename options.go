@@ -1,0 +1,130 @@
+package mediamock
+
+import (
+	"io"
+	"log/slog"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mediamock/mediamock/fixtures"
+	"github.com/mediamock/mediamock/sim"
+)
+
+// Options configures a Server. The zero value works: an in-process server
+// on a random loopback port, seeded from the embedded default fixture with
+// seed 0, on a virtual clock, with its state in a temporary file.
+type Options struct {
+	// Addr is the listen address; "" picks a free loopback port.
+	Addr string
+	// NoListener serves only through Handler and Client, in memory.
+	NoListener bool
+	// DBPath is the bbolt state file; "" uses a temporary file removed on Close.
+	DBPath string
+	// Durable makes every commit reach the disk (fsync) before it is acknowledged.
+	Durable bool
+	// Reset wipes the state file and seeds it again from the fixtures.
+	Reset bool
+	// Seed drives every random choice: same seed, same requests, same bytes.
+	Seed uint64
+	// Clock is the clock mode: sim.ClockVirtual (default), sim.ClockManual or sim.ClockReal.
+	Clock sim.ClockMode
+	// StartTime is where a new simulation's clock starts; zero means
+	// sim.DefaultEpoch, or the wall time in real mode.
+	StartTime time.Time
+	// Speed divides every simulated duration (jobs, publishing); 0 means 1.
+	Speed float64
+	// FixturesPath is a fixture file; "" uses the embedded default.
+	FixturesPath string
+	// World is an already loaded fixture; it takes precedence over FixturesPath.
+	World *fixtures.World
+	// PublicURL is the base of the addresses the server hands out (file
+	// URLs); "" uses the scheme and host the client reached the server
+	// with when that host is loopback or allowed, else the listen address.
+	PublicURL string
+	// AllowedHosts are host names (besides loopback ones and the public
+	// URL's host) that may reach the control API and appear in addresses;
+	// "*" allows any.
+	AllowedHosts []string
+	// FileSecret, when set, is mixed into file addresses so that they
+	// cannot be computed from the seed (a server shared beyond one machine).
+	FileSecret string
+	// ReadTimeout bounds reading a whole request, body included; 0 means
+	// 60 seconds. WriteTimeout bounds a whole response; 0 means 90 seconds,
+	// above the longest wait_seconds (55). IdleTimeout closes idle
+	// keep-alive connections; 0 means 60 seconds.
+	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// MaxBodyBytes caps request bodies; 0 means 16 MiB.
+	MaxBodyBytes int64
+	// Strict validates every response against openapi.json and replaces a
+	// non-conforming one with a 500 that says why.
+	Strict bool
+	// Logger receives the server's log lines; nil discards them.
+	Logger *slog.Logger
+	// WallClock reads wall time for the real clock mode; nil is time.Now.
+	WallClock func() time.Time
+	// ControlToken, when set, protects the control API (but its health
+	// check): Authorization: Bearer <ControlToken>.
+	ControlToken string
+	// JournalSize is how many recent requests the journal keeps; 0 means
+	// 500, a negative value turns the journal off.
+	JournalSize int
+	// JournalBodyBytes caps each recorded body; 0 means 4096.
+	JournalBodyBytes int
+	// CoverageReport, when set, receives the coverage table at shutdown.
+	CoverageReport io.Writer
+	// FetchImages fetches https image URLs (uploads, references, Encore
+	// photos) for real, with a timeout, a size cap, bounded redirects and
+	// private addresses refused. Off, every https URL resolves to a
+	// deterministic placeholder photo and the server never leaves the host.
+	FetchImages bool
+}
+
+// DefaultMaxBodyBytes is the default cap of request bodies.
+const DefaultMaxBodyBytes = 16 << 20
+
+var defaultWorlds sync.Map // seed -> *fixtures.World of the embedded default
+
+func loadWorld(o Options) (*fixtures.World, error) {
+	if o.World != nil {
+		return o.World, nil
+	}
+	if o.FixturesPath != "" {
+		return fixtures.Load(o.FixturesPath, o.Seed)
+	}
+	if w, ok := defaultWorlds.Load(o.Seed); ok {
+		return w.(*fixtures.World), nil
+	}
+	w, err := fixtures.Load("", o.Seed)
+	if err != nil {
+		return nil, err
+	}
+	defaultWorlds.Store(o.Seed, w)
+	return w, nil
+}
+
+// memoryHost is the host of a server without a listener.
+const memoryHost = "mediamock.test"
+
+// allowedHosts are the hosts besides loopback ones that may reach the
+// control API: the option's, the public URL's, the in-memory one.
+func allowedHosts(o Options) []string {
+	out := []string{memoryHost}
+	for _, h := range o.AllowedHosts {
+		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
+			out = append(out, h)
+		}
+	}
+	if u, err := url.Parse(o.PublicURL); err == nil && u.Hostname() != "" {
+		out = append(out, strings.ToLower(u.Hostname()))
+	}
+	return out
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}

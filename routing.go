@@ -1,0 +1,110 @@
+package mediamock
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/mediamock/mediamock/internal/contract"
+	"github.com/mediamock/mediamock/internal/control"
+	"github.com/mediamock/mediamock/internal/dashboard"
+	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/internal/mcp"
+	"github.com/mediamock/mediamock/internal/rest"
+	"github.com/mediamock/mediamock/internal/wire"
+)
+
+// OpenAPIDocument is openapi.json, the wire contract the server validates
+// every request against, served at /api/v1/openapi.json.
+//
+//go:embed openapi.json
+var OpenAPIDocument []byte
+
+// ControlDocument is control.json, the OpenAPI document of the control API,
+// served at /_mock/openapi.json.
+//
+//go:embed control.json
+var ControlDocument []byte
+
+// Where the server serves what.
+const (
+	// BasePath is the REST base path of the service.
+	BasePath = rest.BasePath
+	// ControlPath is the reserved prefix of the control API.
+	ControlPath = control.Path
+	// MCPPath is where the MCP server is served (Streamable HTTP).
+	MCPPath = mcp.Path
+	// FilesPath is where generated and uploaded files are served, outside
+	// the API's base path, like a CDN: no authentication, no rate limit.
+	FilesPath = wire.FilesPath
+	// MaxSnapshotBytes caps a snapshot being restored.
+	MaxSnapshotBytes = control.MaxSnapshotBytes
+)
+
+// The two documents are parsed and validated once per process.
+var (
+	loadService = sync.OnceValues(func() (*contract.Contract, error) { return contract.Parse("openapi.json", OpenAPIDocument) })
+	loadControl = sync.OnceValues(func() (*contract.Contract, error) { return contract.Parse("control.json", ControlDocument) })
+)
+
+// ServeHTTP serves a request: every request passes the edge (request id,
+// body cap, panic recovery, journal), then the dashboard takes /_mock/ui
+// (and GET /, which leads there), the control API the rest of /_mock, the
+// MCP server /mcp and the REST front everything else.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case dashboard.Serves(r):
+		s.env.Serve(w, r, s.uiDoor, s.ui.Serve)
+	case front.HasPathPrefix(r.URL.Path, ControlPath):
+		s.env.Serve(w, r, s.ctlDoor, s.ctl.Serve)
+	case front.HasPathPrefix(r.URL.Path, MCPPath):
+		s.env.Serve(w, r, s.mcpDoor, s.mcp.Serve)
+	case dashboard.Fetched(r):
+		// The page's own thumbnails and files stay out of the journal.
+		s.env.Serve(w, r, s.pageDoor, s.rest.Serve)
+	default:
+		s.env.Serve(w, r, s.restDoor, s.rest.Serve)
+	}
+}
+
+// MCPURL is the address of the MCP server (Streamable HTTP), URL() + "/mcp".
+func (s *Server) MCPURL() string { return s.url + MCPPath }
+
+// ServeMCP serves one MCP session over in and out (stdio: newline-delimited
+// JSON-RPC) until in ends or ctx does, on behalf of the API key (or access
+// token) apiKey. It shares everything with the HTTP fronts: the rate
+// limit, the journal, the coverage, the clock.
+func (s *Server) ServeMCP(ctx context.Context, in io.Reader, out io.Writer, apiKey string) error {
+	if _, ok := s.eng.Authenticate(apiKey); !ok {
+		return fmt.Errorf("the API key %q is not a key or token of the simulation", apiKey)
+	}
+	base := s.opts.PublicURL
+	if base == "" {
+		base = s.url
+	}
+	return s.mcp.ServeStdio(ctx, in, out, apiKey, base)
+}
+
+// operations lists the operations of openapi.json for the coverage report.
+func operations(api *contract.Contract) []journal.Operation {
+	var out []journal.Operation
+	for _, op := range rest.Operations() {
+		out = append(out, journal.Operation{ID: op.ID, Method: op.Method, Path: op.Path, Declared: api.Statuses(op.ID)})
+	}
+	return out
+}
+
+// sleep waits d of wall time, or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
