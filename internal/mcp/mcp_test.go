@@ -481,8 +481,13 @@ func TestJournalAndCoverageCountMCPCalls(t *testing.T) {
 	c.call("create_generation", map[string]any{"modality": "image", "model_id": "imagen-4", "prompt": "x"})
 	rest(t, srv, mediamock.KeyReadOnly, "GET", "/account", nil)
 
-	calls := srv.Journal(mediamock.JournalFilter{Front: "mcp", Operation: "createGeneration"})
-	require.Len(t, calls, 1)
+	// Over SSE the client has the result a moment before the exchange ends
+	// and is journaled: wait for the entry (bounded), not for time.
+	var calls []mediamock.JournalEntry
+	waitFor(t, func() bool {
+		calls = srv.Journal(mediamock.JournalFilter{Front: "mcp", Operation: "createGeneration"})
+		return len(calls) == 1 && len(srv.Journal(mediamock.JournalFilter{Front: "mcp", Operation: "getAccount"})) > 0
+	})
 	e := calls[0]
 	assert.Equal(t, "POST", e.Method)
 	assert.Equal(t, "/mcp", e.Path)
