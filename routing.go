@@ -63,13 +63,26 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case front.HasPathPrefix(r.URL.Path, ControlPath):
 		s.env.Serve(w, r, s.ctlDoor, s.ctl.Serve)
 	case front.HasPathPrefix(r.URL.Path, MCPPath):
-		s.env.Serve(w, r, s.mcpDoor, s.mcp.Serve)
+		s.env.Serve(w, r, s.mcpDoor, func(w *front.Writer, r *http.Request) {
+			f, err := s.mcpFront()
+			if err != nil {
+				front.WriteError(w, err)
+				return
+			}
+			f.Serve(w, r)
+		})
 	case dashboard.Fetched(r):
 		// The page's own thumbnails and files stay out of the journal.
 		s.env.Serve(w, r, s.pageDoor, s.rest.Serve)
 	default:
 		s.env.Serve(w, r, s.restDoor, s.rest.Serve)
 	}
+}
+
+// mcpFront is the MCP front, made on first use.
+func (s *Server) mcpFront() (*mcp.Front, error) {
+	s.mcpOnce.Do(func() { s.mcp, s.mcpErr = mcp.New(s.env) })
+	return s.mcp, s.mcpErr
 }
 
 // MCPURL is the address of the MCP server (Streamable HTTP), URL() + "/mcp".
@@ -87,7 +100,11 @@ func (s *Server) ServeMCP(ctx context.Context, in io.Reader, out io.Writer, apiK
 	if base == "" {
 		base = s.url
 	}
-	return s.mcp.ServeStdio(ctx, in, out, apiKey, base)
+	f, err := s.mcpFront()
+	if err != nil {
+		return err
+	}
+	return f.ServeStdio(ctx, in, out, apiKey, base)
 }
 
 // operations lists the operations of openapi.json for the coverage report.

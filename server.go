@@ -43,6 +43,7 @@ import (
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/mcp"
 	"github.com/mediamock/mediamock/internal/rest"
+	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
 
@@ -52,10 +53,14 @@ type Server struct {
 	eng  *sim.Engine
 	env  *front.Env
 	rest *rest.Front
-	mcp  *mcp.Front
-	ctl  *control.Front
-	ui   *dashboard.Front
-	log  *slog.Logger
+	// mcp is made on the first MCP request: most servers of a test suite
+	// never see one, and its tools cost a millisecond to build.
+	mcp     *mcp.Front
+	mcpErr  error
+	mcpOnce sync.Once
+	ctl     *control.Front
+	ui      *dashboard.Front
+	log     *slog.Logger
 	// doors are how each front's requests enter the edge.
 	restDoor, mcpDoor, ctlDoor, uiDoor, pageDoor front.Door
 
@@ -150,15 +155,12 @@ func New(o Options) (*Server, error) {
 		Strict: o.Strict, ControlToken: o.ControlToken, Start: start, Operations: operations(api),
 		AllowedHosts: allowedHosts(o)}
 	s.rest, s.ctl = rest.New(s.env, OpenAPIDocument), control.New(s.env, ControlDocument, loadControl)
-	if s.mcp, err = mcp.New(s.env); err != nil {
-		s.eng.Close()
-		s.removeTemp()
-		return nil, err
-	}
 	// REST caps bodies itself, after authentication.
 	s.restDoor = front.Door{Front: "rest", Journaled: true, Check: true}
 	// MCP checks its tool results itself: its HTTP bodies are JSON-RPC.
-	s.mcpDoor = front.Door{Front: "mcp", Journaled: true, BodyLimit: s.mcp.BodyLimit}
+	s.mcpDoor = front.Door{Front: "mcp", Journaled: true, BodyLimit: func(*http.Request) (int64, error) {
+		return o.MaxBodyBytes, wire.TooLarge(o.MaxBodyBytes)
+	}}
 	s.ctlDoor = front.Door{Front: "control"} // caps bodies itself
 	s.pageDoor = front.Door{Front: "rest", Check: true}
 	s.ui = dashboard.New(s.env)
