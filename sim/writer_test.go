@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"runtime"
 	"strconv"
 	"sync"
 	"testing"
@@ -42,7 +43,7 @@ func TestWriterRecoversFromAPanic(t *testing.T) {
 		}()
 	}
 	for len(e.ops) < len(errs) {
-		time.Sleep(time.Millisecond) // the writes are queued by other goroutines: wait for them to be there
+		runtime.Gosched() // the writes are queued by other goroutines: let them run until they are there
 	}
 	close(release)
 	wg.Wait()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -307,7 +308,7 @@ func waitFor(t *testing.T, cond func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatal("condition not met")
 		}
-		time.Sleep(time.Millisecond)
+		runtime.Gosched() // let the other goroutines run; no sleep
 	}
 }
 
