@@ -14,24 +14,6 @@ import (
 	"github.com/mediamock/mediamock/sim"
 )
 
-// lockedBuffer collects log lines from the server's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 func TestInjectedLatencyIsApplied(t *testing.T) {
 	srv := RunT(t)
 	var slept []time.Duration

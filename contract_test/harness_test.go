@@ -21,7 +21,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/getkin/kin-openapi/routers"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
@@ -48,12 +47,6 @@ type env struct {
 	client *http.Client
 	srv    *mediamock.Server // nil for an external server
 }
-
-var (
-	routerOnce sync.Once
-	router     routers.Router
-	routerErr  error
-)
 
 // clientContract is openapi.json for the client-side check.
 var clientContract = sync.OnceValues(func() (*contract.Contract, error) {
