@@ -186,6 +186,9 @@ func pages(url string, n int) error {
 	}
 	end := oldest(url, pg.Data[0].ID) + 1000 // a cursor near the end of the library
 	code, body, err = get(url+"/api/v1/projects?limit=1", 10*time.Second)
+	if err != nil {
+		return fmt.Errorf("projects: %v", err)
+	}
 	if err := json.Unmarshal(body, &pg); err != nil || code != http.StatusOK || len(pg.Data) == 0 {
 		return fmt.Errorf("projects: %d %v", code, err)
 	}
