@@ -6,6 +6,7 @@
 //	mockserver health --url http://127.0.0.1:8080  # exit 0 when the server is healthy
 //	mockserver mcp --api-key mk_test_all_scopes  # an MCP server over stdio, with a simulation of its own
 //	mockserver mcp --api-key mk_test_all_scopes --url http://127.0.0.1:8080  # stdio bridged to a running server
+//	mockserver proxy --upstream https://api.example.com  # check a real server's exchanges against the contract
 package main
 
 import (
@@ -41,6 +42,9 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if len(args) > 0 && args[0] == "version" {
 		fmt.Fprintln(stdout, "mockserver", version)
 		return 0
+	}
+	if len(args) > 0 && args[0] == "proxy" {
+		return runProxy(ctx, args[1:], getenv, stderr)
 	}
 	if len(args) > 0 && args[0] == "keys" {
 		return runKeys(args[1:], getenv, stdout, stderr)

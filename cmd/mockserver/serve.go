@@ -189,6 +189,7 @@ func usage(fs *flag.FlagSet, mcp bool) {
 		fmt.Fprintf(w, `Usage: mockserver [flags]
        mockserver mcp --api-key KEY [flags]   an MCP server over stdio
        mockserver keys [--fixtures F]          the test API keys of the fixtures
+       mockserver proxy --upstream URL         a validating proxy in front of a server of the API
        mockserver health [--url URL]           exit 0 when a server answers healthy
        mockserver version                      the version
 

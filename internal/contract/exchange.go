@@ -11,6 +11,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
+	"github.com/mediamock/mediamock/sim"
 )
 
 // ErrNoOperation is the error of an exchange outside every operation.
@@ -46,4 +47,40 @@ func (c *Contract) CheckExchange(r *http.Request, status int, h http.Header, bod
 		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
 	}
 	return openapi3filter.ValidateResponse(context.Background(), in)
+}
+
+// Operation finds the operation a request's method and path name in the
+// document, with its path parameters.
+func (c *Contract) Operation(r *http.Request) (opID string, vars map[string]string, ok bool) {
+	c.find.once.Do(func() { c.find.router, c.find.err = gorillamux.NewRouter(c.doc) })
+	if c.find.err != nil {
+		return "", nil, false
+	}
+	vr := r.Clone(context.Background())
+	vr.Body = http.NoBody
+	route, params, err := c.find.router.FindRoute(vr)
+	if err != nil {
+		return "", nil, false
+	}
+	return route.Operation.OperationID, params, true
+}
+
+// Violations lists what a validation error found, each with its JSON path,
+// for reports: in is "body", "header" or "response".
+func Violations(err error, in string) []sim.Violation {
+	if err == nil {
+		return nil
+	}
+	var out []sim.Violation
+	for _, e := range flatten(err) {
+		var re *openapi3filter.ResponseError
+		if errors.As(e, &re) && re.Err != nil {
+			if vs := schemaViolations(re.Err, in, "", re.Reason, nil); len(vs) > 0 {
+				out = append(out, vs...)
+				continue
+			}
+		}
+		out = append(out, schemaViolations(e, in, "", "", nil)...)
+	}
+	return out
 }
