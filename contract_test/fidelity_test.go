@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -77,10 +78,10 @@ func TestDateFollowsTheSimulatedClock(t *testing.T) {
 // A client that honours Retry-After and sleeps gets through, on a clock that
 // flows with (here a fake) wall time.
 func TestRetryAfterSleeperGetsThrough(t *testing.T) {
-	wall := time.Date(2031, 5, 1, 12, 0, 10, 0, time.UTC)
+	wall := newFakeWall(time.Date(2031, 5, 1, 12, 0, 10, 0, time.UTC))
 	e := start(t, func(o *mediamock.Options) {
 		o.Clock = mediamock.ClockReal
-		o.WallClock = func() time.Time { return wall }
+		o.WallClock = wall.now
 	})
 	var res *result
 	for i := 0; i < 21; i++ {
@@ -90,23 +91,23 @@ func TestRetryAfterSleeperGetsThrough(t *testing.T) {
 	wait, err := strconv.Atoi(res.Header.Get("Retry-After"))
 	require.NoError(t, err)
 	require.Positive(t, wait)
-	wall = wall.Add(time.Duration(wait) * time.Second) // the client sleeps
+	wall.add(time.Duration(wait) * time.Second) // the client sleeps
 	assert.Equal(t, 200, e.get(keyFree, "/account").Status)
 }
 
 // A client that polls by sleeping sees its job move on a clock that flows.
 func TestSleepingPollerSeesProgress(t *testing.T) {
-	wall := time.Date(2031, 5, 1, 12, 0, 0, 0, time.UTC)
+	wall := newFakeWall(time.Date(2031, 5, 1, 12, 0, 0, 0, time.UTC))
 	e := start(t, func(o *mediamock.Options) {
 		o.Clock = mediamock.ClockReal
-		o.WallClock = func() time.Time { return wall }
+		o.WallClock = wall.now
 		o.Speed = 10
 	})
 	g := e.generate(keyAll, map[string]any{"modality": "image", "model_id": "flux-2-pro", "prompt": "a fox"})
 	id := g.Assets[0].ID
 	status := g.Status
 	for i := 0; i < 30 && status != "completed"; i++ {
-		wall = wall.Add(2 * time.Second) // the client sleeps two seconds between polls
+		wall.add(2 * time.Second) // the client sleeps two seconds between polls
 		status = e.generation(keyAll, id).Status
 	}
 	assert.Equal(t, "completed", status)
@@ -176,3 +177,15 @@ func TestPatternViolationsNameTheRule(t *testing.T) {
 	res = e.post(keyAll, "/uploads", map[string]any{"image_url": "ftp://example.com/a.png"}).expectInvalid("image_url")
 	assert.NotContains(t, violation(t, res, "image_url").Reason, "regular expression")
 }
+
+// fakeWall is a wall clock the test moves, read by the server's goroutines.
+type fakeWall struct{ ns atomic.Int64 }
+
+func newFakeWall(t time.Time) *fakeWall {
+	w := &fakeWall{}
+	w.ns.Store(t.UnixNano())
+	return w
+}
+
+func (w *fakeWall) now() time.Time      { return time.Unix(0, w.ns.Load()).UTC() }
+func (w *fakeWall) add(d time.Duration) { w.ns.Add(int64(d)) }
