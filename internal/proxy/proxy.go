@@ -400,13 +400,15 @@ func (p *Proxy) writeLine(ex *Exchange, res Result) {
 	auth := ex.Header.Get("Authorization")
 	line := Line{Time: p.now().UTC().Format(time.RFC3339), Method: ex.Method, Path: ex.URL.Path, Query: safeQuery(ex.URL.Query(), bearer(auth)),
 		Credential: Mask(auth), Operation: res.Operation, Status: ex.Status, Violations: res.Violations, Skipped: res.Skipped}
-	b, err := json.Marshal(line)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // a query's & stays readable
+	if enc.Encode(line) != nil {
 		return
 	}
 	p.reportMu.Lock()
 	defer p.reportMu.Unlock()
-	if _, err := p.report.Write(append(b, '\n')); err != nil {
+	if _, err := p.report.Write(b.Bytes()); err != nil {
 		p.log.Warn("write the report", "err", err)
 	}
 }

@@ -331,6 +331,10 @@ func (rc *recorder) write() (string, error) {
 		tmp.Close()
 		return "", fmt.Errorf("record: %w", err)
 	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return "", fmt.Errorf("record: %w", err)
+	}
 	if err := tmp.Close(); err != nil {
 		return "", fmt.Errorf("record: %w", err)
 	}
