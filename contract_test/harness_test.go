@@ -5,6 +5,8 @@
 // By default each test starts its own server in-process. The tests that
 // need nothing but HTTP also run against any running server (a container,
 // another build): MOCKSERVER_URL=http://127.0.0.1:8080 go test ./contract_test/
+// They assume the default fixture's keys; to check a server with keys of
+// its own (the real service), use the conformance suite in conformance/.
 package contract_test
 
 import (

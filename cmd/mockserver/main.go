@@ -39,12 +39,12 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if len(args) > 0 && args[0] == "health" {
 		return runHealth(ctx, args[1:], getenv, stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "proxy" {
+		return runProxy(ctx, args[1:], getenv, stderr)
+	}
 	if len(args) > 0 && args[0] == "version" {
 		fmt.Fprintln(stdout, "mockserver", version)
 		return 0
-	}
-	if len(args) > 0 && args[0] == "proxy" {
-		return runProxy(ctx, args[1:], getenv, stderr)
 	}
 	if len(args) > 0 && args[0] == "keys" {
 		return runKeys(args[1:], getenv, stdout, stderr)

@@ -8,72 +8,173 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/mediamock/mediamock"
-	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/proxy"
 )
 
-// runProxy runs the validating proxy in front of --upstream until ctx ends,
-// then prints the summary. Its flags are also MOCKSERVER_PROXY_* variables.
-func runProxy(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) int {
+// The proxy command: a validating reverse proxy in front of any server of
+// the API.
+//
+//	mockserver proxy --upstream https://api.example.com/api/v1 --report violations.jsonl
+//	MOCKSERVER_PROXY_UPSTREAM=https://api.example.com/api/v1 mockserver proxy
+//
+// Each flag is also MOCKSERVER_PROXY_<NAME> (--record is MOCKSERVER_PROXY_RECORD):
+// a prefix of its own, so that a proxy and a server configured in one
+// environment do not take each other's MOCKSERVER_ADDR.
+
+// proxyEnvName is the environment variable of a proxy flag.
+func proxyEnvName(flagName string) string {
+	return "MOCKSERVER_PROXY_" + strings.TrimPrefix(envName(flagName), "MOCKSERVER_")
+}
+
+// proxySettings are the proxy command's flags.
+type proxySettings struct {
+	upstream, addr, report, record, logFormat                string
+	reportStderr                                             bool
+	maxValidate                                              int64
+	dial, tlsHandshake, responseHeader, shutdown, readHeader time.Duration
+	source                                                   map[string]string
+}
+
+// name is how the user gave a setting: --addr, or MOCKSERVER_PROXY_ADDR.
+func (s *proxySettings) name(flagName string) string {
+	if n, ok := s.source[flagName]; ok {
+		return n
+	}
+	return "--" + flagName
+}
+
+func parseProxySettings(args []string, getenv func(string) string, stderr io.Writer) (*proxySettings, error) {
 	fs := flag.NewFlagSet("mockserver proxy", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	upstream := fs.String("upstream", "", "root address of the server to check, like https://api.example.com (required)")
-	addr := fs.String("addr", "127.0.0.1:8081", "listen address")
-	reportPath := fs.String("report", "-", "file that receives one JSON line per exchange with violations (- for stderr)")
+	s := &proxySettings{}
+	fs.StringVar(&s.upstream, "upstream", "", "base URL of the service to check, like https://api.example.com/api/v1 (required)")
+	fs.StringVar(&s.addr, "addr", "127.0.0.1:8081", "listen address; clients use http://ADDR/api/v1")
+	fs.StringVar(&s.report, "report", "", "append one JSON line per exchange with violations (or not fully checked) to this file")
+	fs.BoolVar(&s.reportStderr, "report-stderr", true, "also write the report lines to stderr")
+	fs.StringVar(&s.record, "record", "", "write the recorded account, models and completed assets to DIR/fixture.json at shutdown")
+	fs.Int64Var(&s.maxValidate, "max-validate-bytes", proxy.DefaultMaxValidateBytes, "bytes of one body kept for validation; larger bodies pass unchecked")
+	fs.DurationVar(&s.dial, "dial-timeout", proxy.DefaultDialTimeout, "longest time to connect to the upstream")
+	fs.DurationVar(&s.tlsHandshake, "tls-handshake-timeout", proxy.DefaultTLSHandshakeTimeout, "longest TLS handshake with the upstream")
+	fs.DurationVar(&s.responseHeader, "response-header-timeout", proxy.DefaultResponseHeaderTimeout, "longest wait for the upstream's response header (above the longest wait_seconds, 55 s)")
+	fs.DurationVar(&s.readHeader, "read-header-timeout", 10*time.Second, "longest time to read a client's request header")
+	fs.DurationVar(&s.shutdown, "shutdown-timeout", 10*time.Second, "how long requests in flight may take at shutdown")
+	fs.StringVar(&s.logFormat, "log-format", "text", "log format: text or json")
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+		return nil, err
 	}
-	var envErr error
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	var err error
+	s.source, err = applyEnv(fs, proxyEnvName, getenv)
+	if err != nil {
+		return nil, err
+	}
+	name := s.name
+	switch {
+	case s.upstream == "":
+		return nil, fmt.Errorf("--upstream (or %s) is required: the base URL of the service to check", proxyEnvName("upstream"))
+	case s.maxValidate <= 0:
+		return nil, fmt.Errorf("%s must be above 0, got %d", name("max-validate-bytes"), s.maxValidate)
+	case s.dial <= 0 || s.tlsHandshake <= 0 || s.responseHeader <= 0 || s.readHeader <= 0:
+		return nil, fmt.Errorf("%s, %s, %s and %s must be above 0", name("dial-timeout"), name("tls-handshake-timeout"), name("response-header-timeout"), name("read-header-timeout"))
+	}
+	return s, nil
+}
+
+// applyEnv sets every flag the command line left out from its environment
+// variable, and says where each value came from: --flag or the variable.
+func applyEnv(fs *flag.FlagSet, env func(string) string, getenv func(string) string) (map[string]string, error) {
+	source := map[string]string{}
+	fs.Visit(func(f *flag.Flag) { source[f.Name] = "--" + f.Name })
+	var err error
 	fs.VisitAll(func(f *flag.Flag) {
-		name := "MOCKSERVER_PROXY_" + strings.ToUpper(f.Name)
-		if v := getenv(name); v != "" && !set[f.Name] && envErr == nil {
-			envErr = f.Value.Set(v)
+		if _, set := source[f.Name]; set || err != nil {
+			return
+		}
+		if v := getenv(env(f.Name)); v != "" {
+			if e := f.Value.Set(v); e != nil {
+				err = fmt.Errorf("invalid %s=%q: %v", env(f.Name), v, e)
+			}
+			source[f.Name] = env(f.Name)
 		}
 	})
-	u, err := url.Parse(*upstream)
-	if envErr != nil || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		fmt.Fprintf(stderr, "mockserver proxy: --upstream (MOCKSERVER_PROXY_UPSTREAM) must be an http:// or https:// address, got %q\n", *upstream)
+	return source, err
+}
+
+func runProxy(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) int {
+	s, err := parseProxySettings(args, getenv, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "mockserver proxy:", err)
 		return 2
 	}
-	report := stderr
-	if *reportPath != "-" {
-		f, err := os.OpenFile(*reportPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	log, err := (&settings{logFormat: s.logFormat, logLevel: "info", source: map[string]string{"log-format": s.name("log-format")}}).newLogger(stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "mockserver proxy:", err)
+		return 2
+	}
+	var reports []io.Writer
+	if s.reportStderr {
+		reports = append(reports, stderr)
+	}
+	if s.report != "" {
+		f, err := os.OpenFile(s.report, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
-			fmt.Fprintln(stderr, "mockserver proxy:", err)
-			return 2
+			fmt.Fprintln(stderr, "mockserver proxy: report:", err)
+			return 1
 		}
 		defer f.Close()
-		report = f
+		reports = append(reports, f)
 	}
-	c, err := contract.Parse("openapi.json", mediamock.OpenAPIDocument)
+	p, err := proxy.New(proxy.Options{
+		Upstream: s.upstream, Document: mediamock.OpenAPIDocument, MaxValidateBytes: s.maxValidate,
+		Report: io.MultiWriter(reports...), RecordDir: s.record, Logger: log,
+		Transport: proxy.NewTransport(proxy.Timeouts{Dial: s.dial, TLSHandshake: s.tlsHandshake, ResponseHeader: s.responseHeader}),
+	})
+	if err != nil {
+		fmt.Fprintln(stderr, "mockserver proxy:", err)
+		return 2
+	}
+	ln, err := net.Listen("tcp", s.addr)
 	if err != nil {
 		fmt.Fprintln(stderr, "mockserver proxy:", err)
 		return 1
 	}
-	p := proxy.New(proxy.Options{Upstream: u, Contract: c, Report: report})
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		fmt.Fprintln(stderr, "mockserver proxy:", err)
-		return 1
+	// No read or write timeout: uploads, downloads and long polls take the
+	// time they take; the upstream's side is bounded by the transport.
+	srv := &http.Server{Handler: p, ReadHeaderTimeout: s.readHeader, IdleTimeout: 120 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	log.Info("mediamock proxy ready", "url", "http://"+ln.Addr().String()+proxy.BasePath, "upstream", p.Upstream(),
+		"report", "http://"+ln.Addr().String()+proxy.ReportPath, "version", version)
+	code := 0
+	select {
+	case <-ctx.Done():
+	case err := <-served:
+		log.Error("serve", "err", err)
+		code = 1
 	}
-	srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 60 * time.Second}
-	go srv.Serve(ln)
-	fmt.Fprintf(stderr, "mockserver proxy: http://%s -> %s (report: %s; summary: GET /_mock/proxy/report)\n", ln.Addr(), u.Redacted(), *reportPath)
-	<-ctx.Done()
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), s.shutdown)
 	defer cancel()
-	srv.Shutdown(sctx)
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Warn("shutdown", "err", err)
+		srv.Close()
+	}
+	if err := p.Close(); err != nil {
+		log.Error("record", "err", err)
+		code = 1
+	} else if s.record != "" {
+		log.Info("recorded", "fixture", s.record+"/"+proxy.FixtureFile)
+	}
 	p.WriteSummary(stderr)
-	return 0
+	return code
 }

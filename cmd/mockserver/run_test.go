@@ -397,13 +397,3 @@ func TestRunKeysAndHelp(t *testing.T) {
 		}
 	}
 }
-
-func TestRunProxyRefusesABadUpstream(t *testing.T) {
-	var out, errs bytes.Buffer
-	if code := Run(context.Background(), []string{"proxy", "--upstream", "ftp://example.com"}, fakeEnv{}.get, nil, &out, &errs); code != 2 {
-		t.Fatalf("proxy --upstream ftp://: exit %d, want 2", code)
-	}
-	if !strings.Contains(errs.String(), "MOCKSERVER_PROXY_UPSTREAM") {
-		t.Errorf("the message names the setting: %s", errs.String())
-	}
-}

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"regexp"
+	"strings"
 	"sync"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
-	"github.com/mediamock/mediamock/sim"
 )
 
 // ErrNoOperation is the error of an exchange outside every operation.
@@ -25,20 +27,48 @@ type finder struct {
 	err    error
 }
 
+// bodiless is a copy of a request without its body, for the router and
+// the response validator, which must not read it.
+func bodiless(r *http.Request) *http.Request {
+	vr := r.Clone(context.Background())
+	vr.Body = http.NoBody
+	return vr
+}
+
+// findRoute is the document's route of a bodiless request, and its path
+// parameters.
+func (c *Contract) findRoute(vr *http.Request) (*routers.Route, map[string]string, error) {
+	c.find.once.Do(func() { c.find.router, c.find.err = gorillamux.NewRouter(c.doc) })
+	if c.find.err != nil {
+		return nil, nil, c.find.err
+	}
+	route, params, err := c.find.router.FindRoute(vr)
+	if err != nil {
+		return nil, nil, ErrNoOperation
+	}
+	return route, params, nil
+}
+
+// FindOperation names the operation that a request's method and path match
+// in the document (its servers give the base path), with the path
+// parameters, for ValidateRequest. It returns ErrNoOperation when none does.
+func (c *Contract) FindOperation(r *http.Request) (opID string, vars map[string]string, err error) {
+	route, params, err := c.findRoute(bodiless(r))
+	if err != nil {
+		return "", nil, err
+	}
+	return route.Operation.OperationID, params, nil
+}
+
 // CheckExchange validates a response against the operation that the
 // request's method and path name in the document (its servers give the base
 // path): what a client or a proxy sees, whatever served it. The request's
 // body is not read.
 func (c *Contract) CheckExchange(r *http.Request, status int, h http.Header, body []byte) error {
-	c.find.once.Do(func() { c.find.router, c.find.err = gorillamux.NewRouter(c.doc) })
-	if c.find.err != nil {
-		return c.find.err
-	}
-	vr := r.Clone(context.Background())
-	vr.Body = http.NoBody
-	route, params, err := c.find.router.FindRoute(vr)
+	vr := bodiless(r)
+	route, params, err := c.findRoute(vr)
 	if err != nil {
-		return ErrNoOperation
+		return err
 	}
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: vr, PathParams: params, Route: route,
@@ -49,38 +79,89 @@ func (c *Contract) CheckExchange(r *http.Request, status int, h http.Header, bod
 	return openapi3filter.ValidateResponse(context.Background(), in)
 }
 
-// Operation finds the operation a request's method and path name in the
-// document, with its path parameters.
-func (c *Contract) Operation(r *http.Request) (opID string, vars map[string]string, ok bool) {
-	c.find.once.Do(func() { c.find.router, c.find.err = gorillamux.NewRouter(c.doc) })
-	if c.find.err != nil {
-		return "", nil, false
-	}
-	vr := r.Clone(context.Background())
-	vr.Body = http.NoBody
-	route, params, err := c.find.router.FindRoute(vr)
-	if err != nil {
-		return "", nil, false
-	}
-	return route.Operation.OperationID, params, true
+// Finding is one thing a response does against its operation in the
+// document.
+type Finding struct {
+	// In is where: "status", "header", "content_type" or "body".
+	In string
+	// Name is the header's name, or the JSON path in the body, like
+	// $.assets[0].credits ($ for the whole body).
+	Name string
+	// Reason says what is wrong.
+	Reason string
 }
 
-// Violations lists what a validation error found, each with its JSON path,
-// for reports: in is "body", "header" or "response".
-func Violations(err error, in string) []sim.Violation {
-	if err == nil {
-		return nil
+// ExchangeFindings is CheckExchange with every finding listed, each with
+// where it is. The validator stops at the first header it finds wrong, so
+// each such header is noted, given a placeholder value in a copy of the
+// headers, and the check repeated: a missing header does not hide what is
+// wrong with the body. The error is ErrNoOperation, or a document the
+// router cannot use.
+func (c *Contract) ExchangeFindings(r *http.Request, status int, h http.Header, body []byte) ([]Finding, error) {
+	h = h.Clone()
+	if h == nil {
+		h = http.Header{}
 	}
-	var out []sim.Violation
-	for _, e := range flatten(err) {
-		var re *openapi3filter.ResponseError
-		if errors.As(e, &re) && re.Err != nil {
-			if vs := schemaViolations(re.Err, in, "", re.Reason, nil); len(vs) > 0 {
-				out = append(out, vs...)
-				continue
-			}
+	var out []Finding
+	seen := map[string]bool{}
+	for {
+		err := c.CheckExchange(r, status, h, body)
+		if err == nil {
+			return out, nil
 		}
-		out = append(out, schemaViolations(e, in, "", "", nil)...)
+		var re *openapi3filter.ResponseError
+		if !errors.As(err, &re) {
+			return out, err
+		}
+		if m := headerReason.FindStringSubmatch(re.Reason); m != nil {
+			name := http.CanonicalHeaderKey(m[1])
+			out = append(out, Finding{In: "header", Name: name, Reason: strings.TrimPrefix(re.Error(), "response ")})
+			if seen[name] {
+				return out, nil
+			}
+			seen[name] = true
+			h.Set(name, "0") // satisfies the document's integer and string headers
+			continue
+		}
+		return append(out, findingsOf(re)...), nil
+	}
+}
+
+var headerReason = regexp.MustCompile(`header "([^"]+)"`)
+
+var missingProperty = regexp.MustCompile(`^property "([^"]+)" is missing$`)
+
+func findingsOf(re *openapi3filter.ResponseError) []Finding {
+	switch {
+	case re.Reason == "status is not supported":
+		return []Finding{{In: "status", Reason: "the operation declares no such status"}}
+	case strings.Contains(re.Reason, "Content-Type has unexpected value"):
+		return []Finding{{In: "content_type", Name: "Content-Type", Reason: strings.TrimPrefix(re.Reason, "response ")}}
+	case re.Err == nil:
+		return []Finding{{In: "body", Name: "$", Reason: re.Reason}}
+	}
+	var out []Finding
+	for _, e := range flatten(re.Err) {
+		var se *openapi3.SchemaError
+		if !errors.As(e, &se) {
+			out = append(out, Finding{In: "body", Name: "$", Reason: re.Reason + ": " + rootCause(e)})
+			continue
+		}
+		reason := se.Reason
+		if missingProperty.MatchString(reason) {
+			reason = "is required" // the pointer names the property
+		}
+		out = append(out, Finding{In: "body", Name: JSONPath(se.JSONPointer()), Reason: reason})
 	}
 	return out
+}
+
+// JSONPath renders a JSON pointer as a path from the body's root:
+// $.assets[0].credits.
+func JSONPath(ptr []string) string {
+	s := joinPointer("", ptr)
+	if s == "" || strings.HasPrefix(s, "[") {
+		return "$" + s
+	}
+	return "$." + s
 }

@@ -1,437 +1,533 @@
-// Package proxy is a validating reverse proxy in front of any server of the
-// service's API (the real service, a staging deployment, this mock): every
-// exchange passes through unchanged, and is checked against openapi.json and
-// against the rules of the specification a document cannot express. What
-// breaks a rule goes to a report, one JSON line an exchange; bearer tokens
-// never do.
+// Package proxy checks a running service of the API from the outside: a
+// reverse proxy in front of any server of the API (the real service, this
+// mock, a staging build) that passes traffic through unchanged and holds
+// every exchange to openapi.json and to the rules of the specification a
+// document cannot express.
+//
+//	p, err := proxy.New(proxy.Options{Upstream: "https://api.example.com/api/v1", Document: openapiJSON, Report: os.Stderr})
+//	http.ListenAndServe("127.0.0.1:8081", p) // clients use http://127.0.0.1:8081/api/v1
+//	p.WriteSummary(os.Stderr)
+//
+// The proxy adds one response header, X-Mediamock-Violations, to an
+// exchange that breaks a rule, and serves its summary at
+// GET /_mock/proxy/report. Tokens are never written anywhere: a credential
+// is known by a digest and shown masked.
 package proxy
 
 import (
 	"bytes"
-	"crypto/sha256"
+	"compress/gzip"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"mime"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/mediamock/mediamock/internal/contract"
-	"github.com/mediamock/mediamock/internal/wire"
-	"github.com/mediamock/mediamock/sim"
 )
+
+// Defaults of Options and Timeouts.
+const (
+	DefaultMaxValidateBytes      = 2 << 20
+	DefaultDialTimeout           = 10 * time.Second
+	DefaultTLSHandshakeTimeout   = 10 * time.Second
+	DefaultResponseHeaderTimeout = 75 * time.Second // the longest wait_seconds (55) and a margin
+)
+
+// ReportPath is where the proxy serves its summary, on its own listener.
+const ReportPath = "/_mock/proxy/report"
+
+// ViolationsHeader is the one header the proxy adds to a response.
+const ViolationsHeader = "X-Mediamock-Violations"
 
 // Options configures a Proxy.
 type Options struct {
-	// Upstream is the server's root address (its base path included only
-	// if the client's paths lack it).
-	Upstream *url.URL
-	// Contract is openapi.json.
+	// Upstream is the service's base URL, {base_url} (ending in /api/v1),
+	// or its root. The proxy serves the API at /api/v1 and forwards every
+	// path below the upstream's root.
+	Upstream string
+	// Document is openapi.json; Contract, when set, is it parsed already.
+	Document []byte
 	Contract *contract.Contract
-	// Report receives one JSON line per exchange with violations; nil
-	// keeps only the summary.
+	// MaxValidateBytes caps the bytes of one body kept for validation; a
+	// larger body passes through unchecked and the report says so. 0 means
+	// 2 MiB.
+	MaxValidateBytes int64
+	// Report receives one JSON line per exchange that breaks a rule or
+	// could not be fully checked; nil writes none.
 	Report io.Writer
-	// Log receives the proxy's own problems; nil discards them.
-	Log *slog.Logger
-	// MaxBody is how much of a JSON body is kept to check it; a larger one
-	// passes unchecked (the report says so). 0 means 8 MiB.
-	MaxBody int64
-	// Transport reaches the upstream; nil uses one with the system's roots
-	// and timeouts longer than the longest long poll.
+	// RecordDir, when set, receives fixture.json at Close: the recorded
+	// account, models and completed assets as a fixture the mock loads.
+	RecordDir string
+	// Logger receives the proxy's log lines; nil discards them.
+	Logger *slog.Logger
+	// Transport reaches the upstream; nil is NewTransport(Timeouts{}).
 	Transport http.RoundTripper
+	// Now reads the wall clock for report lines; nil is time.Now.
+	Now func() time.Time
 }
 
-// Violation is one broken rule of an exchange.
-type Violation struct {
-	Rule    string `json:"rule"`
-	Path    string `json:"path,omitempty"`
-	Message string `json:"message"`
+// Timeouts bound the phases of reaching the upstream; zero fields take the
+// defaults.
+type Timeouts struct {
+	Dial, TLSHandshake, ResponseHeader time.Duration
 }
 
-// Exchange is a report line: an exchange that broke rules.
-type Exchange struct {
-	Time       string      `json:"time"`
-	Method     string      `json:"method"`
-	Path       string      `json:"path"`
-	Status     int         `json:"status"`
-	Violations []Violation `json:"violations"`
+// NewTransport is a transport to the upstream: the system's proxy settings
+// and root certificates, and the timeouts. The response header may take as
+// long as the longest wait_seconds (55 s) and a margin; a body, once it
+// flows, is not timed.
+func NewTransport(t Timeouts) *http.Transport {
+	if t.Dial <= 0 {
+		t.Dial = DefaultDialTimeout
+	}
+	if t.TLSHandshake <= 0 {
+		t.TLSHandshake = DefaultTLSHandshakeTimeout
+	}
+	if t.ResponseHeader <= 0 {
+		t.ResponseHeader = DefaultResponseHeaderTimeout
+	}
+	return &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: t.Dial, KeepAlive: 30 * time.Second}).DialContext,
+		TLSHandshakeTimeout:   t.TLSHandshake,
+		ResponseHeaderTimeout: t.ResponseHeader,
+		ExpectContinueTimeout: time.Second,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          100,
+		MaxIdleConnsPerHost:   64,
+		IdleConnTimeout:       90 * time.Second,
+	}
 }
 
-// Proxy is a validating reverse proxy.
+// Proxy is a validating reverse proxy. It is an http.Handler.
 type Proxy struct {
-	o  Options
-	rp *httputil.ReverseProxy
+	root     *url.URL // the upstream's root: /api/v1 below it is the API
+	checker  *Checker
+	max      int64
+	rp       *httputil.ReverseProxy
+	log      *slog.Logger
+	now      func() time.Time
+	report   io.Writer
+	reportMu sync.Mutex
+	rec      *recorder
 
 	mu        sync.Mutex
-	exchanges int
-	withRules int
-	rules     map[string]int
-	statuses  map[string]string // asset id -> last status seen
-	balances  map[string]int64  // credential (hashed) -> last balance seen
-	inflight  map[string]int    // credential (hashed) -> requests in flight
+	exchanges int // of the API
+	others    int // outside the API, passed through unchecked
+	withViol  int
+	skipped   int
+	upstream  int // answered by the proxy: the upstream failed
+	closeOnce sync.Once
+	closeErr  error
 }
 
-// New returns a proxy.
-func New(o Options) *Proxy {
-	if o.MaxBody <= 0 {
-		o.MaxBody = 8 << 20
+// New returns a proxy in front of o.Upstream.
+func New(o Options) (*Proxy, error) {
+	root, err := upstreamRoot(o.Upstream)
+	if err != nil {
+		return nil, err
 	}
-	if o.Log == nil {
-		o.Log = slog.New(slog.DiscardHandler)
-	}
-	if o.Transport == nil {
-		o.Transport = &http.Transport{
-			Proxy:                 nil,
-			DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
-			TLSHandshakeTimeout:   10 * time.Second,
-			ResponseHeaderTimeout: 90 * time.Second, // above the longest wait_seconds (55)
-			MaxIdleConnsPerHost:   64,
+	api := o.Contract
+	if api == nil {
+		if api, err = contract.Parse("openapi.json", o.Document); err != nil {
+			return nil, err
 		}
 	}
-	p := &Proxy{o: o, rules: map[string]int{}, statuses: map[string]string{}, balances: map[string]int64{}, inflight: map[string]int{}}
+	p := &Proxy{root: root, checker: NewChecker(api), max: o.MaxValidateBytes, log: o.Logger, now: o.Now, report: o.Report}
+	if p.max <= 0 {
+		p.max = DefaultMaxValidateBytes
+	}
+	if p.log == nil {
+		p.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if p.now == nil {
+		p.now = time.Now
+	}
+	if o.RecordDir != "" {
+		p.rec = newRecorder(o.RecordDir, p.log)
+	}
+	transport := o.Transport
+	if transport == nil {
+		transport = NewTransport(Timeouts{})
+	}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(o.Upstream)
-			pr.Out.Host = o.Upstream.Host
+			pr.SetURL(root)
+			// Pass the client's forwarding headers on as they came.
+			for _, h := range []string{"X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "Forwarded"} {
+				if v, ok := pr.In.Header[h]; ok {
+					pr.Out.Header[h] = v
+				}
+			}
 		},
-		Transport:     o.Transport,
-		FlushInterval: -1, // streams and long polls pass as they come
-		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			o.Log.Warn("upstream unreachable", "upstream", o.Upstream.Redacted(), "err", err)
-			body, _ := json.Marshal(wire.ErrorBody{Error: wire.ErrorObject{Code: "upstream_unreachable",
-				Message: fmt.Sprintf("The proxy cannot reach %s: %v.", o.Upstream.Redacted(), err)}})
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadGateway)
-			w.Write(append(body, '\n'))
-		},
+		Transport:      transport,
+		FlushInterval:  -1, // stream: every write reaches the client at once
+		ModifyResponse: p.modifyResponse,
+		ErrorHandler:   p.upstreamError,
+		ErrorLog:       slog.NewLogLogger(p.log.Handler(), slog.LevelWarn),
 	}
-	return p
+	return p, nil
 }
 
-// ServeHTTP proxies one exchange and checks it.
+// upstreamRoot is the root of a base URL: https://h/api/v1 -> https://h.
+func upstreamRoot(raw string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("upstream %q: want an http(s) URL like https://api.example.com/api/v1", raw)
+	}
+	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("upstream %q: want a base URL without credentials, query or fragment", u.Redacted())
+	}
+	u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), BasePath)
+	u.RawPath = ""
+	return u, nil
+}
+
+// Upstream is the upstream's root address.
+func (p *Proxy) Upstream() string { return p.root.String() }
+
+// Checker is the proxy's checker, for its statistics.
+func (p *Proxy) Checker() *Checker { return p.checker }
+
+// exchange is one request on its way through the proxy.
+type exchange struct {
+	pending *Pending
+	url     *url.URL // as the client asked, path from /api/v1
+	header  http.Header
+	body    []byte
+	skipped string
+	inAPI   bool
+	done    bool
+}
+
+type exchangeKey struct{}
+
+// ServeHTTP forwards a request to the upstream, and checks the exchange.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == "/_mock/proxy/report" && r.Method == http.MethodGet {
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(p.Summary())
+	if r.URL.Path == ReportPath {
+		p.serveReport(w, r)
 		return
 	}
-	who := credential(r.Header.Get("Authorization"))
-	var reqViolations []Violation
-	if op, vars, ok := p.o.Contract.Operation(r); ok {
-		reqViolations = p.checkRequest(r, op, vars)
+	if strings.HasPrefix(r.URL.Path, "/_mock/proxy/") {
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("No proxy endpoint at %s; the report is at GET %s.", r.URL.Path, ReportPath))
+		return
 	}
-	p.mu.Lock()
-	p.inflight[who]++
-	p.mu.Unlock()
+	x := &exchange{url: r.URL, header: r.Header.Clone(), inAPI: strings.HasPrefix(r.URL.Path, BasePath+"/")}
+	x.pending = p.checker.Begin(r.Method, r.URL, r.Header.Get("Authorization"))
 	defer func() {
-		p.mu.Lock()
-		p.inflight[who]--
-		p.mu.Unlock()
+		if !x.done {
+			p.checker.Abandon(x.pending)
+		}
 	}()
-	rec := &checker{p: p, r: r, who: who, before: reqViolations}
-	rp := *p.rp
-	rp.ModifyResponse = rec.check
-	rp.ServeHTTP(w, r)
-}
-
-// checkRequest validates the request against its operation, reading (and
-// putting back) a body of at most MaxBody bytes.
-func (p *Proxy) checkRequest(r *http.Request, op string, vars map[string]string) []Violation {
-	if r.Body != nil && r.Body != http.NoBody {
-		data, err := io.ReadAll(io.LimitReader(r.Body, p.o.MaxBody+1))
-		rest := r.Body
-		r.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.MultiReader(bytes.NewReader(data), rest), rest}
-		if err != nil || int64(len(data)) > p.o.MaxBody {
-			return []Violation{{Rule: "skipped", Message: "the request body is too large to check"}}
-		}
-		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
-		vr := r.Clone(r.Context())
-		vr.Body, _ = r.GetBody()
-		return fromContract("request", p.o.Contract.ValidateRequest(vr, op, vars, r.URL.Query()))
+	if x.inAPI {
+		p.keepRequestBody(r, x)
 	}
-	return fromContract("request", p.o.Contract.ValidateRequest(r, op, vars, r.URL.Query()))
+	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x)))
 }
 
-func fromContract(rule string, err error) []Violation {
-	if err == nil {
+// keepRequestBody keeps up to max bytes of the request body for validation
+// and forwards the body whole either way.
+func (p *Proxy) keepRequestBody(r *http.Request, x *exchange) {
+	if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
+		return
+	}
+	if r.ContentLength > p.max {
+		x.skipped = fmt.Sprintf("%d bytes, over the %d kept for validation", r.ContentLength, p.max)
+		return
+	}
+	buf, err := io.ReadAll(io.LimitReader(r.Body, p.max+1))
+	if int64(len(buf)) > p.max {
+		x.skipped = fmt.Sprintf("over the %d bytes kept for validation", p.max)
+		r.Body = readCloser{io.MultiReader(bytes.NewReader(buf), r.Body), r.Body}
+		return
+	}
+	if err != nil {
+		// The client's body broke off: forward what came, and let the
+		// upstream say what it makes of it.
+		x.skipped = "the request body could not be read: " + err.Error()
+		r.Body = readCloser{io.MultiReader(bytes.NewReader(buf), errReader{err}), r.Body}
+		return
+	}
+	x.body = buf
+	r.Body = io.NopCloser(bytes.NewReader(buf))
+	r.ContentLength = int64(len(buf))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(buf)), nil }
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// modifyResponse keeps up to max bytes of a JSON response of the API,
+// checks the exchange, and adds the violations header.
+func (p *Proxy) modifyResponse(resp *http.Response) error {
+	x, _ := resp.Request.Context().Value(exchangeKey{}).(*exchange)
+	if x == nil {
 		return nil
 	}
-	var out []Violation
-	if e := sim.AsError(err); e.Kind != sim.EINTERNAL {
-		if list, ok := e.Details["violations"].([]sim.Violation); ok {
-			for _, v := range list {
-				out = append(out, Violation{Rule: rule, Path: v.Field, Message: v.Reason})
-			}
-			return out
-		}
-		return []Violation{{Rule: rule, Message: e.Message}}
-	}
-	for _, v := range contract.Violations(err, "body") {
-		out = append(out, Violation{Rule: rule, Path: v.Field, Message: v.Reason})
-	}
-	if len(out) == 0 {
-		out = append(out, Violation{Rule: rule, Message: err.Error()})
-	}
-	return out
-}
-
-// credential names an Authorization value without keeping it: a hash.
-func credential(authorization string) string {
-	if authorization == "" {
-		return ""
-	}
-	sum := sha256.Sum256([]byte(authorization))
-	return fmt.Sprintf("%x", sum[:8])
-}
-
-// checker checks one response.
-type checker struct {
-	p      *Proxy
-	r      *http.Request
-	who    string
-	before []Violation
-}
-
-func (c *checker) check(resp *http.Response) error {
-	vs := append([]Violation{}, c.before...)
-	vs = append(vs, c.headers(resp)...)
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	if mt == "application/json" && strings.HasPrefix(c.r.URL.Path, "/api/v1/") {
-		data, err := io.ReadAll(io.LimitReader(resp.Body, c.p.o.MaxBody+1))
-		rest := resp.Body
-		resp.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.MultiReader(bytes.NewReader(data), rest), rest}
-		if err == nil && int64(len(data)) <= c.p.o.MaxBody {
-			vs = append(vs, c.body(resp, data)...)
-		} else {
-			vs = append(vs, Violation{Rule: "skipped", Message: "the response body is too large to check"})
+	ex := &Exchange{Method: resp.Request.Method, URL: x.url, Header: x.header, Body: x.body, BodySkipped: x.skipped,
+		Status: resp.StatusCode, ResponseHeader: resp.Header}
+	if x.inAPI {
+		if err := p.keepResponseBody(resp, ex); err != nil {
+			return err
 		}
 	}
-	c.p.record(c.r, resp, vs)
-	if n := countRules(vs); n > 0 {
-		resp.Header.Set("X-Mediamock-Violations", fmt.Sprintf("%d; rules=%s", n, strings.Join(ruleNames(vs), ",")))
-	}
-	return nil
-}
-
-// headers checks what every response must carry.
-func (c *checker) headers(resp *http.Response) []Violation {
-	if !strings.HasPrefix(c.r.URL.Path, "/api/v1/") {
+	x.done = true
+	res := p.checker.Finish(x.pending, ex)
+	if !x.inAPI {
+		p.mu.Lock()
+		p.others++
+		p.mu.Unlock()
 		return nil
 	}
-	var vs []Violation
-	if c.r.Header.Get("Authorization") != "" && resp.StatusCode != http.StatusUnauthorized {
-		for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {
-			if _, err := strconv.ParseInt(resp.Header.Get(h), 10, 64); err != nil {
-				vs = append(vs, Violation{Rule: "rate-limit-headers", Path: h, Message: "every response carries " + h + " (an integer)"})
-			}
-		}
+	if n := len(res.Violations); n > 0 {
+		resp.Header.Set(ViolationsHeader, fmt.Sprintf("%d; rules=%s", n, strings.Join(ruleIDs(res.Violations), ",")))
 	}
-	if resp.StatusCode == http.StatusTooManyRequests {
-		if n, err := strconv.Atoi(resp.Header.Get("Retry-After")); err != nil || n < 0 {
-			vs = append(vs, Violation{Rule: "retry-after", Path: "Retry-After", Message: "a 429 carries Retry-After in seconds"})
-		}
-	}
-	return vs
-}
-
-// body checks the response body: the document, then the behaviour.
-func (c *checker) body(resp *http.Response, data []byte) []Violation {
-	var vs []Violation
-	if err := c.p.o.Contract.CheckExchange(c.r, resp.StatusCode, resp.Header, data); err != nil && err != contract.ErrNoOperation {
-		vs = append(vs, fromContract("openapi", err)...)
-	}
-	var v map[string]any
-	if json.Unmarshal(data, &v) != nil {
-		return vs
-	}
-	if resp.StatusCode >= 400 {
-		e, _ := v["error"].(map[string]any)
-		code, _ := e["code"].(string)
-		msg, _ := e["message"].(string)
-		if code == "" || msg == "" {
-			vs = append(vs, Violation{Rule: "error-object", Path: "error", Message: "an error carries {error: {code, message}}"})
-		}
-		return vs
-	}
-	vs = append(vs, c.p.statusesForward(v)...)
-	vs = append(vs, c.p.newestFirst(c.r, v)...)
-	vs = append(vs, c.p.balance(c.r, c.who, resp.StatusCode, v)...)
-	return vs
-}
-
-var rank = map[string]int{"queued": 0, "processing": 1, "completed": 2, "failed": 2}
-
-// statusesForward checks that no asset's status moves back.
-func (p *Proxy) statusesForward(v map[string]any) []Violation {
-	var vs []Violation
-	var walk func(path string, x any)
-	walk = func(path string, x any) {
-		switch t := x.(type) {
-		case map[string]any:
-			id, idOK := t["id"].(float64)
-			status, stOK := t["status"].(string)
-			if obj, _ := t["object"].(string); obj == "asset" && idOK && stOK {
-				key := strconv.FormatFloat(id, 'f', 0, 64)
-				p.mu.Lock()
-				prev, seen := p.statuses[key]
-				if r, ok := rank[status]; ok && (!seen || rank[prev] <= r) {
-					if seen && rank[prev] == 2 && prev != status {
-						vs = append(vs, Violation{Rule: "status-forward", Path: path + ".status", Message: fmt.Sprintf("asset %s ended %s, then showed %s", key, prev, status)})
-					} else {
-						p.statuses[key] = status
-					}
-				} else if seen {
-					vs = append(vs, Violation{Rule: "status-forward", Path: path + ".status", Message: fmt.Sprintf("asset %s went back from %s to %s", key, prev, status)})
-				}
-				p.mu.Unlock()
-			}
-			for k, e := range t {
-				walk(join(path, k), e)
-			}
-		case []any:
-			for i, e := range t {
-				walk(fmt.Sprintf("%s[%d]", path, i), e)
-			}
-		}
-	}
-	walk("", v)
-	return vs
-}
-
-func join(path, k string) string {
-	if path == "" {
-		return k
-	}
-	return path + "." + k
-}
-
-// newestFirst checks the order of list pages.
-func (p *Proxy) newestFirst(r *http.Request, v map[string]any) []Violation {
-	if r.Method != http.MethodGet || !slices.Contains([]string{"/api/v1/assets", "/api/v1/social/publications", "/api/v1/projects", "/api/v1/brand_kits"}, r.URL.Path) {
-		return nil
-	}
-	data, _ := v["data"].([]any)
-	last := -1.0
-	for i, x := range data {
-		item, _ := x.(map[string]any)
-		id, ok := item["id"].(float64)
-		if !ok {
-			continue
-		}
-		if last >= 0 && id >= last {
-			return []Violation{{Rule: "newest-first", Path: fmt.Sprintf("data[%d].id", i), Message: fmt.Sprintf("a list is newest first: id %v after %v", id, last)}}
-		}
-		last = id
-	}
-	return nil
-}
-
-// balance checks credits_balance against credits_charged across the calls
-// of one credential, when no other call of it was in flight.
-func (p *Proxy) balance(r *http.Request, who string, status int, v map[string]any) []Violation {
-	bal, ok := v["credits_balance"].(float64)
-	if !ok || who == "" {
-		return nil
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	prev, known := p.balances[who]
-	alone := p.inflight[who] == 1
-	p.balances[who] = int64(bal)
-	charged, isCreate := v["credits_charged"].(float64)
-	if !isCreate || !known || !alone || r.Method != http.MethodPost || status != http.StatusCreated {
-		return nil
-	}
-	if want := prev - int64(charged); int64(bal) != want {
-		return []Violation{{Rule: "credits-balance", Path: "credits_balance", Message: fmt.Sprintf("balance %d - charged %d should be %d, got %d", prev, int64(charged), want, int64(bal))}}
-	}
-	return nil
-}
-
-// record counts an exchange and reports it when it broke rules.
-func (p *Proxy) record(r *http.Request, resp *http.Response, vs []Violation) {
 	p.mu.Lock()
 	p.exchanges++
-	broke := countRules(vs) > 0
-	if broke {
-		p.withRules++
+	if len(res.Violations) > 0 {
+		p.withViol++
 	}
-	for _, v := range vs {
-		p.rules[v.Rule]++
+	if len(res.Skipped) > 0 {
+		p.skipped++
 	}
 	p.mu.Unlock()
-	if len(vs) == 0 || p.o.Report == nil {
-		return
+	if len(res.Violations) > 0 || len(res.Skipped) > 0 {
+		p.writeLine(ex, res)
 	}
-	line, _ := json.Marshal(Exchange{Time: time.Now().UTC().Format(time.RFC3339), Method: r.Method, Path: r.URL.Path, Status: resp.StatusCode, Violations: vs})
-	p.mu.Lock()
-	p.o.Report.Write(append(line, '\n'))
-	p.mu.Unlock()
+	if p.rec != nil && ex.ResponseSkipped == "" && isJSON(resp.Header) {
+		p.rec.observe(x.header.Get("Authorization"), res.Operation, ex.Status, ex.ResponseBody)
+	}
+	return nil
 }
 
-func countRules(vs []Violation) int {
-	n := 0
-	for _, v := range vs {
-		if v.Rule != "skipped" {
-			n++
+// keepResponseBody reads up to max bytes of a JSON body into ex and puts
+// the body back whole for the client. A larger body, a body in an encoding
+// other than gzip, or a body that is not JSON is passed on unchecked.
+func (p *Proxy) keepResponseBody(resp *http.Response, ex *Exchange) error {
+	if resp.Request.Method == http.MethodHead || resp.StatusCode == http.StatusSwitchingProtocols || resp.Body == nil || resp.Body == http.NoBody {
+		return nil
+	}
+	if !isJSON(resp.Header) {
+		ex.ResponseSkipped = fmt.Sprintf("not JSON (Content-Type %q)", resp.Header.Get("Content-Type"))
+		return nil
+	}
+	enc := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding")))
+	if enc != "" && enc != "identity" && enc != "gzip" {
+		ex.ResponseSkipped = fmt.Sprintf("Content-Encoding %q is not decoded for validation", enc)
+		return nil
+	}
+	if resp.ContentLength > p.max {
+		ex.ResponseSkipped = fmt.Sprintf("%d bytes, over the %d kept for validation", resp.ContentLength, p.max)
+		return nil
+	}
+	orig := resp.Body
+	buf, err := io.ReadAll(io.LimitReader(orig, p.max+1))
+	if err != nil {
+		return fmt.Errorf("read the upstream's response: %w", err)
+	}
+	if int64(len(buf)) > p.max {
+		ex.ResponseSkipped = fmt.Sprintf("over the %d bytes kept for validation", p.max)
+		resp.Body = readCloser{io.MultiReader(bytes.NewReader(buf), orig), orig}
+		return nil
+	}
+	resp.Body = readCloser{bytes.NewReader(buf), orig}
+	if enc != "gzip" {
+		ex.ResponseBody = buf
+		return nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(buf))
+	if err == nil {
+		var plain []byte
+		plain, err = io.ReadAll(io.LimitReader(zr, p.max+1))
+		switch {
+		case err == nil && int64(len(plain)) > p.max:
+			ex.ResponseSkipped = fmt.Sprintf("over the %d bytes kept for validation once decompressed", p.max)
+		case err == nil:
+			ex.ResponseBody = plain
 		}
 	}
-	return n
+	if err != nil {
+		ex.ResponseSkipped = "the gzip body cannot be decompressed: " + err.Error()
+	}
+	return nil
 }
 
-func ruleNames(vs []Violation) []string {
+func ruleIDs(vs []Violation) []string {
 	var out []string
 	for _, v := range vs {
-		if v.Rule != "skipped" && !slices.Contains(out, v.Rule) {
+		if !slices.Contains(out, v.Rule) {
 			out = append(out, v.Rule)
 		}
 	}
 	return out
 }
 
-// Summary is the report's totals.
-type Summary struct {
-	Exchanges      int            `json:"exchanges"`
-	WithViolations int            `json:"exchanges_with_violations"`
-	Rules          map[string]int `json:"violations_by_rule"`
+// Line is one line of the report: an exchange that breaks a rule or could
+// not be fully checked. It never holds a token.
+type Line struct {
+	Time       string      `json:"time"`
+	Method     string      `json:"method"`
+	Path       string      `json:"path"`
+	Query      string      `json:"query,omitempty"`
+	Credential string      `json:"credential"`
+	Operation  string      `json:"operation,omitempty"`
+	Status     int         `json:"status"`
+	Violations []Violation `json:"violations,omitempty"`
+	Skipped    []string    `json:"skipped,omitempty"`
 }
 
-// Summary returns the totals so far.
-func (p *Proxy) Summary() Summary {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	rules := make(map[string]int, len(p.rules))
-	for k, v := range p.rules {
-		rules[k] = v
+func (p *Proxy) writeLine(ex *Exchange, res Result) {
+	if p.report == nil {
+		return
 	}
-	return Summary{Exchanges: p.exchanges, WithViolations: p.withRules, Rules: rules}
+	auth := ex.Header.Get("Authorization")
+	line := Line{Time: p.now().UTC().Format(time.RFC3339), Method: ex.Method, Path: ex.URL.Path, Query: safeQuery(ex.URL.Query(), bearer(auth)),
+		Credential: Mask(auth), Operation: res.Operation, Status: ex.Status, Violations: res.Violations, Skipped: res.Skipped}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // a query's & stays readable
+	if enc.Encode(line) != nil {
+		return
+	}
+	p.reportMu.Lock()
+	defer p.reportMu.Unlock()
+	if _, err := p.report.Write(b.Bytes()); err != nil {
+		p.log.Warn("write the report", "err", err)
+	}
 }
 
-// WriteSummary prints the totals as a table.
+// upstreamError answers when the upstream cannot be reached or its answer
+// cannot be read: 502 (504 on a timeout) with the error object.
+func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error) {
+	if x, _ := r.Context().Value(exchangeKey{}).(*exchange); x != nil && !x.done {
+		x.done = true
+		p.checker.Abandon(x.pending)
+	}
+	if r.Context().Err() != nil {
+		return // the client went away
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err // without the address, which may carry a query
+	}
+	status, code := http.StatusBadGateway, "upstream_unreachable"
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		status, code = http.StatusGatewayTimeout, "upstream_timeout"
+	}
+	p.mu.Lock()
+	p.upstream++
+	p.mu.Unlock()
+	p.log.Warn("upstream failed", "method", r.Method, "path", r.URL.Path, "upstream", p.root.Host, "err", err.Error())
+	writeError(w, status, code, fmt.Sprintf("The proxy cannot get an answer from the upstream %s: %v.", p.root.Host, err))
+}
+
+func writeError(w http.ResponseWriter, status int, code, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{"code": code, "message": message}})
+	w.Write(append(b, '\n'))
+}
+
+// RuleSummary is one rule's line of the summary.
+type RuleSummary struct {
+	Rule       string `json:"rule"`
+	Summary    string `json:"summary"`
+	Applied    int    `json:"applied"`
+	Violations int    `json:"violations"`
+}
+
+// Summary is what the proxy has seen so far.
+type Summary struct {
+	Upstream string `json:"upstream"`
+	// Exchanges of the API checked, and of them those with violations and
+	// those not fully checked.
+	Exchanges      int `json:"exchanges"`
+	WithViolations int `json:"exchanges_with_violations"`
+	Skipped        int `json:"exchanges_skipped"`
+	Violations     int `json:"violations"`
+	// Others are requests outside the API (files), passed through unchecked.
+	Others int `json:"others"`
+	// UpstreamErrors are requests the proxy answered itself: the upstream
+	// could not be reached.
+	UpstreamErrors int           `json:"upstream_errors"`
+	Rules          []RuleSummary `json:"rules"`
+}
+
+// Summary is the rule-by-rule count of what the proxy has seen.
+func (p *Proxy) Summary() Summary {
+	stats := p.checker.Stats()
+	p.mu.Lock()
+	s := Summary{Upstream: p.root.String(), Exchanges: p.exchanges, WithViolations: p.withViol, Skipped: p.skipped, Others: p.others, UpstreamErrors: p.upstream}
+	p.mu.Unlock()
+	for _, r := range Rules {
+		st := stats[r.ID]
+		s.Violations += st.Violations
+		s.Rules = append(s.Rules, RuleSummary{Rule: r.ID, Summary: r.Summary, Applied: st.Applied, Violations: st.Violations})
+	}
+	return s
+}
+
+// WriteSummary writes the summary as a table: rule, exchanges it applied
+// to, violations.
 func (p *Proxy) WriteSummary(w io.Writer) {
 	s := p.Summary()
-	fmt.Fprintf(w, "%d exchanges, %d with violations\n", s.Exchanges, s.WithViolations)
-	names := make([]string, 0, len(s.Rules))
-	for k := range s.Rules {
-		names = append(names, k)
+	fmt.Fprintf(w, "proxy summary: %d exchanges with %s checked, %d with violations (%d violations), %d not fully checked, %d passed through outside the API, %d upstream errors\n",
+		s.Exchanges, s.Upstream, s.WithViolations, s.Violations, s.Skipped, s.Others, s.UpstreamErrors)
+	fmt.Fprintf(w, "%-22s %8s %10s\n", "rule", "applied", "violations")
+	for _, r := range s.Rules {
+		fmt.Fprintf(w, "%-22s %8d %10d\n", r.Rule, r.Applied, r.Violations)
 	}
-	sort.Strings(names)
-	for _, k := range names {
-		fmt.Fprintf(w, "  %-20s %d\n", k, s.Rules[k])
+}
+
+func (p *Proxy) serveReport(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" is not allowed on "+ReportPath+"; allowed: GET.")
+		return
 	}
+	b, _ := json.MarshalIndent(p.Summary(), "", "  ")
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
+	w.Write(append(b, '\n'))
+}
+
+// Close writes the recording, if one was asked for, and closes the idle
+// connections to the upstream. It does not stop a server the proxy is
+// mounted on: stop that first.
+func (p *Proxy) Close() error {
+	p.closeOnce.Do(func() {
+		if p.rec != nil {
+			_, p.closeErr = p.rec.write()
+		}
+	})
+	if t, ok := p.rp.Transport.(interface{ CloseIdleConnections() }); ok {
+		t.CloseIdleConnections()
+	}
+	return p.closeErr
+}
+
+// WriteRecording writes the recording now and returns the fixture's path.
+func (p *Proxy) WriteRecording() (string, error) {
+	if p.rec == nil {
+		return "", errors.New("no recording was asked for")
+	}
+	return p.rec.write()
 }

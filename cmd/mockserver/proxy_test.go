@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mediamock/mediamock"
+)
+
+var proxyReady = regexp.MustCompile(`msg="mediamock proxy ready" url=(\S+)`)
+
+// proxyLog is the proxy command's stderr: it keeps everything and
+// announces the ready line.
+type proxyLog struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	seen  bool
+	ready chan string
+}
+
+func (l *proxyLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf.Write(p)
+	if m := proxyReady.FindSubmatch(l.buf.Bytes()); m != nil && !l.seen {
+		l.seen = true
+		l.ready <- string(m[1])
+	}
+	return len(p), nil
+}
+
+func (l *proxyLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+// TestRunProxy runs `mockserver proxy` configured by MOCKSERVER_PROXY_*
+// variables in front of an in-process mock (the server's own MOCKSERVER_ADDR
+// is not the proxy's): traffic passes, the summary is served, and at
+// shutdown the summary, the report file and the recording are written,
+// with no token anywhere.
+func TestRunProxy(t *testing.T) {
+	mock := mediamock.RunT(t)
+	dir := t.TempDir()
+	env := fakeEnv{
+		"MOCKSERVER_PROXY_UPSTREAM":      mock.BaseURL(),
+		"MOCKSERVER_PROXY_ADDR":          "127.0.0.1:0",
+		"MOCKSERVER_PROXY_REPORT":        filepath.Join(dir, "report.jsonl"),
+		"MOCKSERVER_PROXY_REPORT_STDERR": "false",
+		"MOCKSERVER_PROXY_RECORD":        filepath.Join(dir, "recording"),
+		"MOCKSERVER_ADDR":                "127.0.0.1:1", // the server's: not the proxy's
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	log := &proxyLog{ready: make(chan string, 1)}
+	exit := make(chan int, 1)
+	go func() {
+		exit <- Run(ctx, []string{"proxy", "--max-validate-bytes", "100000"}, env.get, nil, io.Discard, log)
+	}()
+	var base string
+	select {
+	case base = <-log.ready:
+	case code := <-exit:
+		t.Fatalf("exited %d before it was ready:\n%s", code, log)
+	case <-time.After(bound):
+		t.Fatalf("no ready line within %v:\n%s", bound, log)
+	}
+	var account struct {
+		WorkspaceName string `json:"workspace_name"`
+	}
+	if code := get(t, base+"/account", &account); code != http.StatusOK || account.WorkspaceName != "Acme Studio" {
+		t.Fatalf("GET /account through the proxy: %d %+v", code, account)
+	}
+	if code := get(t, base+"/assets?limit=3", nil); code != http.StatusOK {
+		t.Fatalf("GET /assets through the proxy: %d", code)
+	}
+	report := strings.TrimSuffix(base, "/api/v1") + "/_mock/proxy/report"
+	var summary struct {
+		Exchanges  int `json:"exchanges"`
+		Violations int `json:"violations"`
+	}
+	if code := get(t, report, &summary); code != http.StatusOK || summary.Exchanges != 2 || summary.Violations != 0 {
+		t.Fatalf("GET %s: %d %+v", report, code, summary)
+	}
+	cancel()
+	select {
+	case code := <-exit:
+		if code != 0 {
+			t.Fatalf("exit %d:\n%s", code, log)
+		}
+	case <-time.After(bound):
+		t.Fatalf("still running %v after its context ended:\n%s", bound, log)
+	}
+	out := log.String()
+	for _, want := range []string{"proxy summary: 2 exchanges", "ratelimit.headers", "recorded"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, out)
+		}
+	}
+	fixture, err := os.ReadFile(filepath.Join(dir, "recording", "fixture.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.jsonl")); err != nil {
+		t.Errorf("no report file: %v", err)
+	}
+	for name, text := range map[string]string{"stderr": out, "fixture": string(fixture)} {
+		if strings.Contains(text, mediamock.KeyAllScopes) {
+			t.Errorf("%s holds the token", name)
+		}
+	}
+}
+
+func TestRunProxyBadSettings(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		env  fakeEnv
+		want string
+	}{
+		{nil, fakeEnv{}, "--upstream (or MOCKSERVER_PROXY_UPSTREAM) is required"},
+		{[]string{"--upstream", "ftp://example.com"}, fakeEnv{}, "want an http(s) URL"},
+		{nil, fakeEnv{"MOCKSERVER_PROXY_UPSTREAM": "https://example.com", "MOCKSERVER_PROXY_MAX_VALIDATE_BYTES": "0"}, "MOCKSERVER_PROXY_MAX_VALIDATE_BYTES must be above 0"},
+		{nil, fakeEnv{"MOCKSERVER_PROXY_UPSTREAM": "https://example.com", "MOCKSERVER_PROXY_DIAL_TIMEOUT": "soon"}, `invalid MOCKSERVER_PROXY_DIAL_TIMEOUT="soon"`},
+		{[]string{"--upstream", "https://example.com", "extra"}, fakeEnv{}, `unexpected argument "extra"`},
+	} {
+		var stderr bytes.Buffer
+		code := Run(context.Background(), append([]string{"proxy"}, tc.args...), tc.env.get, nil, io.Discard, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%v %v: exit %d, stderr %q; want 2 and %q", tc.args, tc.env, code, stderr.String(), tc.want)
+		}
+	}
+}

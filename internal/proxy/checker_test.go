@@ -1,0 +1,208 @@
+package proxy_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/contract"
+	"github.com/mediamock/mediamock/internal/proxy"
+)
+
+var api = sync.OnceValues(func() (*contract.Contract, error) {
+	return contract.Parse("openapi.json", mediamock.OpenAPIDocument)
+})
+
+func newChecker(t *testing.T) *proxy.Checker {
+	t.Helper()
+	c, err := api()
+	require.NoError(t, err)
+	return proxy.NewChecker(c)
+}
+
+// call is an exchange for the checker, started with begin and ended with
+// end, so that a test can interleave them.
+type call struct {
+	k       *proxy.Checker
+	p       *proxy.Pending
+	method  string
+	u       *url.URL
+	token   string
+	reqBody string
+}
+
+func begin(k *proxy.Checker, token, method, target, body string) *call {
+	u, _ := url.Parse("/api/v1" + target)
+	auth := ""
+	if token != "" {
+		auth = "Bearer " + token
+	}
+	return &call{k: k, p: k.Begin(method, u, auth), method: method, u: u, token: token, reqBody: body}
+}
+
+func (c *call) end(status int, body string, header ...string) []string {
+	h := http.Header{"Content-Type": {"application/json"}}
+	if status != http.StatusUnauthorized {
+		h.Set("X-RateLimit-Limit", "120")
+		h.Set("X-RateLimit-Remaining", "119")
+		h.Set("X-RateLimit-Reset", "1767225660")
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		if header[i+1] == "" {
+			h.Del(header[i])
+		} else {
+			h.Set(header[i], header[i+1])
+		}
+	}
+	rh := http.Header{}
+	if c.token != "" {
+		rh.Set("Authorization", "Bearer "+c.token)
+	}
+	if c.reqBody != "" {
+		rh.Set("Content-Type", "application/json")
+	}
+	res := c.k.Finish(c.p, &proxy.Exchange{Method: c.method, URL: c.u, Header: rh, Body: []byte(c.reqBody),
+		Status: status, ResponseHeader: h, ResponseBody: []byte(body)})
+	var out []string
+	for _, v := range res.Violations {
+		out = append(out, v.Rule+" "+v.Path)
+	}
+	return out
+}
+
+func account(ws, balance int) string {
+	return fmt.Sprintf(`{"object": "account", "workspace_id": %d, "workspace_name": "W", "plan": "pro", "credits_balance": %d, "rate_limit_per_minute": 120,
+		"scopes": ["read", "generate", "publish"], "token_type": "api_key", "publishing_allowed": true, "monthly_gifts": []}`, ws, balance)
+}
+
+func asset(id int, status string) string {
+	return fmt.Sprintf(`{"id": %d, "object": "asset", "kind": "image", "status": "%s", "model": "imagen-4", "credits": 8, "created_at": "2026-01-05T09:00:00Z"}`, id, status)
+}
+
+func created(id, charged, balance int) string {
+	return fmt.Sprintf(`{"object": "generation", "status": "queued", "assets": [%s], "credits_charged": %d, "credits_balance": %d, "covered_by_monthly_gift": false}`,
+		asset(id, "queued"), charged, balance)
+}
+
+func generation(id int, status string) string {
+	return fmt.Sprintf(`{"object": "generation", "status": "%s", "assets": [%s]}`, status, asset(id, status))
+}
+
+const genBody = `{"modality": "image", "model_id": "imagen-4", "prompt": "p"}`
+
+func applied(k *proxy.Checker, rule string) int { return k.Stats()[rule].Applied }
+
+func TestCreditsBalance(t *testing.T) {
+	t.Run("consecutive calls of one workspace", func(t *testing.T) {
+		k := newChecker(t)
+		assert.Empty(t, begin(k, "mk_a_key_0001", "GET", "/account", "").end(200, account(1, 100)))
+		assert.Empty(t, begin(k, "mk_a_key_0001", "POST", "/generations", genBody).end(201, created(10, 8, 92)))
+		assert.Equal(t, []string{"credits.balance $.credits_balance"}, begin(k, "mk_a_key_0001", "POST", "/generations", genBody).end(201, created(11, 8, 80)))
+		assert.Equal(t, 2, applied(k, proxy.RuleBalance))
+	})
+	t.Run("two creations in flight at once are not compared", func(t *testing.T) {
+		k := newChecker(t)
+		begin(k, "mk_a_key_0001", "GET", "/account", "").end(200, account(1, 100))
+		a := begin(k, "mk_a_key_0001", "POST", "/generations", genBody)
+		b := begin(k, "mk_a_key_0001", "POST", "/generations", genBody)
+		assert.Empty(t, b.end(201, created(11, 8, 84)))
+		assert.Empty(t, a.end(201, created(10, 8, 92)))
+		assert.Zero(t, applied(k, proxy.RuleBalance))
+	})
+	t.Run("a credential of an unknown workspace may spend in between", func(t *testing.T) {
+		k := newChecker(t)
+		begin(k, "mk_a_key_0001", "GET", "/account", "").end(200, account(1, 100))
+		begin(k, "mk_other_key_02", "POST", "/generations", genBody).end(201, created(10, 8, 92))
+		assert.Empty(t, begin(k, "mk_a_key_0001", "POST", "/generations", genBody).end(201, created(11, 8, 84)))
+		assert.Zero(t, applied(k, proxy.RuleBalance))
+	})
+	t.Run("another known workspace spends without interfering", func(t *testing.T) {
+		k := newChecker(t)
+		begin(k, "mk_a_key_0001", "GET", "/account", "").end(200, account(1, 100))
+		begin(k, "mk_b_key_0002", "GET", "/account", "").end(200, account(2, 50))
+		begin(k, "mk_b_key_0002", "POST", "/generations", genBody).end(201, created(10, 8, 42))
+		assert.Equal(t, []string{"credits.balance $.credits_balance"}, begin(k, "mk_a_key_0001", "POST", "/generations", genBody).end(201, created(11, 8, 91)))
+	})
+	t.Run("a running job may be refunded: a higher balance passes", func(t *testing.T) {
+		k := newChecker(t)
+		begin(k, "mk_a_key_0001", "GET", "/account", "").end(200, account(1, 100))
+		begin(k, "mk_a_key_0001", "POST", "/generations", genBody).end(201, created(10, 8, 92))
+		// job 10 failed and was refunded meanwhile: 92 + 8 - 8
+		assert.Empty(t, begin(k, "mk_a_key_0001", "POST", "/generations", genBody).end(201, created(11, 8, 92)))
+		// a lower balance is never a refund
+		assert.Equal(t, []string{"credits.balance $.credits_balance"}, begin(k, "mk_a_key_0001", "POST", "/generations", genBody).end(201, created(12, 8, 70)))
+	})
+	t.Run("a gift charges nothing", func(t *testing.T) {
+		k := newChecker(t)
+		body := strings.Replace(created(10, 3, 100), `"covered_by_monthly_gift": false`, `"covered_by_monthly_gift": true`, 1)
+		assert.Equal(t, []string{"credits.gift $.credits_charged"}, begin(k, "mk_a_key_0001", "POST", "/generations", genBody).end(201, body))
+	})
+}
+
+func TestStatusForward(t *testing.T) {
+	k := newChecker(t)
+	assert.Empty(t, begin(k, "mk_a_key_0001", "GET", "/generations/5", "").end(200, generation(5, "processing")))
+	// An answer that began before the last one ended may be older: not compared.
+	slow := begin(k, "mk_a_key_0001", "GET", "/assets/5", "")
+	assert.Empty(t, begin(k, "mk_a_key_0001", "GET", "/generations/5", "").end(200, generation(5, "completed")))
+	assert.Empty(t, slow.end(200, generation(5, "processing")))
+	// One that began after is.
+	assert.Equal(t, []string{"status.forward $.assets[0].status"}, begin(k, "mk_a_key_0001", "GET", "/assets/5", "").end(200, generation(5, "queued")))
+	assert.Equal(t, []string{"status.forward $.assets[0].status"}, begin(k, "mk_a_key_0001", "GET", "/assets/5", "").end(200, generation(5, "failed")))
+	// Another workspace's asset 5 is another asset.
+	assert.Empty(t, begin(k, "mk_b_key_0002", "GET", "/assets/5", "").end(200, generation(5, "queued")))
+}
+
+func TestStatelessRules(t *testing.T) {
+	k := newChecker(t)
+	key := "mk_a_key_0001"
+	for _, tc := range []struct {
+		name                string
+		token, method, path string
+		reqBody             string
+		status              int
+		body                string
+		header              []string
+		want                []string
+	}{
+		{"a 401 carries no rate-limit headers", key, "GET", "/account", "", 401, `{"error": {"code": "invalid_credentials", "message": "no"}}`, nil, nil},
+		{"an unknown path of an unknown credential", "mk_unknown_0003", "GET", "/nothing", "", 404, `{"error": {"code": "not_found", "message": "no"}}`, []string{"X-RateLimit-Limit", ""}, nil},
+		{"accepted credential", key, "GET", "/account", "", 200, account(1, 5), nil, nil},
+		{"an unknown path of an accepted credential", key, "GET", "/nothing", "", 404, `{"error": {"code": "not_found", "message": "no"}}`, []string{"X-RateLimit-Reset", ""},
+			[]string{"ratelimit.headers headers.X-RateLimit-Reset"}},
+		{"an unknown path answered 200", key, "GET", "/nothing", "", 200, `{}`, nil, []string{"openapi.operation status"}},
+		{"remaining above the limit", key, "GET", "/account", "", 200, account(1, 5), []string{"X-RateLimit-Remaining", "500"},
+			[]string{"ratelimit.headers headers.X-RateLimit-Remaining"}},
+		{"429 with a bad Retry-After", key, "GET", "/account", "", 429, `{"error": {"code": "rate_limited", "message": "slow"}}`, []string{"Retry-After", "soon"},
+			[]string{"ratelimit.retry_after headers.Retry-After"}},
+		{"error code empty", key, "GET", "/assets/3", "", 404, `{"error": {"code": "", "message": "no"}}`, nil, []string{"error.object $.error.code"}},
+		{"an error that is not JSON", key, "GET", "/assets/3", "", 500, `<html>oops</html>`, []string{"Content-Type", "text/html"}, []string{"error.object $"}},
+		{"an undeclared status", key, "GET", "/account", "", 418, `{"error": {"code": "teapot", "message": "no"}}`, nil, []string{"openapi.status status"}},
+		{"an invalid request served", key, "POST", "/generations", `{"modality": "image", "model_id": "imagen-4", "prompt": "p", "count": 9}`, 201, created(30, 5, 0), nil,
+			[]string{"openapi.request request.body.count"}},
+		{"an invalid request refused", key, "POST", "/generations", `{"modality": "image", "model_id": "imagen-4", "prompt": "p", "count": 9}`, 400,
+			`{"error": {"code": "validation_failed", "message": "no"}}`, nil, nil},
+		{"a page after its cursor", key, "GET", "/assets?starting_after=4", "", 200,
+			`{"object": "list", "data": [` + asset(5, "completed") + `, ` + asset(3, "completed") + `], "has_more": true}`, nil,
+			[]string{"list.cursor $.data[0].id", "list.cursor $.next_cursor"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, begin(k, tc.token, tc.method, tc.path, tc.reqBody).end(tc.status, tc.body, tc.header...))
+		})
+	}
+}
+
+func TestMask(t *testing.T) {
+	assert.Equal(t, "Bearer mk_…opes", proxy.Mask("Bearer mk_test_all_scopes"))
+	assert.Equal(t, "Bearer …", proxy.Mask("Bearer short_token"))
+	assert.Equal(t, "Bearer …wxyz", proxy.Mask("bearer abcdefghijklmnopqrstuvwxyz"))
+	assert.Equal(t, "Basic …", proxy.Mask("Basic dXNlcjpwYXNzd29yZA=="))
+	assert.Equal(t, "(none)", proxy.Mask(""))
+}
