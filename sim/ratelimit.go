@@ -86,7 +86,7 @@ func (r *rateLimiter) allow(ws uint64, limit int, now time.Time) RateDecision {
 	d := decision(w, limit, now)
 	if w.Count >= limit {
 		d.Allowed = false
-		d.RetryAfter = retryAfter(d.Reset, now)
+		d.RetryAfter = RetryAfter(d.Reset, now)
 		return d
 	}
 	w.Count++
@@ -106,7 +106,7 @@ func (r *rateLimiter) peek(ws uint64, limit int, now time.Time) RateDecision {
 	d := decision(&w, limit, now)
 	d.Allowed = w.Count < limit
 	if !d.Allowed {
-		d.RetryAfter = retryAfter(d.Reset, now)
+		d.RetryAfter = RetryAfter(d.Reset, now)
 	}
 	return d
 }
@@ -119,7 +119,9 @@ func decision(w *rateWindow, limit int, now time.Time) RateDecision {
 	}
 }
 
-func retryAfter(reset, now time.Time) time.Duration {
+// RetryAfter is the wait, in whole seconds rounded up (at least one), until
+// a window that ends at reset reopens.
+func RetryAfter(reset, now time.Time) time.Duration {
 	d := reset.Sub(now)
 	secs := (d + time.Second - 1) / time.Second
 	return max(time.Second, secs*time.Second)

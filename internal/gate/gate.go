@@ -94,7 +94,7 @@ func (g *Gate) Enter(authorization, op, scope string) (Pass, error) {
 	}
 	if status := g.take(op); status != 0 {
 		if status == 429 {
-			pass.Rate.RetryAfter = max(time.Second, pass.Rate.Reset.Sub(g.eng.Clock().Now()).Round(time.Second))
+			pass.Rate.RetryAfter = sim.RetryAfter(pass.Rate.Reset, g.eng.Clock().Now())
 		}
 		return pass, forcedError(status, pass.Rate)
 	}
