@@ -83,11 +83,11 @@ func main() {
 		if durable {
 			args = append(args, "--durable")
 		}
-		results = append(results, measure(name, exec.Command(bin, args...), "http://"+addr, "/api/v1/account", *conc, *dur, true))
+		results = append(results, measure(name, exec.Command(bin, args...), "http://"+addr, mockPaths, *conc, *dur))
 	}
 	page := fetchPage(bin, dir, fix)
 	bare := bareServer(page)
-	results = append(results, measure(fmt.Sprintf("bare net/http (%d B body)", len(page)), bare, "http://"+bare.Env[0][len("BARE_ADDR="):], "/", *conc, *dur, false))
+	results = append(results, measure(fmt.Sprintf("bare net/http (%d B body)", len(page)), bare, "http://"+bare.Env[0][len("BARE_ADDR="):], paths{ready: "/", list: "/"}, *conc, *dur))
 	if *prism {
 		results = append(results, measurePrism(dir, *conc, *dur))
 	}
@@ -96,7 +96,13 @@ func main() {
 
 // measure starts a server, times its start to the first 2xx, loads it with
 // list pages and (for the mock) creations, and reads its memory.
-func measure(name string, cmd *exec.Cmd, url, ready string, conc int, dur time.Duration, mock bool) result {
+// paths are what one server is asked: the address polled until it
+// answers, the list page, and the creation ("" for a server that has none).
+type paths struct{ ready, list, create string }
+
+var mockPaths = paths{ready: "/api/v1/account", list: "/api/v1/assets?limit=20", create: "/api/v1/generations"}
+
+func measure(name string, cmd *exec.Cmd, url string, p paths, conc int, dur time.Duration) result {
 	r := result{name: name}
 	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
 	began := time.Now()
@@ -107,7 +113,7 @@ func measure(name string, cmd *exec.Cmd, url, ready string, conc int, dur time.D
 	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc, MaxConnsPerHost: conc}}
 	for {
-		if resp, err := get(client, url+ready); err == nil && (resp < 300 || ready == "") {
+		if resp, err := get(client, url+p.ready); err == nil && resp < 300 {
 			break
 		}
 		if time.Since(began) > 2*time.Minute {
@@ -119,22 +125,20 @@ func measure(name string, cmd *exec.Cmd, url, ready string, conc int, dur time.D
 	r.start = time.Since(began)
 	time.Sleep(500 * time.Millisecond)
 	r.rssIdle, _ = rss(cmd.Process.Pid)
-	list := url + "/api/v1/assets?limit=20"
-	if !mock {
-		list = url + "/"
-	}
-	r.listRPS, r.listP50, r.listP99 = load(client, "GET", list, "", conc, dur)
-	if mock {
-		r.createRPS, _, r.createP99 = load(client, "POST", url+"/api/v1/generations", createBody, conc, dur)
+	r.listRPS, r.listP50, r.listP99 = load(url, "GET", p.list, "", conc, dur)
+	if p.create != "" {
+		r.createRPS, _, r.createP99 = load(url, "POST", p.create, createBody, conc, dur)
 	}
 	runtime.GC()
 	_, r.rssPeak = rss(cmd.Process.Pid)
 	return r
 }
 
-// load runs conc keep-alive clients for dur and returns requests per
+// load runs conc keep-alive connections for dur and returns requests per
 // second, p50 and p99.
-func load(client *http.Client, method, url, body string, conc int, dur time.Duration) (float64, time.Duration, time.Duration) {
+func load(url, method, path, body string, conc int, dur time.Duration) (float64, time.Duration, time.Duration) {
+	addr := strings.TrimPrefix(url, "http://")
+	req := wireRequest(method, addr, path, body)
 	deadline := time.Now().Add(dur)
 	var mu sync.Mutex
 	var all []time.Duration
@@ -144,23 +148,18 @@ func load(client *http.Client, method, url, body string, conc int, dur time.Dura
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var local []time.Duration
-			for time.Now().Before(deadline) {
-				req, _ := http.NewRequest(method, url, strings.NewReader(body))
-				req.Header.Set("Authorization", "Bearer "+token)
-				if body != "" {
-					req.Header.Set("Content-Type", "application/json")
-				}
+			k := &conn{addr: addr}
+			defer k.close()
+			local := make([]time.Duration, 0, 1<<16)
+			for {
 				t := time.Now()
-				resp, err := client.Do(req)
-				if err != nil {
+				if !t.Before(deadline) {
+					break
+				}
+				status, err := k.do(req)
+				if err != nil || status >= 300 {
 					bad.Add(1)
 					continue
-				}
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode >= 300 {
-					bad.Add(1)
 				}
 				local = append(local, time.Since(t))
 			}
@@ -171,7 +170,7 @@ func load(client *http.Client, method, url, body string, conc int, dur time.Dura
 	}
 	wg.Wait()
 	if n := bad.Load(); n > 0 {
-		fmt.Fprintf(os.Stderr, "compare: %s %s: %d errors or non-2xx answers\n", method, url, n)
+		fmt.Fprintf(os.Stderr, "compare: %s %s: %d errors or non-2xx answers\n", method, path, n)
 	}
 	slices.Sort(all)
 	if len(all) == 0 {
@@ -253,8 +252,8 @@ func measurePrism(dir string, conc int, dur time.Duration) result {
 }
 
 func measurePrismCmd(cmd *exec.Cmd, url string, conc int, dur time.Duration) result {
-	// Prism answers as soon as it listens; any answer means it is up.
-	return measure("", cmd, url, "", conc, dur, true)
+	// Prism serves the document's paths without its server's base path.
+	return measure("", cmd, url, paths{ready: "/account", list: "/assets?limit=20", create: "/generations"}, conc, dur)
 }
 
 func withName(r result, name string) result { r.name = name; return r }
