@@ -108,12 +108,16 @@ func (e *Engine) ListAssets(p Principal, q AssetQuery) (Page[Asset], error) {
 	if err != nil {
 		return Page[Asset]{}, err
 	}
+	if assets == nil {
+		assets = []Asset{}
+	}
 	return Page[Asset]{Data: assets, HasMore: more}, nil
 }
 
 // ListAssetsSkipping lists like ListAssets, but leaves out of assets (as a
 // zero Asset at the same index of ids) those skip says the caller already
-// has: a final asset never changes, so its rendering can be kept.
+// has: a final asset never changes, so its rendering can be kept. When it
+// skips them all, assets is nil.
 func (e *Engine) ListAssetsSkipping(p Principal, q AssetQuery, skip func(id uint64) bool) (ids []uint64, assets []Asset, hasMore bool, err error) {
 	err = e.view(func(t *tx) error {
 		ws := p.WorkspaceID
@@ -142,7 +146,6 @@ func (e *Engine) ListAssetsSkipping(p Principal, q AssetQuery, skip func(id uint
 		if len(ids) > q.Limit {
 			ids, hasMore = ids[:q.Limit], true
 		}
-		assets = make([]Asset, len(ids))
 		for i, id := range ids {
 			if skip != nil && skip(id) {
 				continue
@@ -150,6 +153,9 @@ func (e *Engine) ListAssetsSkipping(p Principal, q AssetQuery, skip func(id uint
 			a, err := t.asset(ws, id)
 			if err != nil {
 				return err
+			}
+			if assets == nil { // only when one is read: a page of skipped assets allocates none
+				assets = make([]Asset, len(ids))
 			}
 			assets[i] = *a
 		}
@@ -168,6 +174,7 @@ type idxIter struct {
 	prefix []byte
 	match  func(v []byte) bool // optional check of the value
 	buf    []byte              // the key being sought
+	at     uint64              // the id the cursor rests on, 0 when none
 }
 
 func newIter(b *bolt.Bucket, prefix []byte, match func([]byte) bool) *idxIter {
@@ -175,14 +182,24 @@ func newIter(b *bolt.Bucket, prefix []byte, match func([]byte) bool) *idxIter {
 }
 
 // seekLE returns the greatest id at most x under the prefix.
+//
+// Asked for the id just below the one it rests on, as a page walking down
+// does, it steps back instead of seeking from the root again.
 func (it *idxIter) seekLE(x uint64) (uint64, bool) {
-	it.buf = binary.BigEndian.AppendUint64(append(it.buf[:0], it.prefix...), x+1)
-	k, v := seekBelow(it.c, it.buf)
+	var k, v []byte
+	if it.at != 0 && x+1 == it.at {
+		k, v = it.c.Prev()
+	} else {
+		it.buf = binary.BigEndian.AppendUint64(append(it.buf[:0], it.prefix...), x+1)
+		k, v = seekBelow(it.c, it.buf)
+	}
 	for ; k != nil && hasPrefix(k, it.prefix); k, v = it.c.Prev() {
 		if it.match == nil || it.match(v) {
-			return getU64(k[len(it.prefix):]), true
+			it.at = getU64(k[len(it.prefix):])
+			return it.at, true
 		}
 	}
+	it.at = 0
 	return 0, false
 }
 

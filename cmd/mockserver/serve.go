@@ -217,12 +217,15 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		fmt.Fprintln(stderr, "mockserver:", err)
 		return 2
 	}
-	log, err := s.newLogger(stderr)
+	logOut, flushLog := bufferLog(stderr)
+	defer flushLog()
+	log, err := s.newLogger(logOut)
 	if err != nil {
 		fmt.Fprintln(stderr, "mockserver:", err)
 		return 2
 	}
-	srv, opts, code := s.start(log, stderr)
+	// Through the buffer, so that what New logged comes first.
+	srv, opts, code := s.start(log, logOut)
 	if code != 0 {
 		return code
 	}
@@ -237,6 +240,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	log.Info("mediamock ready", "url", srv.BaseURL(), "dashboard", srv.URL()+"/_mock/ui/", "clock", string(opts.Clock),
 		"speed", strconv.FormatFloat(opts.Speed, 'g', -1, 64), "seed", opts.Seed, "db", opts.DBPath, "version", version, "keys", "mockserver keys")
+	flushLog()
 	<-ctx.Done()
 	log.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), s.shutdownTimeout)

@@ -21,28 +21,32 @@ func listAssetsPage(c *Call, q sim.AssetQuery) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	out := make([]byte, 0, 64+len(ids)*560)
+	out := wire.PageBuffer(64 + len(ids)*560)
 	out = append(out, `{"object":"list","data":[`...)
 	for i, id := range ids {
 		if i > 0 {
 			out = append(out, ',')
 		}
 		k := wire.RenderKey{ID: id, Epoch: epoch, Base: view.Base}
-		if assets[i].ID == 0 {
+		var a sim.Asset
+		if assets != nil {
+			a = assets[i]
+		}
+		if a.ID == 0 {
 			if b, ok := cache.Get(k); ok {
 				out = append(out, b...)
 				continue
 			}
 			// Dropped from the cache since the listing: read it again.
-			if assets[i], err = c.eng().AssetByID(id); err != nil {
+			if a, err = c.eng().AssetByID(id); err != nil {
 				return 0, nil, err
 			}
 		}
-		b, err := wire.Encode(view.Asset(assets[i]))
+		b, err := wire.Encode(view.Asset(a))
 		if err != nil {
 			return 0, nil, err
 		}
-		if sim.Final(assets[i].Status) {
+		if sim.Final(a.Status) {
 			cache.Put(k, b)
 		}
 		out = append(out, b...)

@@ -161,6 +161,7 @@ func (f *Front) operation(w *front.Writer, r *http.Request, m front.Match) {
 	status, body, err := ops.Run(m.Name, &ops.Call{Env: env, Request: r, Principal: pass.Principal, Vars: m.Vars, Query: query, View: env.View(r)})
 	if raw, ok := body.(wire.RawJSON); ok && err == nil {
 		front.WriteRaw(w, status, raw)
+		wire.ReleasePage(raw)
 		return
 	}
 	front.Answer(w, status, body, err)

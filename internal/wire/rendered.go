@@ -60,3 +60,30 @@ type RawJSON []byte
 
 // MarshalJSON returns the encoded value.
 func (r RawJSON) MarshalJSON() ([]byte, error) { return bytes.TrimSuffix(r, []byte("\n")), nil }
+
+// pagePool holds the buffers list pages are built in (as *[]byte): a page
+// of 20 assets is about 9 KB, and under load a fresh one per request is most
+// of what the collector has to do.
+var pagePool sync.Pool
+
+// maxPooled is the largest buffer kept: a page of a hundred large assets.
+const maxPooled = 128 << 10
+
+// PageBuffer returns an empty buffer of at least size bytes, from the pool
+// when it has one.
+func PageBuffer(size int) []byte {
+	if p, ok := pagePool.Get().(*[]byte); ok && cap(*p) >= size {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, size)
+}
+
+// ReleasePage gives back a page's buffer once it has been written; nothing
+// may hold it after.
+func ReleasePage(b RawJSON) {
+	if cap(b) == 0 || cap(b) > maxPooled {
+		return
+	}
+	s := []byte(b[:0])
+	pagePool.Put(&s)
+}
