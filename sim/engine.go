@@ -87,6 +87,8 @@ type Engine struct {
 	feed       feed // committed changes, for subscribers
 	cov        coverage
 	epoch      atomic.Uint64 // resets and restores so far; part of file addresses
+	commits    atomic.Uint64 // write transactions committed
+	released   atomic.Uint64 // commits when the mapped pages were last released
 	fileSecret uint64        // mixed into file tokens
 	log        *slog.Logger
 
@@ -386,6 +388,7 @@ func (e *Engine) commit(batch []*op) {
 			}()
 			return e.db.Update(func(btx *bolt.Tx) error {
 				t = e.newTx(btx)
+				t.pack()
 				var err error
 				if more, err = t.applyDue(e.cfg.dueBatch); err != nil {
 					return err
@@ -413,6 +416,7 @@ func (e *Engine) commit(batch []*op) {
 			}
 		}
 	}
+	e.commits.Add(1)
 	switch {
 	case err == nil:
 		if err := t.afterCommit(); err != nil {
@@ -455,6 +459,7 @@ func (e *Engine) runBulk(o *op) {
 		}()
 		return o.bulk()
 	}()
+	e.commits.Add(1)
 	if err == nil {
 		e.incomplete.Store(nil)
 		err = e.db.View(e.reload)
@@ -592,6 +597,17 @@ func (e *Engine) newTx(btx *bolt.Tx) *tx {
 }
 
 func (t *tx) b(name []byte) *bolt.Bucket { return t.Bucket(name) }
+
+// pack fills the pages of the append-only buckets whole in this write. The
+// setting lives on the transaction's bucket handles, which bbolt keeps for
+// the transaction.
+func (t *tx) pack() {
+	for _, name := range appendOnly {
+		if b := t.Bucket(name); b != nil {
+			b.FillPercent = 1
+		}
+	}
+}
 
 func (t *tx) touch(jobID uint64) {
 	if t.changed == nil {

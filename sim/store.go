@@ -37,6 +37,14 @@ var (
 	bRate         = []byte("rate_windows")    // ws -> rateWindow
 	bFaults       = []byte("faults")          // name -> fault state
 
+	// appendOnly are the buckets whose records are only ever added after
+	// the last of their key range and never rewritten: their pages can be
+	// filled whole (bbolt fills half a page before splitting, for random
+	// inserts), which about halves them. Records rewritten in place (assets,
+	// jobs) keep the default, or every rewrite that grows a record would
+	// split a full page.
+	appendOnly = [][]byte{bLedger, bOwners, bAssetKind, bAssetText, bAssetProject, bQueue}
+
 	allBuckets = [][]byte{bMeta, bWorkspaces, bTokens, bAssets, bAssetKind, bAssetStatus, bAssetProject, bAssetText,
 		bJobs, bQueue, bSlots, bDue, bLedger, bEncore, bPubs, bPubStatus, bOwners, bBrandKits, bProjects, bCharacters,
 		bSocial, bFiles, bRate, bFaults}
