@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -298,6 +299,14 @@ func (e *Engine) send(o *op) error {
 	return o.err
 }
 
+// groupYields is how many times the writer lets other goroutines run,
+// when its queue is empty, before it commits a group: under load (the last
+// group had more than one write) the handlers that are about to hand it a
+// write get to, and the groups grow from about 3 writes to about 9, which
+// cuts the writer's cost per write by a third (pages are spilled and
+// written once per group). A lone client (groups of one) never waits.
+const groupYields = 2
+
 func (e *Engine) writer() {
 	defer e.wg.Done()
 	// The state file is memory-mapped: a damaged page read by a write must
@@ -305,6 +314,7 @@ func (e *Engine) writer() {
 	// a fault.
 	debug.SetPanicOnFault(true)
 	batch := make([]*op, 0, 128)
+	lastBatch := 0
 	for o := range e.ops {
 		if o.bulk != nil {
 			e.runBulk(o)
@@ -312,6 +322,7 @@ func (e *Engine) writer() {
 		}
 		batch = append(batch[:0], o)
 		var next *op // a bulk write met while draining runs after the group
+		yields := 0
 	drain:
 		for len(batch) < cap(batch) {
 			select {
@@ -325,9 +336,15 @@ func (e *Engine) writer() {
 				}
 				batch = append(batch, o2)
 			default:
+				if yields < groupYields && lastBatch > 1 {
+					yields++
+					runtime.Gosched()
+					continue
+				}
 				break drain
 			}
 		}
+		lastBatch = len(batch)
 		e.commit(batch)
 		// The slice is reused: drop the finished writes, or their closures
 		// (an upload's 10 MiB among them) would stay reachable until the
@@ -751,3 +768,4 @@ func (e *Engine) waitChange(ctx context.Context, ch <-chan struct{}) error {
 		return errClosed
 	}
 }
+
