@@ -52,6 +52,7 @@ type result struct {
 	createP99          time.Duration
 	start              time.Duration
 	rssIdle, rssPeak   int64 // KiB
+	rssAfter           int64 // KiB, after the loads
 	skipped            string
 }
 
@@ -59,6 +60,7 @@ func main() {
 	dur := flag.Duration("d", 8*time.Second, "duration of each load")
 	conc := flag.Int("c", 32, "concurrent connections")
 	prism := flag.Bool("prism", true, "also measure Prism (installed with npx)")
+	pollN := flag.Int("polls", 10000, "long polls held open at once (0: none)")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "mediamock-compare-")
@@ -79,7 +81,7 @@ func main() {
 		}
 		addr := freeAddr()
 		args := []string{"--addr", addr, "--db", filepath.Join(dir, name+".db"), "--reset", "--fixtures", fix,
-			"--clock", "manual", "--journal-size", "0", "--log-format", "json"}
+			"--clock", "manual", "--log-format", "json"}
 		if durable {
 			args = append(args, "--durable")
 		}
@@ -88,10 +90,18 @@ func main() {
 	page := fetchPage(bin, dir, fix)
 	bare := bareServer(page)
 	results = append(results, measure(fmt.Sprintf("bare net/http (%d B body)", len(page)), bare, "http://"+bare.Env[0][len("BARE_ADDR="):], paths{ready: "/", list: "/"}, *conc, *dur))
+	small := bareServer(bytes.Repeat([]byte("x"), 1024))
+	results = append(results, measure("bare net/http (1 KB body)", small, "http://"+small.Env[0][len("BARE_ADDR="):], paths{ready: "/", list: "/", create: "/"}, *conc, *dur))
 	if *prism {
 		results = append(results, measurePrism(dir, *conc, *dur))
 	}
+	start := startDefault(bin, dir, 7)
+	var polls pollResult
+	if *pollN > 0 {
+		polls = longPolls(bin, dir, fix, *pollN, 5*time.Second)
+	}
 	print(results, *conc, *dur)
+	summary(results, start, polls)
 }
 
 // measure starts a server, times its start to the first 2xx, loads it with
@@ -129,8 +139,8 @@ func measure(name string, cmd *exec.Cmd, url string, p paths, conc int, dur time
 	if p.create != "" {
 		r.createRPS, _, r.createP99 = load(url, "POST", p.create, createBody, conc, dur)
 	}
-	runtime.GC()
-	_, r.rssPeak = rss(cmd.Process.Pid)
+	time.Sleep(1500 * time.Millisecond) // what stays once the load is over
+	r.rssAfter, r.rssPeak = rss(cmd.Process.Pid)
 	return r
 }
 
@@ -295,15 +305,15 @@ func rss(pid int) (int64, int64) {
 func print(rs []result, conc int, dur time.Duration) {
 	var bare *result
 	for i := range rs {
-		if strings.HasPrefix(rs[i].name, "bare") {
+		if strings.HasPrefix(rs[i].name, "bare") && bare == nil { // the one of the list page's size
 			bare = &rs[i]
 		}
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "server\tGET /assets?limit=20\tvs bare\tp50\tp99\tp99 vs bare\tPOST /generations\tp99\tstart\tRSS idle\tRSS peak\t\n")
+	fmt.Fprintf(tw, "server\tGET /assets?limit=20\tvs bare\tp50\tp99\tp99 vs bare\tPOST /generations\tp99\tstart\tRSS idle\tRSS after\tRSS peak\t\n")
 	for _, r := range rs {
 		if r.skipped != "" {
-			fmt.Fprintf(tw, "%s\tskipped: %s\t\t\t\t\t\t\t\t\t\t\n", r.name, r.skipped)
+			fmt.Fprintf(tw, "%s\tskipped: %s\t\t\t\t\t\t\t\t\t\t\t\n", r.name, r.skipped)
 			continue
 		}
 		ratio, p99ratio := "-", "-"
@@ -315,11 +325,65 @@ func print(rs []result, conc int, dur time.Duration) {
 		if r.createRPS > 0 {
 			create, createP99 = fmt.Sprintf("%.0f/s", r.createRPS), round(r.createP99)
 		}
-		fmt.Fprintf(tw, "%s\t%.0f/s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d MB\t%d MB\t\n", r.name, r.listRPS, ratio, round(r.listP50), round(r.listP99), p99ratio,
-			create, createP99, round(r.start), r.rssIdle/1024, r.rssPeak/1024)
+		fmt.Fprintf(tw, "%s\t%.0f/s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d MB\t%d MB\t%d MB\t\n", r.name, r.listRPS, ratio, round(r.listP50), round(r.listP99), p99ratio,
+			create, createP99, round(r.start), r.rssIdle/1024, r.rssAfter/1024, r.rssPeak/1024)
 	}
 	tw.Flush()
 	fmt.Printf("\n%d connections, %s per load, GOMAXPROCS %d, %d CPUs, %s/%s\n", conc, dur, runtime.GOMAXPROCS(0), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
+}
+
+// summary prints each target of the performance issue next to what this
+// run measured.
+func summary(rs []result, start time.Duration, polls pollResult) {
+	find := func(prefix string) *result {
+		for i := range rs {
+			if strings.HasPrefix(rs[i].name, prefix) && rs[i].skipped == "" {
+				return &rs[i]
+			}
+		}
+		return nil
+	}
+	mock, durable, bare, small, prism := find("mediamock"), find("mediamock --durable"), find("bare net/http (8"), find("bare net/http (1 KB"), find("Prism")
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "\ntarget\tmeasured\tmet\n")
+	line := func(target, measured string, met bool) {
+		mark := "yes"
+		if !met {
+			mark = "NO"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", target, measured, mark)
+	}
+	if mock != nil && bare != nil {
+		line("list page >= 40% of bare (same body size)", fmt.Sprintf("%.0f%%", 100*mock.listRPS/bare.listRPS), mock.listRPS >= 0.4*bare.listRPS)
+		line("list p99 <= 2x bare p99", fmt.Sprintf("%.1fx", float64(mock.listP99)/float64(bare.listP99)), mock.listP99 <= 2*bare.listP99)
+	}
+	if mock != nil && prism != nil {
+		line("list page >= 10x Prism", fmt.Sprintf("%.1fx", mock.listRPS/prism.listRPS), mock.listRPS >= 10*prism.listRPS)
+	}
+	if mock != nil {
+		line("POST /generations >= 10,000/s", fmt.Sprintf("%.0f/s", mock.createRPS), mock.createRPS >= 10000)
+	}
+	if mock != nil && small != nil {
+		line("  (the same next to bare, 1 KB body: 10,000 of 82,000)", fmt.Sprintf("%.1f%% of %.0f/s", 100*mock.createRPS/small.createRPS, small.createRPS), mock.createRPS/small.createRPS >= 10000.0/82000)
+		line("POST p99 <= 2x bare p99 (1 KB body)", fmt.Sprintf("%.1fx", float64(mock.createP99)/float64(small.createP99)), mock.createP99 <= 2*small.createP99)
+	}
+	if durable != nil {
+		line("POST /generations --durable >= 2,000/s", fmt.Sprintf("%.0f/s", durable.createRPS), durable.createRPS >= 2000)
+	}
+	for _, r := range []*result{mock, durable} {
+		if r != nil {
+			line("RSS peak <= 60 MB: "+r.name, fmt.Sprintf("idle %d MB, after load %d MB, peak %d MB", r.rssIdle/1024, r.rssAfter/1024, r.rssPeak/1024), r.rssPeak <= 60*1024)
+		}
+	}
+	line("start to first 2xx <= 40 ms (default fixtures, median of 7)", round(start), start <= 40*time.Millisecond)
+	switch {
+	case polls.skipped != "":
+		line(fmt.Sprintf("%d long polls", polls.n), "failed: "+polls.skipped, false)
+	case polls.n > 0:
+		line(fmt.Sprintf("%d long polls < 150 MB", polls.n), fmt.Sprintf("%d MB (%d MB before)", polls.rss/1024, polls.rssBefore/1024), polls.rss < 150*1024)
+		line(fmt.Sprintf("  and no CPU while they wait (%s)", polls.idleSpan), round(polls.idleCPU), polls.idleCPU <= 50*time.Millisecond)
+	}
+	tw.Flush()
 }
 
 func round(d time.Duration) string {
