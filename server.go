@@ -273,10 +273,6 @@ func (s *Server) removeTemp() {
 // file.
 const rateFlushInterval = 200 * time.Millisecond
 
-// releaseEvery is how many of those ticks pass between two releases of the
-// state file's mapped pages (sim.Engine.ReleaseMapped): about a second.
-const releaseEvery = 5
-
 // drive applies due events on time when the clock is real; in the other
 // modes every move of the clock applies them itself.
 func (s *Server) drive() {
@@ -284,7 +280,7 @@ func (s *Server) drive() {
 	clock := s.eng.Clock()
 	flush := time.NewTicker(rateFlushInterval)
 	defer flush.Stop()
-	for tick := 0; ; {
+	for {
 		next, ok, changed := s.eng.NextDue()
 		var timer *time.Timer
 		var fire <-chan time.Time
@@ -312,10 +308,8 @@ func (s *Server) drive() {
 			if err := s.eng.FlushRates(); err != nil && s.stop.Err() == nil {
 				s.log.Error("save rate windows", "err", err)
 			}
-			if tick++; tick%releaseEvery == 0 {
-				if err := s.eng.ReleaseMapped(); err != nil && s.stop.Err() == nil {
-					s.log.Warn("release the state file's mapped pages", "err", err)
-				}
+			if err := s.eng.ReleaseMapped(); err != nil && s.stop.Err() == nil {
+				s.log.Warn("release the state file's mapped pages", "err", err)
 			}
 		case <-s.stop.Done():
 			if timer != nil {

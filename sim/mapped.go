@@ -14,7 +14,8 @@ import (
 // already caches. Dropping them from the map costs nothing to correctness
 // (the next read of a page maps it again, from the same cache) and little
 // to speed (the pages in use are mapped again at the next read, a minor
-// fault each). The server calls it about once a second.
+// fault each). The server calls it five times a second: under a load of
+// 15,000 creations a second the file grows by about 4 MB in between.
 func (e *Engine) ReleaseMapped() error {
 	commits := e.commits.Load()
 	if commits == e.released.Load() {
