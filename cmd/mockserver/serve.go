@@ -8,13 +8,18 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mediamock/mediamock"
 	"github.com/mediamock/mediamock/sim"
 )
+
+// startGCPercent is the collector's setting while the server starts.
+const startGCPercent = 400
 
 // settings are the command's flags; each is also MOCKSERVER_<NAME>.
 type settings struct {
@@ -209,6 +214,13 @@ Flags (each also an environment variable; a flag wins over its variable):
 }
 
 func runServe(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) int {
+	// Starting allocates a few megabytes in many small pieces (the OpenAPI
+	// document's parse most of all) while the heap is small: the collector
+	// would run several times for nothing. It runs less often until the
+	// server is ready, then as GOGC says.
+	gogc := debug.SetGCPercent(startGCPercent)
+	ready := sync.OnceFunc(func() { debug.SetGCPercent(gogc) })
+	defer ready()
 	s, err := parseSettings(args, getenv, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -241,6 +253,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	log.Info("mediamock ready", "url", srv.BaseURL(), "dashboard", srv.URL()+"/_mock/ui/", "clock", string(opts.Clock),
 		"speed", strconv.FormatFloat(opts.Speed, 'g', -1, 64), "seed", opts.Seed, "db", opts.DBPath, "version", version, "keys", "mockserver keys")
 	flushLog()
+	ready()
 	<-ctx.Done()
 	log.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), s.shutdownTimeout)
