@@ -46,11 +46,22 @@ const (
 	MaxSnapshotBytes = control.MaxSnapshotBytes
 )
 
-// The two documents are parsed and validated once per process.
+// The two documents are parsed once per process (TestEmbeddedDocumentsAreValid
+// checks them against the OpenAPI rules).
 var (
-	loadService = sync.OnceValues(func() (*contract.Contract, error) { return contract.Parse("openapi.json", OpenAPIDocument) })
-	loadControl = sync.OnceValues(func() (*contract.Contract, error) { return contract.Parse("control.json", ControlDocument) })
+	loadService = sync.OnceValues(func() (*contract.Contract, error) {
+		return contract.ParseEmbedded("openapi.json", OpenAPIDocument)
+	})
+	loadControl = sync.OnceValues(func() (*contract.Contract, error) {
+		return contract.ParseEmbedded("control.json", ControlDocument)
+	})
 )
+
+// Preload starts parsing the OpenAPI document in the background, the
+// longest part of a first server's start; New waits for it. A program that
+// will start a server calls it first thing, to overlap it with the rest of
+// its own start.
+func Preload() { go loadService() }
 
 // ServeHTTP serves a request: every request passes the edge (request id,
 // body cap, panic recovery, journal), then the dashboard takes /_mock/ui

@@ -84,7 +84,7 @@ func New(o Options) (*Server, error) {
 	// The first server of a process parses the two OpenAPI documents (the
 	// largest part of its start): in the background, while it loads the
 	// fixtures and opens its state.
-	go loadService()
+	Preload()
 	world, err := loadWorld(o)
 	if err != nil {
 		return nil, err

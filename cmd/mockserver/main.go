@@ -49,6 +49,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if len(args) > 0 && args[0] == "keys" {
 		return runKeys(args[1:], getenv, stdout, stderr)
 	}
+	mediamock.Preload()
 	return runServe(ctx, args, getenv, stderr)
 }
 
