@@ -768,4 +768,3 @@ func (e *Engine) waitChange(ctx context.Context, ch <-chan struct{}) error {
 		return errClosed
 	}
 }
-
