@@ -48,8 +48,7 @@ func ParseEmbedded(name string, data []byte) (*Contract, error) {
 }
 
 func parse(name string, data []byte, validate bool) (*Contract, error) {
-	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromData(data)
+	doc, err := load(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
