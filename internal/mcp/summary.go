@@ -1,73 +1,142 @@
 package mcp
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// digest is what a tool result's text and links are made of, read from the
+// operation's JSON without decoding the rest: a page of assets is about
+// 9 KB, and decoding it all into maps cost more than the operation itself.
+// Each field keeps its raw JSON, so that a field present (even as null)
+// can be told from one absent.
+type digest struct {
+	Error *struct {
+		Code    json.RawMessage `json:"code"`
+		Message json.RawMessage `json:"message"`
+	} `json:"error"`
+	Object        json.RawMessage `json:"object"`
+	ID            json.RawMessage `json:"id"`
+	WorkspaceName json.RawMessage `json:"workspace_name"`
+	Plan          json.RawMessage `json:"plan"`
+	Status        json.RawMessage `json:"status"`
+	Effect        json.RawMessage `json:"effect"`
+	Kind          json.RawMessage `json:"kind"`
+	Data          []struct {
+		ID   json.RawMessage `json:"id"`
+		Slug json.RawMessage `json:"slug"`
+	} `json:"data"`
+	HasMore    json.RawMessage `json:"has_more"`
+	NextCursor json.RawMessage `json:"next_cursor"`
+	Assets     []struct {
+		ID       json.RawMessage `json:"id"`
+		Kind     json.RawMessage `json:"kind"`
+		Status   json.RawMessage `json:"status"`
+		URL      json.RawMessage `json:"url"`
+		MimeType json.RawMessage `json:"mime_type"`
+	} `json:"assets"`
+	Video *struct {
+		URL json.RawMessage `json:"url"`
+	} `json:"video"`
+	URL                  json.RawMessage `json:"url"`
+	ShareURL             json.RawMessage `json:"share_url"`
+	CreditsCharged       json.RawMessage `json:"credits_charged"`
+	CreditsBalance       json.RawMessage `json:"credits_balance"`
+	CoveredByMonthlyGift json.RawMessage `json:"covered_by_monthly_gift"`
+}
+
+// digestOf reads a result's digest; a value of another type than expected
+// is left out, as a map lookup would have found nothing.
+func digestOf(data []byte) *digest {
+	var d digest
+	_ = json.Unmarshal(data, &d)
+	return &d
+}
+
+// val is a raw JSON value as encoding/json decodes it into any; nil when
+// absent or null.
+func val(raw json.RawMessage) any {
+	if len(raw) == 0 {
+		return nil
+	}
+	var v any
+	_ = json.Unmarshal(raw, &v)
+	return v
+}
+
+// present reports whether a field was in the object (null included).
+func present(raw json.RawMessage) bool { return len(raw) > 0 }
+
+// notNull reports whether a field was in the object with a value.
+func notNull(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
+
 // summarize is a tool result's short text: the operation and the facts a
 // reader looks for first (ids, statuses, counts, credits, file addresses);
 // the whole answer is the structured content.
-func summarize(t *tool, status int, v any) string {
-	m, _ := v.(map[string]any)
-	if e, ok := m["error"].(map[string]any); ok {
-		return fmt.Sprintf("Error %d %v: %v", status, e["code"], e["message"])
+func summarize(t *tool, status int, d *digest) string {
+	if d.Error != nil {
+		return fmt.Sprintf("Error %d %v: %v", status, val(d.Error.Code), val(d.Error.Message))
 	}
 	var facts []string
 	add := func(format string, args ...any) { facts = append(facts, fmt.Sprintf(format, args...)) }
 	switch {
-	case m["object"] == "list":
-		data, _ := m["data"].([]any)
-		add("%d item(s)", len(data))
+	case string(d.Object) == `"list"`:
+		add("%d item(s)", len(d.Data))
 		var ids []string
-		for _, x := range data {
-			if item, ok := x.(map[string]any); ok {
-				if id := first(item, "id", "slug"); id != nil {
-					ids = append(ids, fmt.Sprint(id))
-				}
+		for _, item := range d.Data {
+			switch {
+			case present(item.ID):
+				ids = append(ids, fmt.Sprint(num(val(item.ID))))
+			case present(item.Slug):
+				ids = append(ids, fmt.Sprint(num(val(item.Slug))))
 			}
 		}
 		if len(ids) > 0 {
 			add("ids %s", strings.Join(ids, ", "))
 		}
-		if m["has_more"] == true {
-			add("more after next_cursor %v", m["next_cursor"])
+		if string(d.HasMore) == "true" {
+			add("more after next_cursor %v", val(d.NextCursor))
 		}
-	case m["assets"] != nil:
-		add("generation %v", m["status"])
-		assets, _ := m["assets"].([]any)
-		for _, x := range assets {
-			if a, ok := x.(map[string]any); ok {
-				s := fmt.Sprintf("asset %v %v %v", num(a["id"]), a["kind"], a["status"])
-				if a["url"] != nil {
-					s += " " + fmt.Sprint(a["url"])
-				}
-				facts = append(facts, s)
+	case d.Assets != nil:
+		add("generation %v", val(d.Status))
+		for _, a := range d.Assets {
+			s := fmt.Sprintf("asset %v %v %v", num(val(a.ID)), val(a.Kind), val(a.Status))
+			if notNull(a.URL) {
+				s += " " + fmt.Sprint(val(a.URL))
 			}
+			facts = append(facts, s)
 		}
 	default:
-		for _, key := range []string{"object", "id", "workspace_name", "plan", "status", "effect", "kind"} {
-			if x, ok := m[key]; ok {
-				add("%s %v", key, num(x))
+		for _, f := range []struct {
+			key string
+			raw json.RawMessage
+		}{{"object", d.Object}, {"id", d.ID}, {"workspace_name", d.WorkspaceName}, {"plan", d.Plan},
+			{"status", d.Status}, {"effect", d.Effect}, {"kind", d.Kind}} {
+			if present(f.raw) {
+				add("%s %v", f.key, num(val(f.raw)))
 			}
 		}
-		if video, ok := m["video"].(map[string]any); ok && video["url"] != nil {
-			add("video %v", video["url"])
-		} else if m["url"] != nil {
-			add("url %v", m["url"])
+		if d.Video != nil && notNull(d.Video.URL) {
+			add("video %v", val(d.Video.URL))
+		} else if notNull(d.URL) {
+			add("url %v", val(d.URL))
 		}
-		if share := m["share_url"]; share != nil {
-			add("share_url %v", share)
-		}
-	}
-	for _, key := range []string{"credits_charged", "credits_balance"} {
-		if x, ok := m[key]; ok {
-			add("%s %v", key, num(x))
+		if notNull(d.ShareURL) {
+			add("share_url %v", val(d.ShareURL))
 		}
 	}
-	if m["covered_by_monthly_gift"] == true {
+	for _, f := range []struct {
+		key string
+		raw json.RawMessage
+	}{{"credits_charged", d.CreditsCharged}, {"credits_balance", d.CreditsBalance}} {
+		if present(f.raw) {
+			add("%s %v", f.key, num(val(f.raw)))
+		}
+	}
+	if string(d.CoveredByMonthlyGift) == "true" {
 		add("covered by a monthly gift")
 	}
 	text := fmt.Sprintf("%s (%d)", t.title, status)
@@ -75,15 +144,6 @@ func summarize(t *tool, status int, v any) string {
 		text += ": " + strings.Join(facts, "; ")
 	}
 	return text + ". The full result is the structured content."
-}
-
-func first(m map[string]any, keys ...string) any {
-	for _, k := range keys {
-		if v, ok := m[k]; ok {
-			return num(v)
-		}
-	}
-	return nil
 }
 
 // num prints JSON numbers that are integers without an exponent.
@@ -95,19 +155,16 @@ func num(v any) any {
 }
 
 // assetLinks links the completed assets of a generation to their resources.
-func assetLinks(v any) []sdk.Content {
-	m, _ := v.(map[string]any)
-	assets, _ := m["assets"].([]any)
+func assetLinks(d *digest) []sdk.Content {
 	var out []sdk.Content
-	for _, x := range assets {
-		a, ok := x.(map[string]any)
-		if !ok || a["status"] != "completed" {
+	for _, a := range d.Assets {
+		if string(a.Status) != `"completed"` {
 			continue
 		}
-		id := num(a["id"])
-		mime, _ := a["mime_type"].(string)
+		id := num(val(a.ID))
+		mime, _ := val(a.MimeType).(string)
 		out = append(out, &sdk.ResourceLink{URI: fmt.Sprintf("%s%v", assetURIPrefix, id), Name: fmt.Sprintf("asset-%v", id),
-			Title: fmt.Sprintf("Asset %v (%v)", id, a["kind"]), MIMEType: mime})
+			Title: fmt.Sprintf("Asset %v (%v)", id, val(a.Kind)), MIMEType: mime})
 	}
 	return out
 }

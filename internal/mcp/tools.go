@@ -297,6 +297,9 @@ func sortedKeys[V any](m map[string]V) []string {
 // encode renders a body as REST does (HTML characters not escaped), without
 // the trailing newline.
 func encode(v any) []byte {
+	if raw, ok := v.(wire.RawJSON); ok { // a list page, already encoded
+		return bytes.TrimSuffix(raw, []byte("\n"))
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -322,12 +325,11 @@ func (f *Front) check(t *tool, r *http.Request, pass gate.Pass, status int, data
 // result is a tool's answer: the operation's JSON as structured content and
 // a short text; an error is a tool error carrying the spec's error object.
 func result(t *tool, status int, data []byte, isError bool) *sdk.CallToolResult {
-	var v any
-	_ = json.Unmarshal(data, &v)
+	d := digestOf(data)
 	res := &sdk.CallToolResult{StructuredContent: json.RawMessage(data), IsError: isError,
-		Content: []sdk.Content{&sdk.TextContent{Text: summarize(t, status, v)}}}
+		Content: []sdk.Content{&sdk.TextContent{Text: summarize(t, status, d)}}}
 	if !isError {
-		res.Content = append(res.Content, assetLinks(v)...)
+		res.Content = append(res.Content, assetLinks(d)...)
 	}
 	return res
 }
