@@ -23,9 +23,12 @@ type conn struct {
 }
 
 // wireRequest renders one request, with a body when body is not empty.
-func wireRequest(method, host, path, body string) []byte {
+func wireRequest(method, host, path, body string, headers ...string) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nUser-Agent: mediamock-compare\r\n", method, path, host, token)
+	for _, h := range headers { // "Name: value"
+		b.WriteString(h + "\r\n")
+	}
 	if body != "" {
 		fmt.Fprintf(&b, "Content-Type: application/json\r\nContent-Length: %d\r\n", len(body))
 	}

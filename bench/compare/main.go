@@ -50,6 +50,8 @@ type result struct {
 	listRPS, createRPS float64
 	listP50, listP99   time.Duration
 	createP99          time.Duration
+	mcpRPS             float64
+	mcpP99             time.Duration
 	start              time.Duration
 	rssIdle, rssPeak   int64 // KiB
 	rssAfter           int64 // KiB, after the loads
@@ -108,9 +110,21 @@ func main() {
 // list pages and (for the mock) creations, and reads its memory.
 // paths are what one server is asked: the address polled until it
 // answers, the list page, and the creation ("" for a server that has none).
-type paths struct{ ready, list, create string }
+type paths struct {
+	ready, list, create string
+	mcp                 bool // also the list page as an MCP tool call
+}
 
-var mockPaths = paths{ready: "/api/v1/account", list: "/api/v1/assets?limit=20", create: "/api/v1/generations"}
+var mockPaths = paths{ready: "/api/v1/account", list: "/api/v1/assets?limit=20", create: "/api/v1/generations", mcp: true}
+
+// mcpListBody is the list page as an MCP tools/call in the sessionless
+// protocol revision: one POST, one JSON answer.
+const mcpListBody = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_assets","arguments":{"limit":20},` +
+	`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"compare","version":"1"},` +
+	`"io.modelcontextprotocol/clientCapabilities":{}}}}`
+
+var mcpHeaders = []string{"Content-Type: application/json", "Accept: application/json, text/event-stream",
+	"Mcp-Protocol-Version: 2026-07-28", "Mcp-Method: tools/call", "Mcp-Name: list_assets"}
 
 func measure(name string, cmd *exec.Cmd, url string, p paths, conc int, dur time.Duration) result {
 	r := result{name: name}
@@ -136,6 +150,9 @@ func measure(name string, cmd *exec.Cmd, url string, p paths, conc int, dur time
 	time.Sleep(500 * time.Millisecond)
 	r.rssIdle, _ = rss(cmd.Process.Pid)
 	r.listRPS, r.listP50, r.listP99 = load(url, "GET", p.list, "", conc, dur)
+	if p.mcp {
+		r.mcpRPS, _, r.mcpP99 = load(url, "POST", "/mcp", mcpListBody, conc, dur, mcpHeaders...)
+	}
 	if p.create != "" {
 		r.createRPS, _, r.createP99 = load(url, "POST", p.create, createBody, conc, dur)
 	}
@@ -146,9 +163,9 @@ func measure(name string, cmd *exec.Cmd, url string, p paths, conc int, dur time
 
 // load runs conc keep-alive connections for dur and returns requests per
 // second, p50 and p99.
-func load(url, method, path, body string, conc int, dur time.Duration) (float64, time.Duration, time.Duration) {
+func load(url, method, path, body string, conc int, dur time.Duration, headers ...string) (float64, time.Duration, time.Duration) {
 	addr := strings.TrimPrefix(url, "http://")
-	req := wireRequest(method, addr, path, body)
+	req := wireRequest(method, addr, path, body, headers...)
 	deadline := time.Now().Add(dur)
 	var mu sync.Mutex
 	var all []time.Duration
@@ -359,6 +376,9 @@ func summary(rs []result, start time.Duration, polls pollResult) {
 	}
 	if mock != nil && prism != nil {
 		line("list page >= 10x Prism", fmt.Sprintf("%.1fx", mock.listRPS/prism.listRPS), mock.listRPS >= 10*prism.listRPS)
+	}
+	if mock != nil && mock.mcpRPS > 0 {
+		line("MCP tools/call list_assets costs <= 2x the REST list page", fmt.Sprintf("%.1fx (%.0f/s, p99 %s)", mock.listRPS/mock.mcpRPS, mock.mcpRPS, round(mock.mcpP99)), mock.listRPS <= 2*mock.mcpRPS)
 	}
 	if mock != nil {
 		line("POST /generations >= 10,000/s", fmt.Sprintf("%.0f/s", mock.createRPS), mock.createRPS >= 10000)

@@ -219,7 +219,12 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	// would run several times for nothing. It runs less often until the
 	// server is ready, then as GOGC says.
 	gogc := debug.SetGCPercent(startGCPercent)
-	ready := sync.OnceFunc(func() { debug.SetGCPercent(gogc) })
+	ready := sync.OnceFunc(func() {
+		debug.SetGCPercent(gogc)
+		// What a large fixture's seeding left behind goes back to the
+		// system now, not over the next minutes.
+		go debug.FreeOSMemory()
+	})
 	defer ready()
 	s, err := parseSettings(args, getenv, stderr)
 	if errors.Is(err, flag.ErrHelp) {
