@@ -2,7 +2,6 @@ package mediamock
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,19 +16,17 @@ import (
 	"github.com/mediamock/mediamock/internal/mcp"
 	"github.com/mediamock/mediamock/internal/rest"
 	"github.com/mediamock/mediamock/internal/wire"
+	"github.com/mediamock/mediamock/spec"
 )
 
 // OpenAPIDocument is openapi.json, the wire contract the server validates
-// every request against, served at /api/v1/openapi.json.
-//
-//go:embed openapi.json
-var OpenAPIDocument []byte
+// every request against, served at /api/v1/openapi.json (package spec
+// holds it for programs that do not need the simulator).
+var OpenAPIDocument = spec.OpenAPI
 
 // ControlDocument is control.json, the OpenAPI document of the control API,
 // served at /_mock/openapi.json.
-//
-//go:embed control.json
-var ControlDocument []byte
+var ControlDocument = spec.Control
 
 // Where the server serves what.
 const (

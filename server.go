@@ -42,8 +42,8 @@ import (
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/mcp"
+	"github.com/mediamock/mediamock/internal/problem"
 	"github.com/mediamock/mediamock/internal/rest"
-	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
 
@@ -159,7 +159,7 @@ func New(o Options) (*Server, error) {
 	s.restDoor = front.Door{Front: "rest", Journaled: true, Check: true}
 	// MCP checks its tool results itself: its HTTP bodies are JSON-RPC.
 	s.mcpDoor = front.Door{Front: "mcp", Journaled: true, BodyLimit: func(*http.Request) (int64, error) {
-		return o.MaxBodyBytes, wire.TooLarge(o.MaxBodyBytes)
+		return o.MaxBodyBytes, problem.TooLarge(o.MaxBodyBytes)
 	}}
 	s.ctlDoor = front.Door{Front: "control"} // caps bodies itself
 	s.pageDoor = front.Door{Front: "rest", Check: true}

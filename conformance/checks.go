@@ -8,7 +8,7 @@ import (
 )
 
 // checks run in this order; each needs only HTTP and the keys.
-var checks = []check{
+var checks = []scenario{
 	{"document.served", "GET /openapi.json answers a JSON OpenAPI document", checkDocument},
 	{"auth.missing_credentials", "no Authorization: 401 with the error object", checkMissingCredentials},
 	{"auth.invalid_credentials", "an unknown bearer token: 401 with the error object", checkInvalidCredentials},

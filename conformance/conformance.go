@@ -32,9 +32,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/check"
 	"github.com/mediamock/mediamock/internal/contract"
-	"github.com/mediamock/mediamock/internal/proxy"
+	"github.com/mediamock/mediamock/spec"
 )
 
 // The environment of a run against a running server.
@@ -118,7 +118,7 @@ func (r *Report) Table() string {
 }
 
 var checkerContract = sync.OnceValues(func() (*contract.Contract, error) {
-	return contract.Parse("openapi.json", mediamock.OpenAPIDocument)
+	return contract.Parse("openapi.json", spec.OpenAPI)
 })
 
 // suite is one run.
@@ -127,7 +127,7 @@ type suite struct {
 	base    string // BaseURL without a trailing slash
 	prefix  string // its path, like /api/v1
 	client  *http.Client
-	checker *proxy.Checker
+	checker *check.Checker
 
 	mu       sync.Mutex
 	outcomes map[string]*Outcome
@@ -154,14 +154,14 @@ func Run(t *testing.T, cfg Config) *Report {
 	if err != nil {
 		t.Fatalf("openapi.json: %v", err)
 	}
-	s := &suite{cfg: cfg, base: strings.TrimRight(cfg.BaseURL, "/"), client: cfg.Client, checker: proxy.NewChecker(api),
+	s := &suite{cfg: cfg, base: strings.TrimRight(cfg.BaseURL, "/"), client: cfg.Client, checker: check.New(api),
 		outcomes: map[string]*Outcome{}, failed: map[string]bool{}}
 	if s.client == nil {
-		s.client = &http.Client{Transport: proxy.NewTransport(proxy.Timeouts{})}
+		s.client = &http.Client{Transport: check.NewTransport(check.Timeouts{})}
 	}
 	u, err := url.Parse(s.base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !strings.HasSuffix(u.Path, proxy.BasePath) {
-		t.Fatalf("%s=%q: want the base URL including %s, like https://api.example.com/api/v1", EnvURL, cfg.BaseURL, proxy.BasePath)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !strings.HasSuffix(u.Path, check.BasePath) {
+		t.Fatalf("%s=%q: want the base URL including %s, like https://api.example.com/api/v1", EnvURL, cfg.BaseURL, check.BasePath)
 	}
 	s.prefix = u.Path
 	for _, c := range checks {
@@ -177,8 +177,8 @@ func Run(t *testing.T, cfg Config) *Report {
 	return rep
 }
 
-// check is one scenario; its name is also its rule id in the table.
-type check struct {
+// scenario is one check of the suite; its name is also its rule id in the table.
+type scenario struct {
 	name, summary string
 	fn            func(c *ctx)
 }
@@ -190,7 +190,7 @@ type ctx struct {
 	detail string
 }
 
-func (s *suite) run(t *testing.T, c check) {
+func (s *suite) run(t *testing.T, c scenario) {
 	x := &ctx{t: t, s: s}
 	defer func() {
 		switch {
@@ -234,20 +234,20 @@ func (c *ctx) note(format string, args ...any) {
 
 // skipReasons say why a rule of the checker may not apply in a run.
 var skipReasons = map[string]string{
-	proxy.RuleRequest:     "no request that breaks openapi.json was answered below 400",
-	proxy.RuleOperation:   "no request outside every operation was made",
-	proxy.RuleRetryAfter:  "no 429 was met: provoking one would use up the workspace's rate limit",
-	proxy.RuleBalance:     "needs " + EnvSpendCredits + "=1 and a key that both reads the account and generates (" + EnvKeyAll + ")",
-	proxy.RuleGift:        "no creation was covered by a monthly gift",
-	proxy.RuleStatusOrder: "no asset with a status was seen",
-	proxy.RuleListOrder:   "no list page was read",
-	proxy.RuleListCursor:  "no list page was read",
+	check.RuleRequest:     "no request that breaks openapi.json was answered below 400",
+	check.RuleOperation:   "no request outside every operation was made",
+	check.RuleRetryAfter:  "no 429 was met: provoking one would use up the workspace's rate limit",
+	check.RuleBalance:     "needs " + EnvSpendCredits + "=1 and a key that both reads the account and generates (" + EnvKeyAll + ")",
+	check.RuleGift:        "no creation was covered by a monthly gift",
+	check.RuleStatusOrder: "no asset with a status was seen",
+	check.RuleListOrder:   "no list page was read",
+	check.RuleListCursor:  "no list page was read",
 }
 
 func (s *suite) report() *Report {
 	stats := s.checker.Stats()
 	rep := &Report{}
-	for _, r := range proxy.Rules {
+	for _, r := range check.Rules {
 		st := stats[r.ID]
 		o := Outcome{Rule: r.ID}
 		switch {
@@ -324,7 +324,7 @@ func (c *ctx) callRaw(method, path, authorization string, body any, noAuth bool)
 			req.Header.Set("Authorization", authorization)
 		}
 		// The checker sees the path from /api/v1, wherever the base URL puts it.
-		checkURL := &url.URL{Path: proxy.BasePath + strings.TrimPrefix(req.URL.Path, c.s.prefix), RawQuery: req.URL.RawQuery}
+		checkURL := &url.URL{Path: check.BasePath + strings.TrimPrefix(req.URL.Path, c.s.prefix), RawQuery: req.URL.RawQuery}
 		p := c.s.checker.Begin(method, checkURL, req.Header.Get("Authorization"))
 		resp, err := c.s.client.Do(req)
 		if err != nil {
@@ -337,10 +337,10 @@ func (c *ctx) callRaw(method, path, authorization string, body any, noAuth bool)
 			c.s.checker.Abandon(p)
 			c.t.Fatalf("%s %s: read the body: %v", method, path, err)
 		}
-		res := c.s.checker.Finish(p, &proxy.Exchange{Method: method, URL: checkURL, Header: req.Header, Body: data,
+		res := c.s.checker.Finish(p, &check.Exchange{Method: method, URL: checkURL, Header: req.Header, Body: data,
 			Status: resp.StatusCode, ResponseHeader: resp.Header, ResponseBody: rb})
 		for _, v := range res.Violations {
-			c.t.Errorf("%s %s (%s) -> %d: %s at %s: %s", method, path, proxy.Mask(authorization), resp.StatusCode, v.Rule, v.Path, v.Message)
+			c.t.Errorf("%s %s (%s) -> %d: %s at %s: %s", method, path, check.Mask(authorization), resp.StatusCode, v.Rule, v.Path, v.Message)
 		}
 		r := &result{Status: resp.StatusCode, Header: resp.Header, Body: rb}
 		if r.Status != http.StatusTooManyRequests || attempt == 3 {

@@ -1,106 +1,50 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/mediamock/mediamock/internal/problem"
 )
 
-// Kind classifies an engine error. Only the HTTP layer maps kinds to statuses.
-type Kind string
+// The engine's errors are the service's (package problem): a kind for the
+// status, a stable wire code, a message and details. Only the HTTP layer
+// maps kinds to statuses.
+type (
+	// Kind classifies an error.
+	Kind = problem.Kind
+	// Error is the engine's error.
+	Error = problem.Error
+	// Violation is one broken rule of a request.
+	Violation = problem.Violation
+	// Violations collects rule violations and turns them into one error.
+	Violations = problem.Violations
+)
 
 // The kinds of engine errors.
 const (
-	EINVALID      Kind = "invalid"      // the input breaks a rule (400)
-	ENOTFOUND     Kind = "not_found"    // no such resource in the workspace (404)
-	EPAYMENT      Kind = "payment"      // not enough credits (402)
-	EFORBIDDEN    Kind = "forbidden"    // the plan or token does not allow it (403)
-	EUNAUTHORIZED Kind = "unauthorized" // no usable credentials (401)
-	ERATELIMIT    Kind = "rate_limited" // over the rate limit (429)
-	ECONFLICT     Kind = "conflict"     // the resource is in the wrong state (409)
-	ETOOLARGE     Kind = "too_large"    // the input is over a size limit (413)
-	EUNAVAILABLE  Kind = "unavailable"  // temporarily unavailable (503)
-	EINTERNAL     Kind = "internal"     // anything unexpected (500)
-	EUNSUPPORTED  Kind = "unsupported"  // unsupported media type (415)
-	ENOTALLOWED   Kind = "not_allowed"  // method not allowed (405)
+	EINVALID      = problem.EINVALID      // the input breaks a rule (400)
+	ENOTFOUND     = problem.ENOTFOUND     // no such resource in the workspace (404)
+	EPAYMENT      = problem.EPAYMENT      // not enough credits (402)
+	EFORBIDDEN    = problem.EFORBIDDEN    // the plan or token does not allow it (403)
+	EUNAUTHORIZED = problem.EUNAUTHORIZED // no usable credentials (401)
+	ERATELIMIT    = problem.ERATELIMIT    // over the rate limit (429)
+	ECONFLICT     = problem.ECONFLICT     // the resource is in the wrong state (409)
+	ETOOLARGE     = problem.ETOOLARGE     // the input is over a size limit (413)
+	EUNAVAILABLE  = problem.EUNAVAILABLE  // temporarily unavailable (503)
+	EINTERNAL     = problem.EINTERNAL     // anything unexpected (500)
+	EUNSUPPORTED  = problem.EUNSUPPORTED  // unsupported media type (415)
+	ENOTALLOWED   = problem.ENOTALLOWED   // method not allowed (405)
 )
 
-// Error is the engine's error: a kind for the status, a stable wire code,
-// a human message and optional structured details.
-type Error struct {
-	Kind    Kind
-	Code    string
-	Message string
-	Details map[string]any
-}
-
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
-
 // AsError returns err as an *Error, wrapping anything else as internal.
-func AsError(err error) *Error {
-	var e *Error
-	if errors.As(err, &e) {
-		return e
-	}
-	return &Error{Kind: EINTERNAL, Code: "internal_error", Message: "Internal server error."}
-}
+func AsError(err error) *Error { return problem.AsError(err) }
 
 // IsKind reports whether err is an *Error of the given kind.
-func IsKind(err error, k Kind) bool {
-	var e *Error
-	return errors.As(err, &e) && e.Kind == k
-}
-
-// Violation is one broken rule of a request: where, which field and why.
-type Violation struct {
-	In      string `json:"in"`
-	Field   string `json:"field"`
-	Reason  string `json:"reason"`
-	Allowed []any  `json:"allowed,omitempty"`
-}
-
-// Violations collects rule violations and turns them into one error.
-type Violations []Violation
-
-// Add appends a body violation.
-func (v *Violations) Add(field, format string, args ...any) {
-	*v = append(*v, Violation{In: "body", Field: field, Reason: fmt.Sprintf(format, args...)})
-}
-
-// AddAllowed appends a body violation that lists the allowed values.
-func (v *Violations) AddAllowed(field string, allowed []any, format string, args ...any) {
-	*v = append(*v, Violation{In: "body", Field: field, Reason: fmt.Sprintf(format, args...), Allowed: allowed})
-}
-
-// Err returns nil when there are no violations, else one validation_failed error.
-func (v Violations) Err() error {
-	if len(v) == 0 {
-		return nil
-	}
-	return InvalidError(v)
-}
+func IsKind(err error, k Kind) bool { return problem.IsKind(err, k) }
 
 // InvalidError builds the validation_failed error that lists every violation.
-func InvalidError(v []Violation) *Error {
-	parts := make([]string, 0, len(v))
-	for _, x := range v {
-		where := x.In
-		if x.Field != "" {
-			where += " " + x.Field
-		}
-		parts = append(parts, where+": "+x.Reason)
-	}
-	noun := "problem"
-	if len(v) != 1 {
-		noun = "problems"
-	}
-	return &Error{
-		Kind:    EINVALID,
-		Code:    "validation_failed",
-		Message: fmt.Sprintf("%d %s with the request: %s", len(v), noun, strings.Join(parts, "; ")),
-		Details: map[string]any{"violations": v},
-	}
-}
+func InvalidError(v []Violation) *Error { return problem.InvalidError(v) }
 
 func notFound(resource string, id uint64) *Error {
 	return &Error{

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/check"
 	"github.com/mediamock/mediamock/internal/proxy"
 )
 
@@ -58,9 +59,9 @@ func parseProxySettings(args []string, getenv func(string) string, stderr io.Wri
 	fs.BoolVar(&s.reportStderr, "report-stderr", true, "also write the report lines to stderr")
 	fs.StringVar(&s.record, "record", "", "write the recorded account, models and completed assets to DIR/fixture.json at shutdown")
 	fs.Int64Var(&s.maxValidate, "max-validate-bytes", proxy.DefaultMaxValidateBytes, "bytes of one body kept for validation; larger bodies pass unchecked")
-	fs.DurationVar(&s.dial, "dial-timeout", proxy.DefaultDialTimeout, "longest time to connect to the upstream")
-	fs.DurationVar(&s.tlsHandshake, "tls-handshake-timeout", proxy.DefaultTLSHandshakeTimeout, "longest TLS handshake with the upstream")
-	fs.DurationVar(&s.responseHeader, "response-header-timeout", proxy.DefaultResponseHeaderTimeout, "longest wait for the upstream's response header (above the longest wait_seconds, 55 s)")
+	fs.DurationVar(&s.dial, "dial-timeout", check.DefaultDialTimeout, "longest time to connect to the upstream")
+	fs.DurationVar(&s.tlsHandshake, "tls-handshake-timeout", check.DefaultTLSHandshakeTimeout, "longest TLS handshake with the upstream")
+	fs.DurationVar(&s.responseHeader, "response-header-timeout", check.DefaultResponseHeaderTimeout, "longest wait for the upstream's response header (above the longest wait_seconds, 55 s)")
 	fs.DurationVar(&s.readHeader, "read-header-timeout", 10*time.Second, "longest time to read a client's request header")
 	fs.DurationVar(&s.shutdown, "shutdown-timeout", 10*time.Second, "how long requests in flight may take at shutdown")
 	fs.StringVar(&s.logFormat, "log-format", "text", "log format: text or json")
@@ -137,7 +138,7 @@ func runProxy(ctx context.Context, args []string, getenv func(string) string, st
 	p, err := proxy.New(proxy.Options{
 		Upstream: s.upstream, Document: mediamock.OpenAPIDocument, MaxValidateBytes: s.maxValidate,
 		Report: io.MultiWriter(reports...), RecordDir: s.record, Logger: log,
-		Transport: proxy.NewTransport(proxy.Timeouts{Dial: s.dial, TLSHandshake: s.tlsHandshake, ResponseHeader: s.responseHeader}),
+		Transport: check.NewTransport(check.Timeouts{Dial: s.dial, TLSHandshake: s.tlsHandshake, ResponseHeader: s.responseHeader}),
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "mockserver proxy:", err)
@@ -153,7 +154,7 @@ func runProxy(ctx context.Context, args []string, getenv func(string) string, st
 	srv := &http.Server{Handler: p, ReadHeaderTimeout: s.readHeader, IdleTimeout: 120 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	log.Info("mediamock proxy ready", "url", "http://"+ln.Addr().String()+proxy.BasePath, "upstream", p.Upstream(),
+	log.Info("mediamock proxy ready", "url", "http://"+ln.Addr().String()+check.BasePath, "upstream", p.Upstream(),
 		"report", "http://"+ln.Addr().String()+proxy.ReportPath, "version", version)
 	code := 0
 	select {

@@ -21,9 +21,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
-
-	"github.com/mediamock/mediamock/internal/wire"
-	"github.com/mediamock/mediamock/sim"
+	"github.com/mediamock/mediamock/internal/problem"
 )
 
 // Contract is a parsed OpenAPI document and one route per operation.
@@ -81,7 +79,7 @@ func parse(name string, data []byte, validate bool) (*Contract, error) {
 // the validator stops at a failed oneOf, but a developer should see every
 // violation at once, so the body is validated again against the schema
 // without its oneOf.
-func (c *Contract) beyondOneOf(r *http.Request, opID string, err error) []sim.Violation {
+func (c *Contract) beyondOneOf(r *http.Request, opID string, err error) []problem.Violation {
 	alt := c.noOneOf[opID]
 	if alt == nil || !hasOneOfError(err) || r.GetBody == nil {
 		return nil
@@ -144,7 +142,7 @@ func (c *Contract) ValidateRequest(r *http.Request, opID string, vars map[string
 	if err == nil {
 		return nil
 	}
-	var violations []sim.Violation
+	var violations []problem.Violation
 	var first error
 	for _, e := range flatten(err) {
 		v, terminal := classify(e)
@@ -161,9 +159,9 @@ func (c *Contract) ValidateRequest(r *http.Request, opID string, vars map[string
 	}
 	violations = append(violations, c.beyondOneOf(r, opID, err)...)
 	if len(violations) == 0 {
-		violations = []sim.Violation{{In: "request", Field: "", Reason: err.Error()}}
+		violations = []problem.Violation{{In: "request", Field: "", Reason: err.Error()}}
 	}
-	return sim.InvalidError(violations)
+	return problem.InvalidError(violations)
 }
 
 func flatten(err error) []error {
@@ -179,24 +177,24 @@ func flatten(err error) []error {
 
 // classify turns one validation error into violations, or into an error that
 // answers the request on its own (bad JSON, wrong media type, too large).
-func classify(err error) ([]sim.Violation, error) {
+func classify(err error) ([]problem.Violation, error) {
 	var re *openapi3filter.RequestError
 	if !errors.As(err, &re) {
-		return []sim.Violation{{In: "request", Reason: err.Error()}}, nil
+		return []problem.Violation{{In: "request", Reason: err.Error()}}, nil
 	}
 	var mbe *http.MaxBytesError
 	if errors.As(re.Err, &mbe) {
-		return nil, wire.TooLarge(mbe.Limit)
+		return nil, problem.TooLarge(mbe.Limit)
 	}
 	if re.Parameter != nil {
 		return schemaViolations(re.Err, re.Parameter.In, re.Parameter.Name, paramReason(re), re.Parameter), nil
 	}
 	if re.RequestBody == nil {
-		return []sim.Violation{{In: "request", Reason: re.Error()}}, nil
+		return []problem.Violation{{In: "request", Reason: re.Error()}}, nil
 	}
 	switch {
 	case errors.Is(re.Err, openapi3filter.ErrInvalidRequired):
-		return []sim.Violation{{In: "body", Field: "", Reason: "a request body is required"}}, nil
+		return []problem.Violation{{In: "body", Field: "", Reason: "a request body is required"}}, nil
 	case strings.HasPrefix(re.Reason, "header Content-Type has unexpected value"):
 		return nil, unsupportedMediaType(re)
 	case re.Reason == "failed to decode request body":
@@ -206,15 +204,15 @@ func classify(err error) ([]sim.Violation, error) {
 				if mt := re.RequestBody.Content.Get("multipart/form-data"); mt != nil && mt.Schema != nil {
 					allowed = propertyNames(mt.Schema.Value)
 				}
-				return []sim.Violation{{In: "body", Field: m[1], Reason: "unknown field", Allowed: allowed}}, nil
+				return []problem.Violation{{In: "body", Field: m[1], Reason: "unknown field", Allowed: allowed}}, nil
 			}
-			return nil, &sim.Error{Kind: sim.EINVALID, Code: "invalid_body", Message: "The multipart form cannot be read: " + rootCause(re.Err) + "."}
+			return nil, &problem.Error{Kind: problem.EINVALID, Code: "invalid_body", Message: "The multipart form cannot be read: " + rootCause(re.Err) + "."}
 		}
 		var pe *openapi3filter.ParseError
 		if errors.As(re.Err, &pe) || strings.Contains(re.Err.Error(), "json") {
-			return nil, &sim.Error{Kind: sim.EINVALID, Code: "invalid_json", Message: "The body is not valid JSON: " + rootCause(re.Err) + "."}
+			return nil, &problem.Error{Kind: problem.EINVALID, Code: "invalid_json", Message: "The body is not valid JSON: " + rootCause(re.Err) + "."}
 		}
-		return nil, &sim.Error{Kind: sim.EINVALID, Code: "invalid_body", Message: "The body cannot be read: " + rootCause(re.Err) + "."}
+		return nil, &problem.Error{Kind: problem.EINVALID, Code: "invalid_body", Message: "The body cannot be read: " + rootCause(re.Err) + "."}
 	}
 	return schemaViolations(re.Err, "body", "", re.Reason, nil), nil
 }
@@ -241,8 +239,8 @@ var undefinedPart = regexp.MustCompile(`part ([^:\s]+): undefined`)
 var unsupportedProperty = regexp.MustCompile(`^property "([^"]+)" is unsupported$`)
 
 // schemaViolations lists the schema errors inside err, each with its field.
-func schemaViolations(err error, in, base, fallback string, param *openapi3.Parameter) []sim.Violation {
-	var out []sim.Violation
+func schemaViolations(err error, in, base, fallback string, param *openapi3.Parameter) []problem.Violation {
+	var out []problem.Violation
 	for _, e := range flatten(err) {
 		var se *openapi3.SchemaError
 		if !errors.As(e, &se) {
@@ -253,11 +251,11 @@ func schemaViolations(err error, in, base, fallback string, param *openapi3.Para
 			if e != nil && param != nil {
 				reason = paramReasonOf(e, param)
 			}
-			out = append(out, sim.Violation{In: in, Field: base, Reason: reason})
+			out = append(out, problem.Violation{In: in, Field: base, Reason: reason})
 			continue
 		}
 		field := joinPointer(base, se.JSONPointer())
-		v := sim.Violation{In: in, Field: field, Reason: se.Reason}
+		v := problem.Violation{In: in, Field: field, Reason: se.Reason}
 		switch {
 		case unsupportedProperty.MatchString(se.Reason):
 			v.Field = joinPointer(field, []string{unsupportedProperty.FindStringSubmatch(se.Reason)[1]})
@@ -329,7 +327,7 @@ func joinPointer(base string, ptr []string) string {
 	return b.String()
 }
 
-func unsupportedMediaType(re *openapi3filter.RequestError) *sim.Error {
+func unsupportedMediaType(re *openapi3filter.RequestError) *problem.Error {
 	var accepted []string
 	for mt := range re.RequestBody.Content {
 		accepted = append(accepted, mt)
@@ -339,7 +337,7 @@ func unsupportedMediaType(re *openapi3filter.RequestError) *sim.Error {
 	if got == "" {
 		got = "(none)"
 	}
-	return &sim.Error{Kind: sim.EUNSUPPORTED, Code: "unsupported_media_type",
+	return &problem.Error{Kind: problem.EUNSUPPORTED, Code: "unsupported_media_type",
 		Message: fmt.Sprintf("Content-Type %s is not accepted; send %s.", got, strings.Join(accepted, " or ")),
 		Details: map[string]any{"accepted": accepted}}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/problem"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -116,9 +117,9 @@ var handlers = sync.OnceValue(func() map[string]handlerFunc {
 // BodyLimit is the cap of a control request's body: snapshots have their own.
 func (f *Front) BodyLimit(r *http.Request) (int64, error) {
 	if r.URL.Path == Path+"/snapshot" && r.Method == http.MethodPut {
-		return MaxSnapshotBytes, wire.TooLarge(MaxSnapshotBytes)
+		return MaxSnapshotBytes, problem.TooLarge(MaxSnapshotBytes)
 	}
-	return f.env.MaxBodyBytes, wire.TooLarge(f.env.MaxBodyBytes)
+	return f.env.MaxBodyBytes, problem.TooLarge(f.env.MaxBodyBytes)
 }
 
 // Serve serves a control request that passed the edge.

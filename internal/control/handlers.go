@@ -10,6 +10,7 @@ import (
 
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/internal/problem"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -395,7 +396,7 @@ func (c *call) restore() (int, any, error) {
 	if err := c.env.Eng.Restore(body); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(body.err, &mbe) {
-			return 0, nil, wire.TooLarge(mbe.Limit)
+			return 0, nil, problem.TooLarge(mbe.Limit)
 		}
 		return 0, nil, err
 	}

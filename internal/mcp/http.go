@@ -18,6 +18,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/problem"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -72,7 +73,7 @@ func (f *Front) newTransports() transports {
 
 // BodyLimit is the cap of an MCP request's body.
 func (f *Front) BodyLimit(*http.Request) (int64, error) {
-	return f.env.MaxBodyBytes, wire.TooLarge(f.env.MaxBodyBytes)
+	return f.env.MaxBodyBytes, problem.TooLarge(f.env.MaxBodyBytes)
 }
 
 // exchangeHeader carries, inside the server, the request id of the HTTP

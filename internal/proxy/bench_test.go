@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/check"
 	"github.com/mediamock/mediamock/internal/proxy"
 )
 
@@ -86,5 +87,5 @@ func BenchmarkThroughProxy(b *testing.B) {
 	}
 	front := httptest.NewServer(p)
 	b.Cleanup(front.Close)
-	benchGets(b, front.URL+proxy.BasePath)
+	benchGets(b, front.URL+check.BasePath)
 }

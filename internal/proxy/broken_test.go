@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mediamock/mediamock/internal/check"
 	"github.com/mediamock/mediamock/internal/proxy"
 )
 
@@ -118,14 +119,14 @@ func TestBrokenUpstream(t *testing.T) {
 		method, path string
 		want         []want
 	}{
-		{"GET", "/account?access_token=" + secret + "&modality=x", []want{{proxy.RuleRateHeaders, "headers.X-RateLimit-Limit"}}},
-		{"GET", "/assets/7", []want{{proxy.RuleBody, "$.assets[0].credits"}}},
+		{"GET", "/account?access_token=" + secret + "&modality=x", []want{{check.RuleRateHeaders, "headers.X-RateLimit-Limit"}}},
+		{"GET", "/assets/7", []want{{check.RuleBody, "$.assets[0].credits"}}},
 		{"GET", "/generations/8", nil},
-		{"GET", "/generations/8", []want{{proxy.RuleStatusOrder, "$.assets[0].status"}}},
-		{"GET", "/assets/9", []want{{proxy.RuleErrorObject, "$.error"}}},
-		{"GET", "/assets", []want{{proxy.RuleListOrder, "$.data[1].id"}}},
-		{"GET", "/projects", []want{{proxy.RuleRetryAfter, "headers.Retry-After"}}},
-		{"POST", "/generations", []want{{proxy.RuleBalance, "$.credits_balance"}}},
+		{"GET", "/generations/8", []want{{check.RuleStatusOrder, "$.assets[0].status"}}},
+		{"GET", "/assets/9", []want{{check.RuleErrorObject, "$.error"}}},
+		{"GET", "/assets", []want{{check.RuleListOrder, "$.data[1].id"}}},
+		{"GET", "/projects", []want{{check.RuleRetryAfter, "headers.Retry-After"}}},
+		{"POST", "/generations", []want{{check.RuleBalance, "$.credits_balance"}}},
 	}
 	for _, s := range steps {
 		var r *response
@@ -140,7 +141,7 @@ func TestBrokenUpstream(t *testing.T) {
 			require.NotEmpty(t, lines, "%s %s", s.method, s.path)
 			last := lines[len(lines)-1]
 			assert.Equal(t, s.method, last.Method)
-			assert.Equal(t, proxy.BasePath+strings.Split(s.path, "?")[0], last.Path)
+			assert.Equal(t, check.BasePath+strings.Split(s.path, "?")[0], last.Path)
 			assert.Equal(t, r.Status, last.Status)
 			for _, v := range last.Violations {
 				got = append(got, want{v.Rule, v.Path})

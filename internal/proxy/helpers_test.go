@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/check"
 	"github.com/mediamock/mediamock/internal/proxy"
 )
 
@@ -69,7 +70,7 @@ func startProxy(t *testing.T, upstream string, opts ...func(*proxy.Options)) *fr
 }
 
 // base is the proxy's REST base address.
-func (f *front) base() string { return f.srv.URL + proxy.BasePath }
+func (f *front) base() string { return f.srv.URL + check.BasePath }
 
 // lines are the report's lines, decoded.
 func (f *front) lines(t *testing.T) []proxy.Line {

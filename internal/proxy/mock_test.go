@@ -14,7 +14,7 @@ import (
 
 	"github.com/mediamock/mediamock"
 	"github.com/mediamock/mediamock/conformance"
-	"github.com/mediamock/mediamock/internal/proxy"
+	"github.com/mediamock/mediamock/internal/check"
 )
 
 // TestThroughProxyOfTheMock puts the proxy in front of this mock and runs
@@ -82,10 +82,10 @@ func TestThroughProxyOfTheMock(t *testing.T) {
 	for _, r := range s.Rules {
 		applied[r.Rule] = r.Applied
 	}
-	for _, rule := range []string{proxy.RuleRequest, proxy.RuleBody, proxy.RuleRateHeaders, proxy.RuleErrorObject, proxy.RuleStatusOrder, proxy.RuleListOrder, proxy.RuleOperation} {
+	for _, rule := range []string{check.RuleRequest, check.RuleBody, check.RuleRateHeaders, check.RuleErrorObject, check.RuleStatusOrder, check.RuleListOrder, check.RuleOperation} {
 		assert.Positive(t, applied[rule], rule)
 	}
-	assert.GreaterOrEqual(t, applied[proxy.RuleBalance], 2, "both charged creations are held to the balance")
+	assert.GreaterOrEqual(t, applied[check.RuleBalance], 2, "both charged creations are held to the balance")
 	assert.Empty(t, f.report.String())
 	for _, k := range []string{mediamock.KeyAllScopes, mediamock.KeyReadOnly, mediamock.KeyGenerateOnly, mediamock.KeyPublishOnly} {
 		assert.NotContains(t, f.log.String(), k)

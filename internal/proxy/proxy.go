@@ -33,16 +33,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mediamock/mediamock/internal/check"
 	"github.com/mediamock/mediamock/internal/contract"
 )
 
-// Defaults of Options and Timeouts.
-const (
-	DefaultMaxValidateBytes      = 2 << 20
-	DefaultDialTimeout           = 10 * time.Second
-	DefaultTLSHandshakeTimeout   = 10 * time.Second
-	DefaultResponseHeaderTimeout = 75 * time.Second // the longest wait_seconds (55) and a margin
-)
+// DefaultMaxValidateBytes is the default of Options.MaxValidateBytes.
+const DefaultMaxValidateBytes = 2 << 20
 
 // ReportPath is where the proxy serves its summary, on its own listener.
 const ReportPath = "/_mock/proxy/report"
@@ -71,49 +67,16 @@ type Options struct {
 	RecordDir string
 	// Logger receives the proxy's log lines; nil discards them.
 	Logger *slog.Logger
-	// Transport reaches the upstream; nil is NewTransport(Timeouts{}).
+	// Transport reaches the upstream; nil is check.NewTransport(check.Timeouts{}).
 	Transport http.RoundTripper
 	// Now reads the wall clock for report lines; nil is time.Now.
 	Now func() time.Time
 }
 
-// Timeouts bound the phases of reaching the upstream; zero fields take the
-// defaults.
-type Timeouts struct {
-	Dial, TLSHandshake, ResponseHeader time.Duration
-}
-
-// NewTransport is a transport to the upstream: the system's proxy settings
-// and root certificates, and the timeouts. The response header may take as
-// long as the longest wait_seconds (55 s) and a margin; a body, once it
-// flows, is not timed.
-func NewTransport(t Timeouts) *http.Transport {
-	if t.Dial <= 0 {
-		t.Dial = DefaultDialTimeout
-	}
-	if t.TLSHandshake <= 0 {
-		t.TLSHandshake = DefaultTLSHandshakeTimeout
-	}
-	if t.ResponseHeader <= 0 {
-		t.ResponseHeader = DefaultResponseHeaderTimeout
-	}
-	return &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: t.Dial, KeepAlive: 30 * time.Second}).DialContext,
-		TLSHandshakeTimeout:   t.TLSHandshake,
-		ResponseHeaderTimeout: t.ResponseHeader,
-		ExpectContinueTimeout: time.Second,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          100,
-		MaxIdleConnsPerHost:   64,
-		IdleConnTimeout:       90 * time.Second,
-	}
-}
-
 // Proxy is a validating reverse proxy. It is an http.Handler.
 type Proxy struct {
 	root     *url.URL // the upstream's root: /api/v1 below it is the API
-	checker  *Checker
+	checker  *check.Checker
 	max      int64
 	rp       *httputil.ReverseProxy
 	log      *slog.Logger
@@ -144,7 +107,7 @@ func New(o Options) (*Proxy, error) {
 			return nil, err
 		}
 	}
-	p := &Proxy{root: root, checker: NewChecker(api), max: o.MaxValidateBytes, log: o.Logger, now: o.Now, report: o.Report}
+	p := &Proxy{root: root, checker: check.New(api), max: o.MaxValidateBytes, log: o.Logger, now: o.Now, report: o.Report}
 	if p.max <= 0 {
 		p.max = DefaultMaxValidateBytes
 	}
@@ -159,7 +122,7 @@ func New(o Options) (*Proxy, error) {
 	}
 	transport := o.Transport
 	if transport == nil {
-		transport = NewTransport(Timeouts{})
+		transport = check.NewTransport(check.Timeouts{})
 	}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
@@ -189,7 +152,7 @@ func upstreamRoot(raw string) (*url.URL, error) {
 	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
 		return nil, fmt.Errorf("upstream %q: want a base URL without credentials, query or fragment", u.Redacted())
 	}
-	u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), BasePath)
+	u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), check.BasePath)
 	u.RawPath = ""
 	return u, nil
 }
@@ -198,11 +161,11 @@ func upstreamRoot(raw string) (*url.URL, error) {
 func (p *Proxy) Upstream() string { return p.root.String() }
 
 // Checker is the proxy's checker, for its statistics.
-func (p *Proxy) Checker() *Checker { return p.checker }
+func (p *Proxy) Checker() *check.Checker { return p.checker }
 
 // exchange is one request on its way through the proxy.
 type exchange struct {
-	pending *Pending
+	pending *check.Pending
 	url     *url.URL // as the client asked, path from /api/v1
 	header  http.Header
 	body    []byte
@@ -223,7 +186,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("No proxy endpoint at %s; the report is at GET %s.", r.URL.Path, ReportPath))
 		return
 	}
-	x := &exchange{url: r.URL, header: r.Header.Clone(), inAPI: strings.HasPrefix(r.URL.Path, BasePath+"/")}
+	x := &exchange{url: r.URL, header: r.Header.Clone(), inAPI: strings.HasPrefix(r.URL.Path, check.BasePath+"/")}
 	x.pending = p.checker.Begin(r.Method, r.URL, r.Header.Get("Authorization"))
 	defer func() {
 		if !x.done {
@@ -281,7 +244,7 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	if x == nil {
 		return nil
 	}
-	ex := &Exchange{Method: resp.Request.Method, URL: x.url, Header: x.header, Body: x.body, BodySkipped: x.skipped,
+	ex := &check.Exchange{Method: resp.Request.Method, URL: x.url, Header: x.header, Body: x.body, BodySkipped: x.skipped,
 		Status: resp.StatusCode, ResponseHeader: resp.Header}
 	if x.inAPI {
 		if err := p.keepResponseBody(resp, ex); err != nil {
@@ -311,7 +274,7 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	if len(res.Violations) > 0 || len(res.Skipped) > 0 {
 		p.writeLine(ex, res)
 	}
-	if p.rec != nil && ex.ResponseSkipped == "" && isJSON(resp.Header) {
+	if p.rec != nil && ex.ResponseSkipped == "" && check.IsJSON(resp.Header) {
 		p.rec.observe(x.header.Get("Authorization"), res.Operation, ex.Status, ex.ResponseBody)
 	}
 	return nil
@@ -320,11 +283,11 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 // keepResponseBody reads up to max bytes of a JSON body into ex and puts
 // the body back whole for the client. A larger body, a body in an encoding
 // other than gzip, or a body that is not JSON is passed on unchecked.
-func (p *Proxy) keepResponseBody(resp *http.Response, ex *Exchange) error {
+func (p *Proxy) keepResponseBody(resp *http.Response, ex *check.Exchange) error {
 	if resp.Request.Method == http.MethodHead || resp.StatusCode == http.StatusSwitchingProtocols || resp.Body == nil || resp.Body == http.NoBody {
 		return nil
 	}
-	if !isJSON(resp.Header) {
+	if !check.IsJSON(resp.Header) {
 		ex.ResponseSkipped = fmt.Sprintf("not JSON (Content-Type %q)", resp.Header.Get("Content-Type"))
 		return nil
 	}
@@ -369,7 +332,7 @@ func (p *Proxy) keepResponseBody(resp *http.Response, ex *Exchange) error {
 	return nil
 }
 
-func ruleIDs(vs []Violation) []string {
+func ruleIDs(vs []check.Violation) []string {
 	var out []string
 	for _, v := range vs {
 		if !slices.Contains(out, v.Rule) {
@@ -382,24 +345,24 @@ func ruleIDs(vs []Violation) []string {
 // Line is one line of the report: an exchange that breaks a rule or could
 // not be fully checked. It never holds a token.
 type Line struct {
-	Time       string      `json:"time"`
-	Method     string      `json:"method"`
-	Path       string      `json:"path"`
-	Query      string      `json:"query,omitempty"`
-	Credential string      `json:"credential"`
-	Operation  string      `json:"operation,omitempty"`
-	Status     int         `json:"status"`
-	Violations []Violation `json:"violations,omitempty"`
-	Skipped    []string    `json:"skipped,omitempty"`
+	Time       string            `json:"time"`
+	Method     string            `json:"method"`
+	Path       string            `json:"path"`
+	Query      string            `json:"query,omitempty"`
+	Credential string            `json:"credential"`
+	Operation  string            `json:"operation,omitempty"`
+	Status     int               `json:"status"`
+	Violations []check.Violation `json:"violations,omitempty"`
+	Skipped    []string          `json:"skipped,omitempty"`
 }
 
-func (p *Proxy) writeLine(ex *Exchange, res Result) {
+func (p *Proxy) writeLine(ex *check.Exchange, res check.Result) {
 	if p.report == nil {
 		return
 	}
 	auth := ex.Header.Get("Authorization")
-	line := Line{Time: p.now().UTC().Format(time.RFC3339), Method: ex.Method, Path: ex.URL.Path, Query: safeQuery(ex.URL.Query(), bearer(auth)),
-		Credential: Mask(auth), Operation: res.Operation, Status: ex.Status, Violations: res.Violations, Skipped: res.Skipped}
+	line := Line{Time: p.now().UTC().Format(time.RFC3339), Method: ex.Method, Path: ex.URL.Path, Query: check.SafeQuery(ex.URL.Query(), check.Bearer(auth)),
+		Credential: check.Mask(auth), Operation: res.Operation, Status: ex.Status, Violations: res.Violations, Skipped: res.Skipped}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // a query's & stays readable
@@ -477,7 +440,7 @@ func (p *Proxy) Summary() Summary {
 	p.mu.Lock()
 	s := Summary{Upstream: p.root.String(), Exchanges: p.exchanges, WithViolations: p.withViol, Skipped: p.skipped, Others: p.others, UpstreamErrors: p.upstream}
 	p.mu.Unlock()
-	for _, r := range Rules {
+	for _, r := range check.Rules {
 		st := stats[r.ID]
 		s.Violations += st.Violations
 		s.Rules = append(s.Rules, RuleSummary{Rule: r.ID, Summary: r.Summary, Applied: st.Applied, Violations: st.Violations})

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/check"
 	"github.com/mediamock/mediamock/internal/proxy"
 )
 
@@ -45,7 +46,7 @@ func TestReportEndpoint(t *testing.T) {
 	m := r.JSON(t)
 	assert.EqualValues(t, 1, m["exchanges"])
 	assert.Equal(t, srv.URL(), m["upstream"])
-	assert.Len(t, m["rules"], len(proxy.Rules))
+	assert.Len(t, m["rules"], len(check.Rules))
 	assert.Equal(t, http.StatusNotFound, getJSON(t, client, f.srv.URL+"/_mock/proxy/other", "").Status)
 	assert.Equal(t, http.StatusMethodNotAllowed, postJSON(t, client, f.srv.URL+proxy.ReportPath, "", map[string]any{}).Status)
 	// The mock's own control API is the upstream's, reached through the proxy.

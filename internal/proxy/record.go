@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/mediamock/mediamock/fixtures"
+	"github.com/mediamock/mediamock/internal/check"
 )
 
 // FixtureFile is the name of the recording in the record directory.
@@ -61,7 +62,7 @@ func newRecorder(dir string, log *slog.Logger) *recorder {
 
 // observe notes what a successful JSON answer tells about the workspace.
 func (rc *recorder) observe(authorization, opID string, status int, body []byte) {
-	token := bearer(authorization)
+	token := check.Bearer(authorization)
 	if token == "" || status >= 300 {
 		return
 	}
@@ -74,16 +75,16 @@ func (rc *recorder) observe(authorization, opID string, status int, body []byte)
 	m, _ := v.(map[string]any)
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	d := digest(token)
+	d := check.Digest(token)
 	cr := rc.creds[d]
 	if cr == nil {
-		cr = &recCred{masked: Mask(authorization)}
+		cr = &recCred{masked: check.Mask(authorization)}
 		rc.creds[d] = cr
 		rc.order = append(rc.order, d)
 	}
 	switch opID {
 	case "getAccount":
-		ws, ok := intOf(m["workspace_id"])
+		ws, ok := check.IntOf(m["workspace_id"])
 		if !ok {
 			return
 		}
@@ -98,21 +99,21 @@ func (rc *recorder) observe(authorization, opID string, status int, body []byte)
 		a := &recAccount{}
 		a.name, _ = m["workspace_name"].(string)
 		a.plan, _ = m["plan"].(string)
-		a.balance, _ = intOf(m["credits_balance"])
-		a.rateLimit, _ = intOf(m["rate_limit_per_minute"])
+		a.balance, _ = check.IntOf(m["credits_balance"])
+		a.rateLimit, _ = check.IntOf(m["rate_limit_per_minute"])
 		a.publishingAllowed, _ = m["publishing_allowed"].(bool)
 		gifts, _ := m["monthly_gifts"].([]any)
 		for _, g := range gifts {
 			g, _ := g.(map[string]any)
 			id, _ := g["model_id"].(string)
-			per, _ := intOf(g["per_month"])
+			per, _ := check.IntOf(g["per_month"])
 			if id != "" && per >= 1 {
 				a.gifts = append(a.gifts, fixtures.Gift{ModelID: id, PerMonth: int(per)})
 			}
 		}
 		rc.accounts[ws] = a
 	case "createGeneration", "createEncoreCreation":
-		if bal, ok := intOf(m["credits_balance"]); ok && cr.known && rc.accounts[cr.workspace] != nil {
+		if bal, ok := check.IntOf(m["credits_balance"]); ok && cr.known && rc.accounts[cr.workspace] != nil {
 			rc.accounts[cr.workspace].balance = bal
 		}
 	case "listModels":
@@ -131,14 +132,14 @@ func (rc *recorder) observe(authorization, opID string, status int, body []byte)
 		data, _ := m["data"].([]any)
 		for _, item := range data {
 			if p, ok := item.(map[string]any); ok {
-				if id, ok := intOf(p["id"]); ok {
+				if id, ok := check.IntOf(p["id"]); ok {
 					put(rc.projects, rc.group(d), id, p)
 				}
 			}
 		}
 	}
 	walkAssets(v, func(a map[string]any) {
-		if id, ok := intOf(a["id"]); ok {
+		if id, ok := check.IntOf(a["id"]); ok {
 			put(rc.assets, rc.group(d), id, a)
 		}
 	})
@@ -388,7 +389,7 @@ func libraryAsset(a map[string]any, models map[string]fixtures.Model, projects m
 	if len([]rune(title)) > 160 {
 		la.Title = string([]rune(title)[:160])
 	}
-	if pid, ok := intOf(a["project_id"]); ok {
+	if pid, ok := check.IntOf(a["project_id"]); ok {
 		la.Project = projects[pid]
 	}
 	if model == "" {
@@ -403,7 +404,7 @@ func libraryAsset(a map[string]any, models map[string]fixtures.Model, projects m
 		return fixtures.LibraryAsset{}, false
 	}
 	la.Kind, la.Model, la.Prompt = kind, model, prompt
-	if d, ok := intOf(a["duration_seconds"]); ok && slices.Contains(m.Options.Durations, int(d)) {
+	if d, ok := check.IntOf(a["duration_seconds"]); ok && slices.Contains(m.Options.Durations, int(d)) {
 		la.Duration = int(d)
 	}
 	return la, true

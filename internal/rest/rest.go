@@ -16,6 +16,7 @@ import (
 
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/ops"
+	"github.com/mediamock/mediamock/internal/problem"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -74,7 +75,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 	}
 	if files || m.Name == "" || m.Name == documentOp {
 		f.peek(w, r)
-		if max := f.env.MaxBodyBytes; !front.LimitBody(w, r, max, wire.TooLarge(max)) {
+		if max := f.env.MaxBodyBytes; !front.LimitBody(w, r, max, problem.TooLarge(max)) {
 			return
 		}
 	}
@@ -185,5 +186,5 @@ func (f *Front) BodyLimit(r *http.Request) (int64, error) {
 			return limit, wire.FileTooLarge()
 		}
 	}
-	return max, wire.TooLarge(max)
+	return max, problem.TooLarge(max)
 }

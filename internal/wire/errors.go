@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/mediamock/mediamock/internal/problem"
 	"github.com/mediamock/mediamock/sim"
 )
 
@@ -50,12 +51,6 @@ func Status(k sim.Kind) int {
 	return http.StatusInternalServerError
 }
 
-// TooLarge is the error of a request body over limit bytes.
-func TooLarge(limit int64) *sim.Error {
-	return &sim.Error{Kind: sim.ETOOLARGE, Code: "payload_too_large",
-		Message: fmt.Sprintf("The request body is over %d bytes.", limit), Details: map[string]any{"limit_bytes": limit}}
-}
-
 // FileTooLarge is the error of an image over the 10 MiB limit.
 func FileTooLarge() *sim.Error {
 	return &sim.Error{Kind: sim.ETOOLARGE, Code: "file_too_large",
@@ -66,7 +61,7 @@ func FileTooLarge() *sim.Error {
 func BodyError(err error) error {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
-		return TooLarge(mbe.Limit)
+		return problem.TooLarge(mbe.Limit)
 	}
 	return &sim.Error{Kind: sim.EINVALID, Code: "invalid_body", Message: "The body cannot be read: " + err.Error() + "."}
 }

@@ -1,4 +1,4 @@
-package proxy
+package check
 
 import (
 	"crypto/sha256"
@@ -10,16 +10,16 @@ import (
 // Tokens never reach a report, a log line or a recording: a credential is
 // known by the digest of its token, and shown masked.
 
-// bearer is the token of an Authorization header, or "".
-func bearer(authorization string) string {
+// Bearer is the token of an Authorization header, or "".
+func Bearer(authorization string) string {
 	if len(authorization) > 7 && strings.EqualFold(authorization[:7], "bearer ") {
 		return strings.TrimSpace(authorization[7:])
 	}
 	return ""
 }
 
-// digest identifies a token without keeping it.
-func digest(token string) string {
+// Digest identifies a token without keeping it.
+func Digest(token string) string {
 	sum := sha256.Sum256([]byte(token))
 	return hex.EncodeToString(sum[:12])
 }
@@ -33,7 +33,7 @@ func Mask(authorization string) string {
 	if authorization == "" {
 		return "(none)"
 	}
-	token := bearer(authorization)
+	token := Bearer(authorization)
 	if token == "" {
 		scheme, _, _ := strings.Cut(strings.TrimSpace(authorization), " ")
 		if len(scheme) > 16 {
@@ -62,9 +62,9 @@ func secretParam(name string) bool {
 	return false
 }
 
-// safeQuery is a query with the values of secret-looking parameters
+// SafeQuery is a query with the values of secret-looking parameters
 // replaced, and any value that holds a known token masked.
-func safeQuery(q url.Values, token string) string {
+func SafeQuery(q url.Values, token string) string {
 	if len(q) == 0 {
 		return ""
 	}

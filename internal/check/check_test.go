@@ -1,4 +1,4 @@
-package proxy_test
+package check_test
 
 import (
 	"fmt"
@@ -12,33 +12,33 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/check"
 	"github.com/mediamock/mediamock/internal/contract"
-	"github.com/mediamock/mediamock/internal/proxy"
 )
 
 var api = sync.OnceValues(func() (*contract.Contract, error) {
 	return contract.Parse("openapi.json", mediamock.OpenAPIDocument)
 })
 
-func newChecker(t *testing.T) *proxy.Checker {
+func newChecker(t *testing.T) *check.Checker {
 	t.Helper()
 	c, err := api()
 	require.NoError(t, err)
-	return proxy.NewChecker(c)
+	return check.New(c)
 }
 
 // call is an exchange for the checker, started with begin and ended with
 // end, so that a test can interleave them.
 type call struct {
-	k       *proxy.Checker
-	p       *proxy.Pending
+	k       *check.Checker
+	p       *check.Pending
 	method  string
 	u       *url.URL
 	token   string
 	reqBody string
 }
 
-func begin(k *proxy.Checker, token, method, target, body string) *call {
+func begin(k *check.Checker, token, method, target, body string) *call {
 	u, _ := url.Parse("/api/v1" + target)
 	auth := ""
 	if token != "" {
@@ -68,7 +68,7 @@ func (c *call) end(status int, body string, header ...string) []string {
 	if c.reqBody != "" {
 		rh.Set("Content-Type", "application/json")
 	}
-	res := c.k.Finish(c.p, &proxy.Exchange{Method: c.method, URL: c.u, Header: rh, Body: []byte(c.reqBody),
+	res := c.k.Finish(c.p, &check.Exchange{Method: c.method, URL: c.u, Header: rh, Body: []byte(c.reqBody),
 		Status: status, ResponseHeader: h, ResponseBody: []byte(body)})
 	var out []string
 	for _, v := range res.Violations {
@@ -97,7 +97,7 @@ func generation(id int, status string) string {
 
 const genBody = `{"modality": "image", "model_id": "imagen-4", "prompt": "p"}`
 
-func applied(k *proxy.Checker, rule string) int { return k.Stats()[rule].Applied }
+func applied(k *check.Checker, rule string) int { return k.Stats()[rule].Applied }
 
 func TestCreditsBalance(t *testing.T) {
 	t.Run("consecutive calls of one workspace", func(t *testing.T) {
@@ -105,7 +105,7 @@ func TestCreditsBalance(t *testing.T) {
 		assert.Empty(t, begin(k, "mk_a_key_0001", "GET", "/account", "").end(200, account(1, 100)))
 		assert.Empty(t, begin(k, "mk_a_key_0001", "POST", "/generations", genBody).end(201, created(10, 8, 92)))
 		assert.Equal(t, []string{"credits.balance $.credits_balance"}, begin(k, "mk_a_key_0001", "POST", "/generations", genBody).end(201, created(11, 8, 80)))
-		assert.Equal(t, 2, applied(k, proxy.RuleBalance))
+		assert.Equal(t, 2, applied(k, check.RuleBalance))
 	})
 	t.Run("two creations in flight at once are not compared", func(t *testing.T) {
 		k := newChecker(t)
@@ -114,14 +114,14 @@ func TestCreditsBalance(t *testing.T) {
 		b := begin(k, "mk_a_key_0001", "POST", "/generations", genBody)
 		assert.Empty(t, b.end(201, created(11, 8, 84)))
 		assert.Empty(t, a.end(201, created(10, 8, 92)))
-		assert.Zero(t, applied(k, proxy.RuleBalance))
+		assert.Zero(t, applied(k, check.RuleBalance))
 	})
 	t.Run("a credential of an unknown workspace may spend in between", func(t *testing.T) {
 		k := newChecker(t)
 		begin(k, "mk_a_key_0001", "GET", "/account", "").end(200, account(1, 100))
 		begin(k, "mk_other_key_02", "POST", "/generations", genBody).end(201, created(10, 8, 92))
 		assert.Empty(t, begin(k, "mk_a_key_0001", "POST", "/generations", genBody).end(201, created(11, 8, 84)))
-		assert.Zero(t, applied(k, proxy.RuleBalance))
+		assert.Zero(t, applied(k, check.RuleBalance))
 	})
 	t.Run("another known workspace spends without interfering", func(t *testing.T) {
 		k := newChecker(t)
@@ -200,9 +200,9 @@ func TestStatelessRules(t *testing.T) {
 }
 
 func TestMask(t *testing.T) {
-	assert.Equal(t, "Bearer mk_…opes", proxy.Mask("Bearer mk_test_all_scopes"))
-	assert.Equal(t, "Bearer …", proxy.Mask("Bearer short_token"))
-	assert.Equal(t, "Bearer …wxyz", proxy.Mask("bearer abcdefghijklmnopqrstuvwxyz"))
-	assert.Equal(t, "Basic …", proxy.Mask("Basic dXNlcjpwYXNzd29yZA=="))
-	assert.Equal(t, "(none)", proxy.Mask(""))
+	assert.Equal(t, "Bearer mk_…opes", check.Mask("Bearer mk_test_all_scopes"))
+	assert.Equal(t, "Bearer …", check.Mask("Bearer short_token"))
+	assert.Equal(t, "Bearer …wxyz", check.Mask("bearer abcdefghijklmnopqrstuvwxyz"))
+	assert.Equal(t, "Basic …", check.Mask("Basic dXNlcjpwYXNzd29yZA=="))
+	assert.Equal(t, "(none)", check.Mask(""))
 }

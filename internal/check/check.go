@@ -1,4 +1,18 @@
-package proxy
+// Package check holds exchanges seen from outside a server of the API to
+// openapi.json and to the rules of the specification that a document
+// cannot express (rate-limit headers, the error object, credits, statuses
+// that only move forward, list order and cursors). The validating proxy
+// and the conformance suite both use it; it links nothing of the
+// simulator.
+//
+//	k := check.New(api)
+//	p := k.Begin(req.Method, req.URL, req.Header.Get("Authorization"))
+//	// ... send the request, read the response ...
+//	res := k.Finish(p, &check.Exchange{Method: req.Method, URL: req.URL, Status: resp.StatusCode, ...})
+//
+// Tokens never reach a finding: a credential is known by a digest and
+// shown masked (Mask).
+package check
 
 import (
 	"bytes"
@@ -14,7 +28,7 @@ import (
 	"sync"
 
 	"github.com/mediamock/mediamock/internal/contract"
-	"github.com/mediamock/mediamock/sim"
+	"github.com/mediamock/mediamock/internal/problem"
 )
 
 // Violation is one rule an exchange breaks.
@@ -113,8 +127,8 @@ type statusSeen struct {
 	finalEnd uint64
 }
 
-// NewChecker returns a checker of exchanges against a parsed openapi.json.
-func NewChecker(api *contract.Contract) *Checker {
+// New returns a checker of exchanges against a parsed openapi.json.
+func New(api *contract.Contract) *Checker {
 	return &Checker{api: api, creds: map[string]*credential{}, groups: map[string]*group{}, stats: map[string]*RuleStats{}}
 }
 
@@ -147,8 +161,8 @@ func (k *Checker) Begin(method string, u *url.URL, authorization string) *Pendin
 	defer k.mu.Unlock()
 	k.clock++
 	p.begin = k.clock
-	if token := bearer(authorization); token != "" {
-		p.cred = digest(token)
+	if token := Bearer(authorization); token != "" {
+		p.cred = Digest(token)
 		cr := k.creds[p.cred]
 		if cr == nil {
 			cr = &credential{}
@@ -219,7 +233,7 @@ func (k *Checker) Abandon(p *Pending) {
 // Finish checks an exchange whose response is known. The checks that need
 // no memory run first, outside the lock; then the rules across exchanges.
 func (k *Checker) Finish(p *Pending, x *Exchange) Result {
-	c := &check{res: Result{Operation: p.opID}, applied: map[string]bool{}}
+	c := &verdict{res: Result{Operation: p.opID}, applied: map[string]bool{}}
 	if x.BodySkipped != "" {
 		c.res.Skipped = append(c.res.Skipped, "request body: "+x.BodySkipped)
 	}
@@ -229,7 +243,7 @@ func (k *Checker) Finish(p *Pending, x *Exchange) Result {
 	inAPI := strings.HasPrefix(x.URL.Path, BasePath+"/")
 	var body any
 	bodyOK := false
-	if x.ResponseSkipped == "" && len(x.ResponseBody) > 0 && isJSON(x.ResponseHeader) {
+	if x.ResponseSkipped == "" && len(x.ResponseBody) > 0 && IsJSON(x.ResponseHeader) {
 		dec := json.NewDecoder(bytes.NewReader(x.ResponseBody))
 		dec.UseNumber()
 		bodyOK = dec.Decode(&body) == nil
@@ -293,10 +307,10 @@ func (k *Checker) Finish(p *Pending, x *Exchange) Result {
 	if g != nil && bodyOK && x.Status < 300 {
 		m, _ := body.(map[string]any)
 		if p.opID == "getAccount" && x.Status == http.StatusOK {
-			if ws, ok := intOf(m["workspace_id"]); ok && ws >= 0 {
+			if ws, ok := IntOf(m["workspace_id"]); ok && ws >= 0 {
 				cr.known, cr.workspace = true, uint64(ws)
 			}
-			if bal, ok := intOf(m["credits_balance"]); ok {
+			if bal, ok := IntOf(m["credits_balance"]); ok {
 				if now := k.groupKey(p.cred); now == p.group {
 					k.observeBalance(g, bal, p.quietStart && cleanEnd)
 				} else {
@@ -320,23 +334,23 @@ func (k *Checker) Finish(p *Pending, x *Exchange) Result {
 	return c.res
 }
 
-// check collects what one exchange breaks and which rules applied to it.
-type check struct {
+// verdict collects what one exchange breaks and which rules applied to it.
+type verdict struct {
 	res     Result
 	applied map[string]bool
 }
 
-func (c *check) add(rule, path, format string, args ...any) {
+func (c *verdict) add(rule, path, format string, args ...any) {
 	c.res.Violations = append(c.res.Violations, Violation{Rule: rule, Path: path, Message: fmt.Sprintf(format, args...)})
 }
 
-func (c *check) apply(rules ...string) {
+func (c *verdict) apply(rules ...string) {
 	for _, r := range rules {
 		c.applied[r] = true
 	}
 }
 
-func (c *check) skip(why string) { c.res.Skipped = append(c.res.Skipped, why) }
+func (c *verdict) skip(why string) { c.res.Skipped = append(c.res.Skipped, why) }
 
 // ownedHeaders are the headers that rules of their own check on every
 // response; the document's findings about them are not repeated.
@@ -345,7 +359,7 @@ var ownedHeaders = map[string]bool{
 }
 
 // checkDocument holds an exchange to openapi.json and the error object.
-func (k *Checker) checkDocument(c *check, p *Pending, x *Exchange, body any, bodyOK bool) {
+func (k *Checker) checkDocument(c *verdict, p *Pending, x *Exchange, body any, bodyOK bool) {
 	errorObjectBroken := false
 	if x.Status >= 400 && x.ResponseSkipped == "" {
 		c.apply(RuleErrorObject)
@@ -415,8 +429,8 @@ func (k *Checker) requestProblems(p *Pending, x *Exchange) []Violation {
 	if err == nil {
 		return nil
 	}
-	e := sim.AsError(err)
-	vs, _ := e.Details["violations"].([]sim.Violation)
+	e := problem.AsError(err)
+	vs, _ := e.Details["violations"].([]problem.Violation)
 	if len(vs) == 0 {
 		return []Violation{{Path: "request", Message: e.Message}}
 	}
@@ -451,7 +465,7 @@ func errorObjectProblem(body any, ok bool) (path, why string) {
 }
 
 // rateHeaders checks the three rate-limit headers.
-func rateHeaders(c *check, h http.Header) {
+func rateHeaders(c *verdict, h http.Header) {
 	values := map[string]int64{}
 	for _, name := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {
 		v := h.Get(name)
@@ -473,7 +487,7 @@ func rateHeaders(c *check, h http.Header) {
 }
 
 // checkList holds a page to newest first and to its cursor.
-func checkList(c *check, x *Exchange, body any) {
+func checkList(c *verdict, x *Exchange, body any) {
 	m, _ := body.(map[string]any)
 	data, ok := m["data"].([]any)
 	if !ok {
@@ -488,7 +502,7 @@ func checkList(c *check, x *Exchange, body any) {
 	var prev int64
 	for i, item := range data {
 		obj, _ := item.(map[string]any)
-		id, ok := intOf(obj["id"])
+		id, ok := IntOf(obj["id"])
 		if !ok {
 			continue
 		}
@@ -523,9 +537,9 @@ func (k *Checker) observeBalance(g *group, balance int64, clean bool) {
 // could spend in flight, nothing could spend between that read and this
 // call's end, and a higher balance than expected is let pass while a job
 // the checker saw running could have failed and been refunded.
-func (k *Checker) checkCredits(c *check, p *Pending, g *group, m map[string]any, cleanEnd bool) {
-	charged, ok1 := intOf(m["credits_charged"])
-	balance, ok2 := intOf(m["credits_balance"])
+func (k *Checker) checkCredits(c *verdict, p *Pending, g *group, m map[string]any, cleanEnd bool) {
+	charged, ok1 := IntOf(m["credits_charged"])
+	balance, ok2 := IntOf(m["credits_balance"])
 	if !ok1 || !ok2 {
 		return
 	}
@@ -562,7 +576,7 @@ var statusRank = map[string]int{"queued": 0, "processing": 1, "completed": 2, "f
 
 // checkStatuses holds every asset and Encore creation in a body to the
 // statuses shown for it by exchanges that ended before this one began.
-func (k *Checker) checkStatuses(c *check, p *Pending, g *group, body any, end uint64) {
+func (k *Checker) checkStatuses(c *verdict, p *Pending, g *group, body any, end uint64) {
 	walkStatuses(body, "$", func(key, status, path string) {
 		rank, ok := statusRank[status]
 		if !ok {
@@ -606,7 +620,7 @@ func walkStatuses(v any, path string, fn func(key, status, path string)) {
 	case map[string]any:
 		obj, _ := t["object"].(string)
 		status, isString := t["status"].(string)
-		if id, ok := intOf(t["id"]); ok && isString && (obj == "asset" || obj == "encore_creation") {
+		if id, ok := IntOf(t["id"]); ok && isString && (obj == "asset" || obj == "encore_creation") {
 			fn(obj+":"+strconv.FormatInt(id, 10), status, path+".status")
 		}
 		var keys []string // of the values that may hold more
@@ -627,7 +641,8 @@ func walkStatuses(v any, path string, fn func(key, status, path string)) {
 	}
 }
 
-func intOf(v any) (int64, bool) {
+// IntOf reads a JSON number (decoded with UseNumber) as an integer.
+func IntOf(v any) (int64, bool) {
 	n, ok := v.(json.Number)
 	if !ok {
 		return 0, false
@@ -636,7 +651,8 @@ func intOf(v any) (int64, bool) {
 	return i, err == nil
 }
 
-func isJSON(h http.Header) bool {
+// IsJSON reports whether a response declares a JSON body.
+func IsJSON(h http.Header) bool {
 	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
 	return mt == "application/json" || strings.HasSuffix(mt, "+json")
 }

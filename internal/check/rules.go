@@ -1,4 +1,4 @@
-package proxy
+package check
 
 // Rule is one rule the checker holds an exchange to.
 type Rule struct {
