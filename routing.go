@@ -118,8 +118,11 @@ func (s *Server) ServeMCP(ctx context.Context, in io.Reader, out io.Writer, apiK
 // operations lists the operations of openapi.json for the coverage report.
 func operations(api *contract.Contract) []journal.Operation {
 	var out []journal.Operation
-	for _, op := range rest.Operations() {
-		out = append(out, journal.Operation{ID: op.ID, Method: op.Method, Path: op.Path, Declared: api.Statuses(op.ID)})
+	for _, op := range api.Operations() {
+		if op.Scope == "" {
+			continue // the document itself
+		}
+		out = append(out, journal.Operation{ID: op.ID, Method: op.Method, Path: BasePath + op.Path, Declared: api.Statuses(op.ID)})
 	}
 	return out
 }

@@ -42,6 +42,7 @@ import (
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/mcp"
+	"github.com/mediamock/mediamock/internal/ops"
 	"github.com/mediamock/mediamock/internal/problem"
 	"github.com/mediamock/mediamock/internal/rest"
 	"github.com/mediamock/mediamock/sim"
@@ -144,6 +145,9 @@ func New(o Options) (*Server, error) {
 		return nil, err
 	}
 	api, err := loadService()
+	if err == nil {
+		err = ops.Check(api)
+	}
 	if err != nil {
 		s.eng.Close()
 		s.removeTemp()
@@ -156,13 +160,13 @@ func New(o Options) (*Server, error) {
 		AllowedHosts: allowedHosts(o)}
 	s.rest, s.ctl = rest.New(s.env, OpenAPIDocument), control.New(s.env, ControlDocument, loadControl)
 	// REST caps bodies itself, after authentication.
-	s.restDoor = front.Door{Front: "rest", Journaled: true, Check: true}
+	s.restDoor = front.Door{Front: "rest", Journaled: true}
 	// MCP checks its tool results itself: its HTTP bodies are JSON-RPC.
 	s.mcpDoor = front.Door{Front: "mcp", Journaled: true, BodyLimit: func(*http.Request) (int64, error) {
 		return o.MaxBodyBytes, problem.TooLarge(o.MaxBodyBytes)
 	}}
 	s.ctlDoor = front.Door{Front: "control"} // caps bodies itself
-	s.pageDoor = front.Door{Front: "rest", Check: true}
+	s.pageDoor = front.Door{Front: "rest"}
 	s.ui = dashboard.New(s.env)
 	s.uiDoor = front.Door{Front: "dashboard"}
 	s.driver.Add(1)

@@ -31,6 +31,7 @@ type Contract struct {
 	routes  map[string]*routers.Route   // by operationId
 	noOneOf map[string]*openapi3.Schema // JSON body schemas with their oneOf left out
 	find    finder                      // operations by method and path, for CheckExchange
+	ops     []Operation                 // in document order
 }
 
 // Parse loads and validates an OpenAPI document; name is used in errors.
@@ -71,6 +72,9 @@ func parse(name string, data []byte, validate bool) (*Contract, error) {
 				c.noOneOf[op.OperationID] = &alt
 			}
 		}
+	}
+	if c.ops, err = c.operations(data); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return c, nil
 }

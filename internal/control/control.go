@@ -178,7 +178,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 // across origins without a preflight. On a listener beyond loopback,
 // snapshots (the whole state, tokens included) need a control token.
 func (f *Front) guard(r *http.Request, op string) error {
-	if err := f.env.GuardPage(r); err != nil {
+	if err := f.env.Guard(r, "the control API"); err != nil {
 		return err
 	}
 	if !f.authorized(r, op) {

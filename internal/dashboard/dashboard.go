@@ -7,7 +7,7 @@
 // so it holds no privilege of its own: the control token, when the server
 // has one, is what it sends.
 //
-// The files are served to the hosts the control API serves (front.Env.GuardPage)
+// The files are served to the hosts the control API serves (front.Env.Guard)
 // with a Content-Security-Policy that allows only the server's own origin.
 package dashboard
 
@@ -113,7 +113,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		http.Redirect(w, r, Path+"/", http.StatusFound)
 		return
 	}
-	if err := f.env.GuardPage(r); err != nil {
+	if err := f.env.Guard(r, "the dashboard"); err != nil {
 		front.WriteError(w, err)
 		return
 	}

@@ -1,16 +1,13 @@
 package front
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mediamock/mediamock/internal/journal"
@@ -24,10 +21,6 @@ type Door struct {
 	Front string
 	// Journaled records the front's requests in the journal.
 	Journaled bool
-	// Check validates the responses of the front's operations against
-	// openapi.json in strict mode (REST, whose responses are the
-	// operations' own).
-	Check bool
 	// BodyLimit, when set, gives the cap of a request's body and the error
 	// of a body over it, applied before the front; a front that must know
 	// whom it serves first (REST: authentication before the size) calls
@@ -37,8 +30,8 @@ type Door struct {
 
 // Serve passes a request through the edge: a request id, a Date from the
 // simulated clock, panic recovery, the body cap when the door has one, then
-// next; afterwards it checks the response in strict mode and records it in
-// the journal and the coverage.
+// next; afterwards it records the exchange in the journal. The operations a
+// request carries are checked and counted by their pipeline (ops.Invoke).
 func (env *Env) Serve(w http.ResponseWriter, r *http.Request, d Door, next func(*Writer, *http.Request)) {
 	started := env.WallClock()
 	rw := &Writer{ResponseWriter: w, env: env, door: d}
@@ -60,7 +53,7 @@ func (env *Env) Serve(w http.ResponseWriter, r *http.Request, d Door, next func(
 				WriteError(rw, &sim.Error{Kind: sim.EINTERNAL, Code: "internal_error", Message: "Internal server error."})
 			}
 		}
-		rw.flush(r)
+		rw.logInternal(r)
 		env.record(rw, r, started)
 	}()
 	if d.BodyLimit != nil {
@@ -120,9 +113,7 @@ func requestID(n uint64) string {
 }
 
 // Writer is the ResponseWriter of a request that passed the edge. It
-// records what the request was answered and, in strict mode, buffers the
-// body of an operation of openapi.json so that a response that breaks the
-// contract can be replaced.
+// records what the request was answered, for the journal.
 type Writer struct {
 	http.ResponseWriter
 	env         *Env
@@ -132,7 +123,6 @@ type Writer struct {
 	mcpMethod   string
 	status      int
 	wroteHeader bool
-	buf         bytes.Buffer
 	principal   *sim.Principal
 	internal    error
 	errCode     string
@@ -141,15 +131,15 @@ type Writer struct {
 	resCapture  *journal.Capture
 }
 
-// SetOperation names the operation of openapi.json the request is: it is
-// counted in the coverage and, in strict mode, its response is checked.
-func (w *Writer) SetOperation(op string) { w.op = op }
-
 // SetPrincipal records who made the request.
 func (w *Writer) SetPrincipal(p sim.Principal) { w.principal = &p }
 
 // SetLatency records the latency injected into the request.
 func (w *Writer) SetLatency(d time.Duration) { w.latency = d }
+
+// SetAnswer records the operation of openapi.json the request was, and its
+// error code, for the journal.
+func (w *Writer) SetAnswer(op, errCode string) { w.op, w.errCode = op, errCode }
 
 // Call is the call of an operation a request carried inside another
 // protocol (an MCP tool call), as the journal records it.
@@ -162,33 +152,25 @@ type Call struct {
 
 // SetCall records the call of an operation the request carried inside its
 // protocol (an MCP tool call): the journal entry names the operation, with
-// the status and error code the operation answered. The front counts the
-// call in the coverage and checks its result itself.
+// the status and error code the operation answered.
 func (w *Writer) SetCall(c Call) { w.call = &c }
 
 // SetMCPMethod records the JSON-RPC method of an MCP message, for the journal.
 func (w *Writer) SetMCPMethod(m string) { w.mcpMethod = m }
 
-func (w *Writer) strict() bool { return w.env.Strict && w.door.Check && w.op != "" }
-
-// WriteHeader sends the status, or holds it back in strict mode.
+// WriteHeader sends the status.
 func (w *Writer) WriteHeader(status int) {
 	if w.wroteHeader {
 		return
 	}
 	w.wroteHeader, w.status = true, status
-	if !w.strict() {
-		w.ResponseWriter.WriteHeader(status)
-	}
+	w.ResponseWriter.WriteHeader(status)
 }
 
-// Write sends body bytes, or holds them back in strict mode.
+// Write sends body bytes, keeping the journal's copy.
 func (w *Writer) Write(b []byte) (int, error) {
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
-	}
-	if w.strict() {
-		return w.buf.Write(b)
 	}
 	if w.resCapture != nil {
 		w.resCapture.Keep(b)
@@ -199,33 +181,11 @@ func (w *Writer) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection.
 func (w *Writer) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// flush ends the response: in strict mode it validates it first.
-func (w *Writer) flush(r *http.Request) {
-	env := w.env
+// logInternal logs the internal error the request was answered with.
+func (w *Writer) logInternal(r *http.Request) {
 	if w.internal != nil {
-		env.Log.Error("internal error", "request_id", w.Header().Get("X-Request-Id"), "method", r.Method, "path", r.URL.Path, "err", w.internal)
+		w.env.Log.Error("internal error", "request_id", w.Header().Get("X-Request-Id"), "method", r.Method, "path", r.URL.Path, "err", w.internal)
 	}
-	if !w.strict() {
-		return
-	}
-	if !w.wroteHeader {
-		w.status = http.StatusOK
-	}
-	body := w.buf.Bytes()
-	if err := env.API.ValidateResponse(r, w.op, w.status, w.Header(), body); err != nil {
-		env.Log.Error("response breaks openapi.json", "request_id", w.Header().Get("X-Request-Id"), "op", w.op, "status", w.status, "err", err)
-		b, _ := json.Marshal(wire.ErrorBody{Error: wire.ErrorObject{Code: "response_validation_failed",
-			Message: "The mock's response breaks openapi.json (strict mode): " + err.Error(),
-			Details: map[string]any{"operation": w.op, "status": w.status}}})
-		b = append(b, '\n')
-		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-		w.status, w.errCode, body = http.StatusInternalServerError, "response_validation_failed", b
-	}
-	if w.resCapture != nil {
-		w.resCapture.Keep(body)
-	}
-	w.ResponseWriter.WriteHeader(w.status)
-	w.ResponseWriter.Write(body)
 }
 
 func (w *Writer) releaseCaptures() {
@@ -236,14 +196,11 @@ func (w *Writer) releaseCaptures() {
 	}
 }
 
-// record adds a finished request to the coverage and the journal.
+// record adds a finished request to the journal.
 func (env *Env) record(w *Writer, r *http.Request, started time.Time) {
 	status := w.status
 	if status == 0 {
 		status = http.StatusOK
-	}
-	if w.op != "" {
-		env.Coverage.Hit(w.door.Front, w.op, status)
 	}
 	if env.Log.Enabled(context.Background(), slog.LevelInfo) {
 		var ws uint64
@@ -259,12 +216,10 @@ func (env *Env) record(w *Writer, r *http.Request, started time.Time) {
 		w.releaseCaptures()
 		return
 	}
-	capped := func(s string) string { return s[:min(len(s), journal.MaxString)] }
 	e := journal.Entry{
-		ID: w.Header().Get("X-Request-Id"), Time: sim.FormatTime(started), SimTime: sim.FormatTime(env.Eng.Clock().Now()),
-		Front: w.door.Front, Method: capped(r.Method), Path: capped(r.URL.Path), Query: capped(r.URL.RawQuery), MCPMethod: capped(w.mcpMethod),
-		Operation: w.op, Status: status, ErrorCode: w.errCode, DurationMS: float64(env.WallClock().Sub(started).Microseconds()) / 1000,
-		InjectedLatencyMS: w.latency.Milliseconds(), RequestContentType: capped(r.Header.Get("Content-Type")),
+		ID: w.Header().Get("X-Request-Id"), Front: w.door.Front, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
+		MCPMethod: w.mcpMethod, Operation: w.op, Status: status, ErrorCode: w.errCode,
+		InjectedLatencyMS: w.latency.Milliseconds(), RequestContentType: r.Header.Get("Content-Type"),
 	}
 	if w.call != nil {
 		e.Operation, e.Status, e.ErrorCode = w.call.Operation, w.call.Status, w.call.ErrorCode
@@ -272,17 +227,48 @@ func (env *Env) record(w *Writer, r *http.Request, started time.Time) {
 	if w.principal != nil {
 		e.WorkspaceID = w.principal.WorkspaceID
 	}
-	var reqBody, resBody []byte
+	var bodies Bodies
 	if w.reqCapture != nil {
-		reqBody, e.RequestBytes = w.reqCapture.Bytes(), w.reqCapture.Total()
-		e.RequestBodyTruncated = e.RequestBytes > int64(len(reqBody))
+		bodies.Request, bodies.RequestBytes = w.reqCapture.Bytes(), w.reqCapture.Total()
 	}
 	if w.resCapture != nil {
-		resBody, e.ResponseBytes = w.resCapture.Bytes(), w.resCapture.Total()
-		e.ResponseBodyTruncated = e.ResponseBytes > int64(len(resBody))
+		bodies.Response, bodies.ResponseBytes = w.resCapture.Bytes(), w.resCapture.Total()
 	}
-	env.Journal.Add(e, reqBody, resBody)
+	env.Record(e, started, bodies)
 	w.releaseCaptures()
+}
+
+// Bodies are what the journal keeps of an exchange's bodies: the bytes
+// captured (up to the journal's cap) and how many there were in all.
+type Bodies struct {
+	Request, Response           []byte
+	RequestBytes, ResponseBytes int64
+}
+
+// Record adds an exchange that started at started to the journal, whatever
+// front carried it: it stamps the entry's times and duration, caps its
+// strings, and keeps the bodies up to the journal's cap.
+func (env *Env) Record(e journal.Entry, started time.Time, b Bodies) {
+	if env.Journal == nil {
+		return
+	}
+	// A string cut to its cap is copied: a substring would keep the whole
+	// of what the client sent alive.
+	capped := func(s string) string {
+		if len(s) > journal.MaxString {
+			return strings.Clone(s[:journal.MaxString])
+		}
+		return s
+	}
+	e.Method, e.Path, e.Query, e.MCPMethod, e.RequestContentType = capped(e.Method), capped(e.Path), capped(e.Query), capped(e.MCPMethod), capped(e.RequestContentType)
+	now := env.WallClock()
+	e.Time, e.SimTime = sim.FormatTime(started), sim.FormatTime(env.Eng.Clock().Now())
+	e.DurationMS = float64(now.Sub(started).Microseconds()) / 1000
+	e.RequestBytes, e.ResponseBytes = b.RequestBytes, b.ResponseBytes
+	kept := func(b []byte) int64 { return int64(min(len(b), env.Journal.BodyCap())) }
+	e.RequestBodyTruncated = e.RequestBytes > kept(b.Request)
+	e.ResponseBodyTruncated = e.ResponseBytes > kept(b.Response)
+	env.Journal.Add(e, b.Request, b.Response)
 }
 
 // WriteError answers with the spec's error object for err.
@@ -296,25 +282,14 @@ func WriteError(w *Writer, err error) {
 	WriteJSON(w, status, body)
 }
 
-var jsonBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
 // WriteJSON answers with v as JSON (HTML characters are not escaped).
 func WriteJSON(w http.ResponseWriter, status int, v any) {
-	buf := jsonBuffers.Get().(*bytes.Buffer)
-	defer jsonBuffers.Put(buf)
-	buf.Reset()
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	body, ok := wire.Marshal(v)
+	defer body.Release()
+	if !ok {
 		status = http.StatusInternalServerError
-		buf.Reset()
-		buf.WriteString(`{"error":{"code":"internal_error","message":"Internal server error."}}` + "\n")
 	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
-	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	WriteRaw(w, status, body.Bytes())
 }
 
 // WriteRaw answers with a body already encoded as JSON.

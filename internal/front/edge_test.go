@@ -49,7 +49,7 @@ func TestPanicBecomesErrorObjectAndLogLine(t *testing.T) {
 	env := &Env{Eng: eng, Log: slog.New(slog.NewTextHandler(&logs, nil)), WallClock: time.Now, Stop: context.Background(),
 		Coverage: &journal.Counts{}, MaxBodyBytes: 1 << 20}
 	rec := httptest.NewRecorder()
-	door := Door{Front: "rest", Journaled: true, Check: true}
+	door := Door{Front: "rest", Journaled: true}
 	env.Serve(rec, httptest.NewRequest("GET", "/boom", nil), door, func(*Writer, *http.Request) { panic("kaboom") })
 	body, _ := io.ReadAll(rec.Result().Body)
 	assert.Equal(t, http.StatusInternalServerError, rec.Code)

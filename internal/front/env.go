@@ -66,13 +66,13 @@ func (env *Env) UntilStop(ctx context.Context) (context.Context, context.CancelF
 
 // View renders engine records for a request: links are built from the
 // public URL, or from the scheme and host the client used when that host is
-// allowed, or from the listen address: a client's Host header is never
-// reflected into addresses as it is.
+// a name the server answers to (named), or from the listen address: a
+// client's Host header is never reflected into addresses as it is.
 func (env *Env) View(r *http.Request) wire.View {
 	if env.PublicURL != "" {
 		return wire.View{Base: env.PublicURL, Eng: env.Eng}
 	}
-	if !env.HostAllowed(r.Host) {
+	if !env.named(hostname(r.Host)) {
 		return env.listenView()
 	}
 	scheme := "http"

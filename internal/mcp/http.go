@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,15 +42,14 @@ const sessionlessVersion = "2026-07-28"
 
 func (f *Front) newTransports() transports {
 	getServer := func(*http.Request) *sdk.Server { return f.server }
-	// The SDK's DNS-rebinding protection refuses a non-loopback Host on a
-	// loopback connection; checkHost does the same (with the error object)
-	// and also admits the public URL's host, for which the SDK's must step
-	// aside.
-	noLocal := f.publicHost() != "" && !isLoopbackHost(f.publicHost())
+	// The server's one host guard (front.Env.Guard) has judged the Host
+	// and the Origin before the SDK sees a request: the SDK's own
+	// DNS-rebinding check, which knows neither --allowed-hosts nor the
+	// public URL, steps aside.
 	opts := func(stateless, jsonResponse bool) *sdk.StreamableHTTPOptions {
 		return &sdk.StreamableHTTPOptions{Stateless: stateless, JSONResponse: jsonResponse, Logger: quiet(f.env.Log),
 			MaxRequestBodyBytes:        -1, // the edge caps bodies
-			DisableLocalhostProtection: noLocal, PropagateRequestCancellation: true, SessionTimeout: time.Hour}
+			DisableLocalhostProtection: true, PropagateRequestCancellation: true, SessionTimeout: time.Hour}
 	}
 	// The bearer middleware puts the workspace into the request as the
 	// SDK's token info: a session answers only to the workspace that
@@ -89,7 +86,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		front.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
 		return
 	}
-	if err := f.checkHost(r); err != nil {
+	if err := f.env.Guard(r, "the MCP server"); err != nil {
 		front.WriteError(w, err)
 		return
 	}
@@ -304,59 +301,4 @@ func (t *transportWriter) finish() {
 		msg += "."
 	}
 	front.WriteError(t.Writer, &sim.Error{Kind: kind, Code: code, Message: "MCP transport: " + msg})
-}
-
-// checkHost guards against DNS rebinding and cross-origin pages: on a
-// loopback connection the Host must be a loopback name (or the public
-// URL's host), and an Origin, when sent, must be a loopback origin, the
-// server's own, or the public URL's.
-func (f *Front) checkHost(r *http.Request) error {
-	if origin := r.Header.Get("Origin"); origin != "" && !f.allowedOrigin(origin, r.Host) {
-		return &sim.Error{Kind: sim.EFORBIDDEN, Code: "forbidden_origin",
-			Message: fmt.Sprintf("MCP requests from origin %q are refused.", origin)}
-	}
-	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil && isLoopbackHost(local.String()) {
-		if !isLoopbackHost(r.Host) && !strings.EqualFold(hostname(r.Host), f.publicHost()) {
-			return &sim.Error{Kind: sim.EFORBIDDEN, Code: "forbidden_host",
-				Message: fmt.Sprintf("MCP requests for host %q are refused on a loopback connection (DNS rebinding protection).", r.Host)}
-		}
-	}
-	return nil
-}
-
-func (f *Front) allowedOrigin(origin, host string) bool {
-	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	return isLoopbackHost(u.Host) || strings.EqualFold(u.Host, host) || strings.EqualFold(u.Hostname(), f.publicHost())
-}
-
-// publicHost is the host name of the public URL, if any.
-func (f *Front) publicHost() string {
-	if f.env.PublicURL == "" {
-		return ""
-	}
-	u, err := url.Parse(f.env.PublicURL)
-	if err != nil {
-		return ""
-	}
-	return u.Hostname()
-}
-
-// hostname is a Host header or address without its port.
-func hostname(hostport string) string {
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		return h
-	}
-	return strings.Trim(hostport, "[]")
-}
-
-func isLoopbackHost(hostport string) bool {
-	h := hostname(hostport)
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
 }

@@ -139,7 +139,7 @@ func summarize(t *tool, status int, d *digest) string {
 	if string(d.CoveredByMonthlyGift) == "true" {
 		add("covered by a monthly gift")
 	}
-	text := fmt.Sprintf("%s (%d)", t.title, status)
+	text := fmt.Sprintf("%s (%d)", t.def.Title, status)
 	if len(facts) > 0 {
 		text += ": " + strings.Join(facts, "; ")
 	}

@@ -28,7 +28,7 @@ func TestDigestSummaryMatchesMaps(t *testing.T) {
 		`[1,2]`,
 		`not json`,
 	}
-	tl := &tool{title: "A tool"}
+	tl := &tool{def: &sdk.Tool{Title: "A tool"}}
 	for _, s := range samples {
 		var v any
 		_ = json.Unmarshal([]byte(s), &v)
@@ -98,7 +98,7 @@ func summarizeAny(t *tool, status int, v any) string {
 	if m["covered_by_monthly_gift"] == true {
 		add("covered by a monthly gift")
 	}
-	text := fmt.Sprintf("%s (%d)", t.title, status)
+	text := fmt.Sprintf("%s (%d)", t.def.Title, status)
 	if len(facts) > 0 {
 		text += ": " + strings.Join(facts, "; ")
 	}

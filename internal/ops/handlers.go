@@ -9,26 +9,27 @@ import (
 	"github.com/mediamock/mediamock/sim"
 )
 
-// table lists the operations in the order of the service's specification,
-// each with the method and path of its REST form and its handler.
-var table = []route{
-	{"GET", "/account", "getAccount", getAccount},
-	{"GET", "/models", "listModels", listModels},
-	{"POST", "/generations", "createGeneration", createGeneration},
-	{"GET", "/generations/{id}", "getGeneration", getGeneration},
-	{"GET", "/assets", "listAssets", listAssets},
-	{"GET", "/assets/{id}", "getAsset", getGeneration},
-	{"POST", "/uploads", "createUpload", createUpload},
-	{"GET", "/encore/effects", "listEncoreEffects", listEncoreEffects},
-	{"POST", "/encore/creations", "createEncoreCreation", createEncoreCreation},
-	{"GET", "/encore/creations/{id}", "getEncoreCreation", getEncoreCreation},
-	{"GET", "/characters", "listCharacters", listCharacters},
-	{"GET", "/brand_kits", "listBrandKits", listBrandKits},
-	{"GET", "/projects", "listProjects", listProjects},
-	{"GET", "/social/accounts", "listSocialAccounts", listSocialAccounts},
-	{"GET", "/social/publications", "listPublications", listPublications},
-	{"POST", "/social/publications", "createPublication", createPublication},
-	{"GET", "/social/publications/{id}", "getPublication", getPublication},
+// handlers serves each operation of openapi.json (those with a scope), by
+// operationId. The method, path, scope, tool name and the rest of an
+// operation's facts are read from the document (contract.Operation).
+var handlers = map[string]handlerFunc{
+	"getAccount":           getAccount,
+	"listModels":           listModels,
+	"createGeneration":     createGeneration,
+	"getGeneration":        getGeneration,
+	"listAssets":           listAssets,
+	"getAsset":             getGeneration,
+	"createUpload":         createUpload,
+	"listEncoreEffects":    listEncoreEffects,
+	"createEncoreCreation": createEncoreCreation,
+	"getEncoreCreation":    getEncoreCreation,
+	"listCharacters":       listCharacters,
+	"listBrandKits":        listBrandKits,
+	"listProjects":         listProjects,
+	"listSocialAccounts":   listSocialAccounts,
+	"listPublications":     listPublications,
+	"createPublication":    createPublication,
+	"getPublication":       getPublication,
 }
 
 func getAccount(c *Call) (int, any, error) {

@@ -1,16 +1,26 @@
-// Package ops holds the service's operations: one handler per operation of
-// openapi.json, shared by every front that serves them. A front lets a
-// request through the gate, validates it against openapi.json, and hands it
-// here as a Call; the handler runs the engine and returns the status and the
-// wire shape of the answer, which the front renders in its own protocol
-// (an HTTP response for REST, a tool result for MCP).
+// Package ops holds the service's operations and the one pipeline every
+// front calls them through. A front turns its protocol into an Invocation
+// (the call as the operation's HTTP request, the caller's credential) and
+// Invoke runs every step once: the gate (authentication, rate window,
+// scope, forced responses), validation against openapi.json, injected
+// latency, the operation's handler, the JSON body, the strict response
+// check and the coverage. The front keeps only its framing: REST writes the
+// Result as an HTTP response, MCP wraps it in a tool result.
+//
+//	res := ops.Invoke(env, &ops.Invocation{Front: "rest", Op: "getAccount",
+//		Authorization: r.Header.Get("Authorization"), Request: r, Header: w.Header(), View: env.View(r)})
+//	defer res.Release()
+//	w.WriteHeader(res.Status)
+//	w.Write(res.Body())
 package ops
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
 
+	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
@@ -34,32 +44,26 @@ type Call struct {
 // encode as JSON, or an error for the error object.
 type handlerFunc func(c *Call) (int, any, error)
 
-type route struct {
-	method, path, op string
-	h                handlerFunc
-}
-
-// Operation is an operation of the service: its operationId in openapi.json
-// and the method and path of its REST form (relative to the base path).
-type Operation struct{ ID, Method, Path string }
-
-// Operations lists the operations in the order of the specification.
-func Operations() []Operation {
-	out := make([]Operation, len(table))
-	for i, rt := range table {
-		out[i] = Operation{ID: rt.op, Method: rt.method, Path: rt.path}
+// Check holds the handlers against a contract: every operation that needs
+// a scope has a handler, and every handler an operation. A server checks
+// it once, at start.
+func Check(api *contract.Contract) error {
+	seen := map[string]bool{}
+	for _, op := range api.Operations() {
+		if op.Scope == "" {
+			continue
+		}
+		if handlers[op.ID] == nil {
+			return fmt.Errorf("operation %s of openapi.json has no handler in internal/ops", op.ID)
+		}
+		seen[op.ID] = true
 	}
-	return out
-}
-
-// Run serves the call with the handler of operation op.
-func Run(op string, c *Call) (int, any, error) {
-	for _, rt := range table {
-		if rt.op == op {
-			return rt.h(c)
+	for id := range handlers {
+		if !seen[id] {
+			return fmt.Errorf("handler %s serves no operation of openapi.json (an operation needs x-required-scope)", id)
 		}
 	}
-	return 0, nil, &sim.Error{Kind: sim.ENOTFOUND, Code: "not_found", Message: "No operation " + op + "."}
+	return nil
 }
 
 func (c *Call) eng() *sim.Engine { return c.Env.Eng }

@@ -23,6 +23,10 @@ func (f *Front) serveFile(w *front.Writer, r *http.Request) {
 		front.WriteError(w, wire.MethodNotAllowed(r.Method, "files", "GET, HEAD", []string{"GET", "HEAD"}))
 		return
 	}
+	if err := f.env.Guard(r, "the files"); err != nil {
+		front.WriteError(w, err)
+		return
+	}
 	eng := f.env.Eng
 	ref, ok := eng.ParseFileRef(strings.TrimPrefix(r.URL.Path, wire.FilesPath))
 	if !ok {

@@ -8,11 +8,8 @@ import (
 	"encoding/base64"
 	"mime"
 	"net/http"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/ops"
@@ -33,36 +30,30 @@ type Front struct {
 
 // New returns the REST front of a server; document is openapi.json.
 func New(env *front.Env, document []byte) *Front {
-	for _, op := range ops.Operations() {
-		if !env.API.Has(op.ID) {
-			panic("operation " + op.ID + " is not in openapi.json")
-		}
-	}
 	return &Front{env: env, document: document}
-}
-
-// Operations lists the operations with their REST paths, in the order of
-// the specification.
-func Operations() []ops.Operation {
-	out := ops.Operations()
-	for i := range out {
-		out[i].Path = BasePath + out[i].Path
-	}
-	return out
 }
 
 const documentOp = "/openapi.json"
 
-// table matches requests to operations, once per process.
-var table = sync.OnceValue(func() *front.Table {
+// tables match requests to operations, one table per contract (a process
+// parses openapi.json once, so it builds one table).
+var tables sync.Map // *contract.Contract -> *front.Table
+
+func (f *Front) table() *front.Table {
+	if t, ok := tables.Load(f.env.API); ok {
+		return t.(*front.Table)
+	}
 	t := front.NewTable(BasePath)
-	for _, op := range ops.Operations() {
-		t.Add(op.Method, op.Path, op.ID)
+	for _, op := range f.env.API.Operations() {
+		if op.Scope != "" {
+			t.Add(op.Method, op.Path, op.ID)
+		}
 	}
 	t.Add(http.MethodGet, "/openapi.json", documentOp)
 	t.Add(http.MethodHead, "/openapi.json", documentOp)
-	return t.Seal()
-})
+	kept, _ := tables.LoadOrStore(f.env.API, t.Seal())
+	return kept.(*front.Table)
+}
 
 // Serve serves a request that passed the edge. Every answer to a request
 // whose credential names a workspace carries its rate window; only the
@@ -71,7 +62,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 	m := front.Match{}
 	files := strings.HasPrefix(r.URL.Path, wire.FilesPath)
 	if !files {
-		m = table().Match(r)
+		m = f.table().Match(r)
 	}
 	if files || m.Name == "" || m.Name == documentOp {
 		f.peek(w, r)
@@ -106,66 +97,32 @@ func (f *Front) peek(w *front.Writer, r *http.Request) {
 	}
 }
 
-// operation runs an operation: the body cap, the gate, validation, injected
-// latency, the handler.
+// operation runs an operation through the pipeline (ops.Invoke) and
+// writes its answer. What is REST's own: the body cap, applied once the
+// credential is known (a declared length over it is refused without
+// reading the body, and without counting), and the HTTP response.
 func (f *Front) operation(w *front.Writer, r *http.Request, m front.Match) {
 	env := f.env
+	in := ops.Invocation{Front: "rest", Op: m.Name, RequestID: w.Header().Get("X-Request-Id"),
+		Authorization: r.Header.Get("Authorization"), Request: r, Vars: m.Vars, Header: w.Header(), View: env.View(r)}
 	max, tooBig := f.BodyLimit(r)
 	if r.ContentLength > max {
-		// Authentication comes first (from the headers: the body is never
-		// read); the refusal does not count against the window.
-		if slices.Contains(env.API.Statuses(m.Name), http.StatusRequestEntityTooLarge) {
-			w.SetOperation(m.Name)
-		}
-		pass, err := env.Gate.Identify(r.Header.Get("Authorization"), "")
-		if err != nil {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="api", error="invalid_token"`)
-			front.WriteError(w, err)
-			return
-		}
-		w.SetPrincipal(pass.Principal)
-		front.SetRateHeaders(w.Header(), pass.Rate)
+		in.TooLarge = tooBig
+	} else {
 		front.LimitBody(w, r, max, tooBig)
-		return
 	}
-	front.LimitBody(w, r, max, tooBig)
-	w.SetOperation(m.Name)
-	pass, err := env.Gate.Enter(r.Header.Get("Authorization"), m.Name, env.API.Scope(m.Name))
-	if pass.Authenticated() {
-		w.SetPrincipal(pass.Principal)
-		front.SetRateHeaders(w.Header(), pass.Rate)
+	res := ops.Invoke(env, &in)
+	defer res.Release()
+	if res.Pass.Authenticated() {
+		w.SetPrincipal(res.Pass.Principal)
 	}
-	if err != nil {
-		switch sim.AsError(err).Kind {
-		case sim.EUNAUTHORIZED:
-			w.Header().Set("WWW-Authenticate", `Bearer realm="api", error="invalid_token"`)
-		case sim.ERATELIMIT:
-			w.Header().Set("Retry-After", strconv.Itoa(int(pass.Rate.RetryAfter/time.Second)))
-		}
-		front.WriteError(w, err)
-		return
+	if in.TooLarge != nil && res.Status == http.StatusRequestEntityTooLarge {
+		w.Header().Set("Connection", "close") // the unread body must not be taken for the next request
 	}
-	query := r.URL.Query()
-	if err := env.API.ValidateRequest(r, m.Name, m.Vars, query); err != nil {
-		if e := sim.AsError(err); m.Name == "createUpload" && e.Code == "payload_too_large" && e.Details["limit_bytes"] != env.MaxBodyBytes {
-			err = wire.FileTooLarge()
-		}
-		front.WriteError(w, err)
-		return
-	}
-	if d := env.Gate.Latency(m.Name); d > 0 {
-		w.SetLatency(d)
-		ctx, cancel := env.UntilStop(r.Context())
-		env.Sleep(ctx, d)
-		cancel()
-	}
-	status, body, err := ops.Run(m.Name, &ops.Call{Env: env, Request: r, Principal: pass.Principal, Vars: m.Vars, Query: query, View: env.View(r)})
-	if raw, ok := body.(wire.RawJSON); ok && err == nil {
-		front.WriteRaw(w, status, raw)
-		wire.ReleasePage(raw)
-		return
-	}
-	front.Answer(w, status, body, err)
+	w.SetAnswer(res.Operation, res.ErrorCode)
+	w.SetLatency(res.Latency)
+	w.WriteHeader(res.Status)
+	w.Write(res.Body())
 }
 
 // uploadOverhead is what a multipart form or a JSON object may add around

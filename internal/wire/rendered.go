@@ -2,7 +2,6 @@ package wire
 
 import (
 	"bytes"
-	"encoding/json"
 	"sync"
 )
 
@@ -40,18 +39,6 @@ func (c *Rendered) Put(k RenderKey, b []byte) {
 	}
 	c.m[k] = b
 	c.mu.Unlock()
-}
-
-// Encode renders v as JSON the way a response body holds it: no HTML
-// escaping, no trailing newline.
-func Encode(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // RawJSON is a body already encoded as JSON (with its final newline). Fronts

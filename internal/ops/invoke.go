@@ -1,0 +1,199 @@
+package ops
+
+import (
+	"net/http"
+	"net/url"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/gate"
+	"github.com/mediamock/mediamock/internal/problem"
+	"github.com/mediamock/mediamock/internal/wire"
+	"github.com/mediamock/mediamock/sim"
+)
+
+// Invocation is one call of an operation, whatever front carried it: the
+// call as the operation's HTTP request and what the front knows of it.
+type Invocation struct {
+	// Front names the front in the coverage and the log: rest, mcp.
+	Front string
+	// Op is the operation's operationId.
+	Op string
+	// RequestID names the exchange in log lines.
+	RequestID string
+	// Authorization is the credential, as an Authorization header value.
+	Authorization string
+	// Request is the call as the operation's HTTP request: its context
+	// bounds the call, its body is unread. Vars are its path parameters;
+	// Query its query parameters (nil: read from the request's URL).
+	Request *http.Request
+	Vars    map[string]string
+	Query   url.Values
+	// View renders engine records with the links the caller can reach.
+	View wire.View
+	// Header receives the headers REST answers the operation with:
+	// Content-Type, Content-Length, the rate window, Retry-After,
+	// WWW-Authenticate. REST passes its response's; another front a map of
+	// its own, which the strict check reads.
+	Header http.Header
+	// TooLarge, when set, refuses the call once its credential is known,
+	// without counting it: a declared body over its cap.
+	TooLarge error
+	// Invalid, when set, is what the front found wrong with the call before
+	// the contract could judge it (MCP arguments that make no request).
+	Invalid error
+	// Extra are violations the front found beside the contract's (MCP
+	// arguments the operation does not take).
+	Extra []problem.Violation
+	// Admitted, when set, hears the gate's pass as soon as the gate has
+	// decided, before the handler runs: MCP puts the rate window on its
+	// HTTP response before a progress event sends the headers.
+	Admitted func(gate.Pass)
+}
+
+// Result is what an operation answered, as REST sends it.
+type Result struct {
+	// Operation is the operation the answer counts for in the coverage and
+	// the journal: Op, or "" for a refusal the operation does not declare.
+	Operation string
+	Pass      gate.Pass
+	Status    int
+	// ErrorCode is the error object's code; "" for a success.
+	ErrorCode string
+	// Latency is the wall-clock latency injected into the call.
+	Latency time.Duration
+	body    wire.Body
+}
+
+// Body is the JSON body, with its final newline.
+func (r *Result) Body() []byte { return r.body.Bytes() }
+
+// Release gives the body's buffer back once it has been written.
+func (r *Result) Release() { r.body.Release() }
+
+// Invoke runs one call of an operation through every step, in order: the
+// gate (authentication, rate window, scope, forced responses), validation
+// against openapi.json, injected latency, the handler, the JSON body, the
+// strict response check and the coverage. Every front calls it; each step
+// is written here once.
+func Invoke(env *front.Env, in *Invocation) *Result {
+	res := &Result{Operation: in.Op}
+	var err error
+	if in.TooLarge != nil {
+		res.Pass, err = env.Gate.Identify(in.Authorization, "")
+		if err == nil {
+			err = in.TooLarge
+		}
+		if !slices.Contains(env.API.Statuses(in.Op), http.StatusRequestEntityTooLarge) {
+			res.Operation = "" // a refusal of the request, not an answer of the operation
+		}
+	} else {
+		res.Pass, err = env.Gate.Enter(in.Authorization, in.Op, env.API.Scope(in.Op))
+	}
+	if res.Pass.Authenticated() {
+		front.SetRateHeaders(in.Header, res.Pass.Rate)
+	}
+	if in.Admitted != nil {
+		in.Admitted(res.Pass)
+	}
+	if err == nil {
+		err = in.Invalid
+	}
+	if err == nil {
+		err = validate(env, in)
+	}
+	var status int
+	var body any
+	if err == nil {
+		if res.Latency = env.Gate.Latency(in.Op); res.Latency > 0 {
+			ctx, cancel := env.UntilStop(in.Request.Context())
+			env.Sleep(ctx, res.Latency)
+			cancel()
+		}
+		status, body, err = run(env, in, res.Pass.Principal)
+	}
+	if err != nil {
+		e := problem.AsError(err)
+		switch e.Kind {
+		case problem.EINTERNAL:
+			env.Log.Error("internal error", "request_id", in.RequestID, "front", in.Front, "operation", in.Op, "err", err)
+		case problem.EUNAUTHORIZED:
+			in.Header.Set("WWW-Authenticate", `Bearer realm="api", error="invalid_token"`)
+		case problem.ERATELIMIT:
+			in.Header.Set("Retry-After", strconv.Itoa(int(res.Pass.Rate.RetryAfter/time.Second)))
+		}
+		res.ErrorCode = e.Code
+		status, body = wire.ErrorOf(err)
+	}
+	res.Status = status
+	var ok bool
+	if res.body, ok = wire.Marshal(body); !ok {
+		res.Status, res.ErrorCode = http.StatusInternalServerError, "internal_error"
+	}
+	setBodyHeaders(in.Header, res)
+	if env.Strict && res.Operation != "" {
+		check(env, in, res)
+	}
+	if res.Operation != "" {
+		env.Coverage.Hit(in.Front, res.Operation, res.Status)
+	}
+	return res
+}
+
+func setBodyHeaders(h http.Header, res *Result) {
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(res.body.Bytes())))
+}
+
+// validate checks the call against openapi.json, with the front's own
+// violations.
+func validate(env *front.Env, in *Invocation) error {
+	if in.Query == nil {
+		in.Query = in.Request.URL.Query()
+	}
+	err := problem.Merge(env.API.ValidateRequest(in.Request, in.Op, in.Vars, in.Query), in.Extra)
+	// A multipart upload over its own cap is a file too large, not a body.
+	if e := problem.AsError(err); err != nil && in.Op == "createUpload" && e.Code == "payload_too_large" && e.Details["limit_bytes"] != env.MaxBodyBytes {
+		return wire.FileTooLarge()
+	}
+	return err
+}
+
+// run serves the call with the operation's handler; a panic is the call's
+// internal error, logged with its stack.
+func run(env *front.Env, in *Invocation, p sim.Principal) (status int, body any, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			env.Log.Error("panic serving an operation", "request_id", in.RequestID, "front", in.Front, "operation", in.Op, "panic", v, "stack", string(debug.Stack()))
+			status, body, err = 0, nil, &problem.Error{Kind: problem.EINTERNAL, Code: "internal_error", Message: "Internal server error."}
+		}
+	}()
+	h := handlers[in.Op]
+	if h == nil {
+		return 0, nil, &problem.Error{Kind: problem.ENOTFOUND, Code: "not_found", Message: "No operation " + in.Op + "."}
+	}
+	return h(&Call{Env: env, Request: in.Request, Principal: p, Vars: in.Vars, Query: in.Query, View: in.View})
+}
+
+// check validates the answer against the operation's response in
+// openapi.json (strict mode), with the headers REST sends, and replaces an
+// answer that breaks it with a 500 that says why.
+func check(env *front.Env, in *Invocation, res *Result) {
+	verr := env.API.ValidateResponse(in.Request, res.Operation, res.Status, in.Header, res.body.Bytes())
+	if verr == nil {
+		return
+	}
+	env.Log.Error("response breaks openapi.json", "request_id", in.RequestID, "front", in.Front, "operation", res.Operation, "status", res.Status, "err", verr)
+	res.body.Release()
+	res.body, _ = wire.Marshal(wire.ErrorBody{Error: wire.ErrorObject{Code: "response_validation_failed",
+		Message: "The mock's response breaks openapi.json (strict mode): " + verr.Error(),
+		Details: map[string]any{"operation": res.Operation, "status": res.Status}}})
+	res.Status, res.ErrorCode = http.StatusInternalServerError, "response_validation_failed"
+	setBodyHeaders(in.Header, res)
+}
