@@ -38,7 +38,7 @@ func TestOneHostGuardOnEveryFront(t *testing.T) {
 
 	fronts := []struct {
 		name, method, path, body string
-		header                    map[string]string
+		header                   map[string]string
 	}{
 		{"control", "GET", "/_mock/clock", "", nil},
 		{"dashboard", "GET", "/_mock/ui/", "", nil},
