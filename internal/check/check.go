@@ -134,20 +134,21 @@ func New(api *contract.Contract) *Checker {
 
 // Pending is an exchange whose request has started.
 type Pending struct {
-	begin      uint64
-	cred       string // digest, "" without a bearer token
-	group      string
-	unknown    bool // the credential's workspace was unknown at the start
-	spending   bool
-	opID       string
-	vars       map[string]string
-	findErr    error
-	spendAt    uint64 // the group's spend and unknownSpend after this call started
-	unknownAt  uint64
-	quietStart bool // no call that could spend was in flight
-	allAt      uint64
-	allQuiet   bool // no call of any workspace that could spend was in flight
-	cleanStart bool // quiet, and the group's balance was known and nothing spent since
+	begin       uint64
+	cred        string // digest, "" without a bearer token
+	group       string
+	unknown     bool // the credential's workspace was unknown at the start
+	spending    bool // the operation debits credits (x-spends-credits)
+	newestFirst bool // its pages list ids newest first (x-list-order)
+	opID        string
+	vars        map[string]string
+	findErr     error
+	spendAt     uint64 // the group's spend and unknownSpend after this call started
+	unknownAt   uint64
+	quietStart  bool // no call that could spend was in flight
+	allAt       uint64
+	allQuiet    bool // no call of any workspace that could spend was in flight
+	cleanStart  bool // quiet, and the group's balance was known and nothing spent since
 }
 
 // Begin notes that a request starts.
@@ -175,7 +176,8 @@ func (k *Checker) Begin(method string, u *url.URL, authorization string) *Pendin
 		return p
 	}
 	g := k.group(p.group)
-	p.spending = spendingOps[p.opID]
+	op, _ := k.api.Operation(p.opID)
+	p.spending, p.newestFirst = op.SpendsCredits, op.NewestFirst
 	p.quietStart = g.spendInflight == 0 && k.unknownSpendInflight == 0
 	p.cleanStart = p.quietStart && g.balanceKnown && g.balanceSpend == g.spend && g.balanceUnk == k.unknownSpend
 	p.allQuiet = k.allSpendInflight == 0
@@ -250,7 +252,7 @@ func (k *Checker) Finish(p *Pending, x *Exchange) Result {
 	}
 	if inAPI {
 		k.checkDocument(c, p, x, body, bodyOK)
-		if bodyOK && x.Status == http.StatusOK && newestFirst[p.opID] {
+		if bodyOK && x.Status == http.StatusOK && p.newestFirst {
 			checkList(c, x, body)
 		}
 	}

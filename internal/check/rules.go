@@ -43,9 +43,3 @@ var Rules = []Rule{
 	{RuleListOrder, "GET /assets, /social/publications, /projects and /brand_kits list newest first (ids descending)"},
 	{RuleListCursor, "a page after starting_after=N holds only ids below N; has_more comes with next_cursor"},
 }
-
-// spendingOps are the operations that debit credits.
-var spendingOps = map[string]bool{"createGeneration": true, "createEncoreCreation": true}
-
-// newestFirst are the list operations whose pages are ordered by id, newest first.
-var newestFirst = map[string]bool{"listAssets": true, "listPublications": true, "listProjects": true, "listBrandKits": true}

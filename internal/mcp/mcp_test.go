@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,28 +17,37 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/journal"
 )
 
-// The tools, one per operation of openapi.json, in the specification's order.
-var toolOps = []struct{ tool, op, scope string }{
-	{"get_account", "getAccount", "read"},
-	{"list_models", "listModels", "read"},
-	{"create_generation", "createGeneration", "generate"},
-	{"get_generation", "getGeneration", "read"},
-	{"list_assets", "listAssets", "read"},
-	{"get_asset", "getAsset", "read"},
-	{"create_upload", "createUpload", "generate"},
-	{"list_encore_effects", "listEncoreEffects", "read"},
-	{"create_encore_creation", "createEncoreCreation", "generate"},
-	{"get_encore_creation", "getEncoreCreation", "read"},
-	{"list_characters", "listCharacters", "read"},
-	{"list_brand_kits", "listBrandKits", "read"},
-	{"list_projects", "listProjects", "read"},
-	{"list_social_accounts", "listSocialAccounts", "read"},
-	{"list_publications", "listPublications", "read"},
-	{"create_publication", "createPublication", "publish"},
-	{"get_publication", "getPublication", "read"},
+// toolOps are the tools, one per operation of openapi.json that names one
+// (x-mcp-tool), in the document's order.
+var toolOps = sync.OnceValue(func() []struct{ tool, op, scope string } {
+	api, err := contract.Parse("openapi.json", mediamock.OpenAPIDocument)
+	if err != nil {
+		panic(err)
+	}
+	var out []struct{ tool, op, scope string }
+	for _, op := range api.Operations() {
+		if op.Tool != "" {
+			out = append(out, struct{ tool, op, scope string }{op.Tool, op.ID, op.Scope})
+		}
+	}
+	return out
+})
+
+// snake spells an operationId the way tools are named: getAccount, get_account.
+func snake(id string) string {
+	var b strings.Builder
+	for _, r := range id {
+		if r >= 'A' && r <= 'Z' {
+			b.WriteByte('_')
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 func TestToolsAreTheOperationsOfOpenAPI(t *testing.T) {
@@ -45,7 +55,7 @@ func TestToolsAreTheOperationsOfOpenAPI(t *testing.T) {
 	c := connect(t, srv, mediamock.KeyAllScopes, sessioned)
 	res, err := c.ListTools(context.Background(), nil)
 	require.NoError(t, err)
-	require.Len(t, res.Tools, len(toolOps))
+	require.Len(t, res.Tools, len(toolOps()))
 	var doc struct {
 		Paths map[string]map[string]struct {
 			OperationID string `json:"operationId"`
@@ -63,10 +73,11 @@ func TestToolsAreTheOperationsOfOpenAPI(t *testing.T) {
 	for _, tool := range res.Tools {
 		tools[tool.Name] = tool
 	}
-	for _, want := range toolOps {
+	for _, want := range toolOps() {
 		tool := tools[want.tool]
 		t.Run(want.tool, func(t *testing.T) {
 			require.NotNil(t, tool)
+			assert.Equal(t, snake(want.op), want.tool, "a tool is named for its operation")
 			assert.Equal(t, want.tool, tool.Name)
 			assert.Equal(t, summaries[want.op], tool.Title)
 			assert.Contains(t, tool.Description, "Required scope: `"+want.scope+"`.")
@@ -148,7 +159,7 @@ func TestEveryToolAgainstFixtureKeys(t *testing.T) {
 			call("list_publications", map[string]any{"status": "published"})
 			pub := call("create_publication", map[string]any{"asset_ids": []int64{asset}, "caption": "from MCP", "platforms": []string{"instagram"}})
 			assert.EqualValues(t, pub.id("id"), call("get_publication", map[string]any{"id": pub.id("id")}).id("id"))
-			assert.Len(t, called, len(toolOps), "every tool was called")
+			assert.Len(t, called, len(toolOps()), "every tool was called")
 
 			// The same answer as REST, byte for byte but for the links' host.
 			status, body, _ := rest(t, srv, mediamock.KeyAllScopes, "GET", "/generations/"+itoa(asset), nil)
