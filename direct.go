@@ -1,11 +1,10 @@
 package mediamock
 
 import (
+	"io"
 	"time"
 
-	"github.com/mediamock/mediamock/internal/front"
-	"github.com/mediamock/mediamock/internal/gate"
-	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
 
@@ -17,8 +16,6 @@ import (
 type (
 	// ClockMode says how the simulated clock moves.
 	ClockMode = sim.ClockMode
-	// FailRule makes the next Count matching jobs fail.
-	FailRule = sim.FailRule
 	// LedgerEntry is one movement of credits.
 	LedgerEntry = sim.LedgerEntry
 	// WorkspaceSpec describes a workspace to add.
@@ -29,18 +26,6 @@ type (
 	TokenSpec = sim.TokenSpec
 	// Token is an API key or OAuth access token.
 	Token = sim.Token
-	// Asset is an asset as the engine stores it.
-	Asset = sim.Asset
-	// Faults is every injected fault.
-	Faults = front.Faults
-	// ForcedResponse answers the next requests of an operation with a status.
-	ForcedResponse = gate.ForcedResponse
-	// JournalEntry is one recorded request.
-	JournalEntry = journal.Entry
-	// JournalFilter selects journal entries; zero fields match everything.
-	JournalFilter = journal.Filter
-	// Coverage reports what the clients exercised.
-	Coverage = journal.Coverage
 )
 
 // The clock modes.
@@ -50,7 +35,8 @@ const (
 	ClockVirtual = sim.ClockVirtual
 )
 
-// Engine is the simulation behind the server.
+// Engine is the simulation behind the server, for experts: everything a
+// test needs has a method of Server.
 func (s *Server) Engine() *sim.Engine { return s.eng }
 
 // --- clock
@@ -97,7 +83,7 @@ func (s *Server) SetClockMode(m ClockMode) error { return s.eng.SetClockMode(m) 
 // --- faults
 
 // FailNext makes the next rule.Count matching jobs fail.
-func (s *Server) FailNext(rule FailRule) error { return s.eng.FailNext(rule) }
+func (s *Server) FailNext(rule FailRule) error { return s.eng.FailNext(rule.sim()) }
 
 // SetFailureRate overrides every model's failure rate (nil: the catalog's).
 func (s *Server) SetFailureRate(rate *float64) error { return s.eng.SetFailureRate(rate) }
@@ -119,7 +105,10 @@ func (s *Server) ForceResponses(operation string, status, count int) error {
 }
 
 // Faults returns every injected fault.
-func (s *Server) Faults() (Faults, error) { return s.env.Faults() }
+func (s *Server) Faults() (Faults, error) {
+	f, err := s.env.Faults()
+	return faultsOf(f), err
+}
 
 // ClearFaults removes every injected fault.
 func (s *Server) ClearFaults() error { return s.env.ClearFaults() }
@@ -163,7 +152,24 @@ func (s *Server) CancelPublication(id uint64) error {
 }
 
 // Asset reads an asset of any workspace.
-func (s *Server) Asset(id uint64) (Asset, error) { return s.eng.AssetByID(id) }
+// Its URL and DownloadURL are built from the public URL, or else from the
+// server's own address.
+func (s *Server) Asset(id uint64) (Asset, error) {
+	a, err := s.eng.AssetByID(id)
+	if err != nil {
+		return Asset{}, err
+	}
+	return assetOf(s.view(), a), nil
+}
+
+// view renders records with the server's public address, or else its own.
+func (s *Server) view() wire.View {
+	base := s.opts.PublicURL
+	if base == "" {
+		base = s.url
+	}
+	return wire.View{Base: base, Eng: s.eng}
+}
 
 // --- workspaces and credits
 
@@ -197,7 +203,14 @@ func (s *Server) Ledger(workspaceID uint64) ([]LedgerEntry, error) { return s.en
 // --- journal, coverage, state
 
 // Journal returns the recorded requests, newest first.
-func (s *Server) Journal(f JournalFilter) []JournalEntry { return s.env.Journal.List(f) }
+func (s *Server) Journal(f JournalFilter) []JournalEntry {
+	entries := s.env.Journal.List(f.journal())
+	out := make([]JournalEntry, len(entries))
+	for i, e := range entries {
+		out[i] = journalEntryOf(e)
+	}
+	return out
+}
 
 // ClearJournal forgets every recorded request.
 func (s *Server) ClearJournal() { s.env.Journal.Clear() }
@@ -205,10 +218,19 @@ func (s *Server) ClearJournal() { s.env.Journal.Clear() }
 // Coverage reports what the clients exercised: each operation of
 // openapi.json with each declared status (and any other status it
 // answered), and each lifecycle path of the simulation.
-func (s *Server) Coverage() Coverage { return s.env.CoverageReport() }
+func (s *Server) Coverage() Coverage { return coverageOf(s.env.CoverageReport()) }
 
 // ResetCoverage starts counting again.
 func (s *Server) ResetCoverage() { s.env.ResetCoverage() }
+
+// Snapshot writes the whole state (a bbolt file) to w, consistent as of one
+// moment, and returns how many bytes it wrote.
+func (s *Server) Snapshot(w io.Writer) (int64, error) { return s.eng.Snapshot(w) }
+
+// Restore replaces the whole state with a snapshot read from r. The
+// snapshot is checked completely before anything is replaced: a damaged one
+// is refused and the state is left as it was.
+func (s *Server) Restore(r io.Reader) error { return s.eng.Restore(r) }
 
 // Reset puts the whole simulation back to its fixtures: state, clock,
 // journal, coverage and faults.

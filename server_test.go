@@ -360,3 +360,46 @@ func TestControlRoutesAreInControlJSON(t *testing.T) {
 		assert.True(t, c.Has(op), "control route %s is not in control.json", op)
 	}
 }
+
+// The Go API reaches what a test needs without the engine: an asset with
+// its file's address, and snapshots.
+func TestGoAPIAssetsAndSnapshots(t *testing.T) {
+	srv := mediamock.RunT(t, func(o *mediamock.Options) { o.Clock = mediamock.ClockManual })
+	created := call(srv, "POST", "/generations", `{"modality":"image","model_id":"imagen-4","prompt":"a lighthouse"}`)
+	id := uint64(created["assets"].([]any)[0].(map[string]any)["id"].(float64))
+	a, err := srv.Asset(id)
+	require.NoError(t, err)
+	assert.Equal(t, "queued", a.Status)
+	assert.Empty(t, a.URL, "no file before it completes")
+	assert.Equal(t, "a lighthouse", a.Prompt)
+	assert.NotZero(t, a.WorkspaceID)
+
+	var snap bytes.Buffer
+	n, err := srv.Snapshot(&snap)
+	require.NoError(t, err)
+	assert.EqualValues(t, snap.Len(), n)
+
+	_, err = srv.RunUntilIdle(time.Hour)
+	require.NoError(t, err)
+	a, err = srv.Asset(id)
+	require.NoError(t, err)
+	require.Equal(t, "completed", a.Status)
+	assert.Equal(t, "image/png", a.MimeType)
+	assert.Equal(t, a.URL+"?download=1", a.DownloadURL)
+	resp, err := srv.Client().Get(a.URL)
+	require.NoError(t, err)
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "image/png", resp.Header.Get("Content-Type"))
+	assert.True(t, bytes.HasPrefix(data, []byte("\x89PNG")), "the file itself")
+
+	require.NoError(t, srv.Restore(&snap))
+	a, err = srv.Asset(id)
+	require.NoError(t, err)
+	assert.Equal(t, "queued", a.Status, "the state of the snapshot")
+	assert.Error(t, srv.Restore(strings.NewReader("not a state file")))
+	a, err = srv.Asset(id)
+	require.NoError(t, err, "a refused snapshot leaves the state as it was")
+	assert.Equal(t, "queued", a.Status)
+}

@@ -18,7 +18,6 @@ import (
 
 	"github.com/mediamock/mediamock"
 	"github.com/mediamock/mediamock/internal/contract"
-	"github.com/mediamock/mediamock/internal/journal"
 )
 
 // toolOps are the tools, one per operation of openapi.json that names one
@@ -529,7 +528,7 @@ func TestJournalAndCoverageCountMCPCalls(t *testing.T) {
 	}
 }
 
-func count(oc journal.OperationCoverage, status int) int {
+func count(oc mediamock.OperationCoverage, status int) int {
 	for _, sc := range oc.Statuses {
 		if sc.Status == status {
 			return sc.Count

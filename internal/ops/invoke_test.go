@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
-	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/ops"
 )
 
@@ -92,7 +91,7 @@ func TestEveryFrontGoesThroughOnePipeline(t *testing.T) {
 	cov := srv.Coverage()
 	for _, op := range cov.Operations {
 		if op.Operation == "getAccount" {
-			assert.Contains(t, op.Statuses, journal.StatusCoverage{Status: 500, Count: 2, Declared: true}, "one 500 from each front")
+			assert.Contains(t, op.Statuses, mediamock.StatusCoverage{Status: 500, Count: 2, Declared: true}, "one 500 from each front")
 			assert.Equal(t, map[string]int{"rest": 1, "mcp": 1}, op.Fronts)
 		}
 	}
