@@ -35,6 +35,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/control"
 	"github.com/mediamock/mediamock/internal/dashboard"
 	"github.com/mediamock/mediamock/internal/fetch"
@@ -324,5 +325,27 @@ func (s *Server) drive() {
 		if timer != nil {
 			timer.Stop()
 		}
+	}
+}
+
+// operations lists the operations of openapi.json for the coverage report.
+func operations(api *contract.Contract) []journal.Operation {
+	var out []journal.Operation
+	for _, op := range api.Operations() {
+		if op.Scope == "" {
+			continue // the document itself
+		}
+		out = append(out, journal.Operation{ID: op.ID, Method: op.Method, Path: BasePath + op.Path, Declared: api.Statuses(op.ID)})
+	}
+	return out
+}
+
+// sleep waits d of wall time, or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
 	}
 }

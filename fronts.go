@@ -5,28 +5,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sync"
-	"time"
 
-	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/control"
 	"github.com/mediamock/mediamock/internal/dashboard"
 	"github.com/mediamock/mediamock/internal/front"
-	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/mcp"
 	"github.com/mediamock/mediamock/internal/rest"
 	"github.com/mediamock/mediamock/internal/wire"
-	"github.com/mediamock/mediamock/spec"
 )
-
-// OpenAPIDocument is openapi.json, the wire contract the server validates
-// every request against, served at /api/v1/openapi.json (package spec
-// holds it for programs that do not need the simulator).
-var OpenAPIDocument = spec.OpenAPI
-
-// ControlDocument is control.json, the OpenAPI document of the control API,
-// served at /_mock/openapi.json.
-var ControlDocument = spec.Control
 
 // Where the server serves what.
 const (
@@ -42,23 +28,6 @@ const (
 	// MaxSnapshotBytes caps a snapshot being restored.
 	MaxSnapshotBytes = control.MaxSnapshotBytes
 )
-
-// The two documents are parsed once per process (TestEmbeddedDocumentsAreValid
-// checks them against the OpenAPI rules).
-var (
-	loadService = sync.OnceValues(func() (*contract.Contract, error) {
-		return contract.ParseEmbedded("openapi.json", OpenAPIDocument)
-	})
-	loadControl = sync.OnceValues(func() (*contract.Contract, error) {
-		return contract.ParseEmbedded("control.json", ControlDocument)
-	})
-)
-
-// Preload starts parsing the OpenAPI document in the background, the
-// longest part of a first server's start; New waits for it. A program that
-// will start a server calls it first thing, to overlap it with the rest of
-// its own start.
-func Preload() { go loadService() }
 
 // ServeHTTP serves a request: every request passes the edge (request id,
 // body cap, panic recovery, journal), then the dashboard takes /_mock/ui
@@ -113,26 +82,4 @@ func (s *Server) ServeMCP(ctx context.Context, in io.Reader, out io.Writer, apiK
 		return err
 	}
 	return f.ServeStdio(ctx, in, out, apiKey, base)
-}
-
-// operations lists the operations of openapi.json for the coverage report.
-func operations(api *contract.Contract) []journal.Operation {
-	var out []journal.Operation
-	for _, op := range api.Operations() {
-		if op.Scope == "" {
-			continue // the document itself
-		}
-		out = append(out, journal.Operation{ID: op.ID, Method: op.Method, Path: BasePath + op.Path, Declared: api.Statuses(op.ID)})
-	}
-	return out
-}
-
-// sleep waits d of wall time, or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
 }
