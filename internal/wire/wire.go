@@ -51,6 +51,8 @@ func Whole[T, U any](xs []T, conv func(T) U) List[U] {
 	return out
 }
 
+// Asset is the spec's Asset: a file of the library, generated, uploaded or
+// made by Encore.
 type Asset struct {
 	ID              uint64       `json:"id"`
 	Object          string       `json:"object"`
@@ -84,6 +86,7 @@ func (v View) Asset(a sim.Asset) Asset {
 	return out
 }
 
+// Generation is the read response of a generation: its status and assets.
 type Generation struct {
 	Object string  `json:"object"`
 	Status string  `json:"status"`
@@ -99,6 +102,8 @@ func (v View) Generation(g sim.Generation) Generation {
 	return out
 }
 
+// GenerationCreated is the create response of POST /generations: the
+// generation with what it cost and the balance after.
 type GenerationCreated struct {
 	Generation
 	CreditsCharged       int64 `json:"credits_charged"`
@@ -106,6 +111,9 @@ type GenerationCreated struct {
 	CoveredByMonthlyGift bool  `json:"covered_by_monthly_gift"`
 }
 
+// Account is GET /account: the workspace, its plan, credits, rate limit,
+// scopes and monthly gifts (field names decided where the spec says "not
+// shown", listed in the README).
 type Account struct {
 	Object             string   `json:"object"`
 	WorkspaceID        uint64   `json:"workspace_id"`
@@ -119,6 +127,7 @@ type Account struct {
 	MonthlyGifts       []Gift   `json:"monthly_gifts"`
 }
 
+// Gift is a monthly gift of an account: free generations of one model.
 type Gift struct {
 	ModelID   string `json:"model_id"`
 	Remaining int    `json:"remaining"`
@@ -126,6 +135,7 @@ type Gift struct {
 	RenewsAt  string `json:"renews_at"`
 }
 
+// AccountOf renders the engine's account.
 func AccountOf(a sim.Account) Account {
 	out := Account{Object: "account", WorkspaceID: a.WorkspaceID, WorkspaceName: a.WorkspaceName, Plan: a.Plan,
 		CreditsBalance: a.Balance, RateLimitPerMinute: a.RateLimit, Scopes: a.Scopes, TokenType: a.TokenType,
@@ -136,6 +146,7 @@ func AccountOf(a sim.Account) Account {
 	return out
 }
 
+// Model is one model of the catalog, with its price and valid options.
 type Model struct {
 	ID                     string        `json:"id"`
 	Object                 string        `json:"object"`
@@ -151,6 +162,7 @@ type Model struct {
 	Defaults               ModelDefaults `json:"defaults"`
 }
 
+// ModelOf renders a catalog model.
 func ModelOf(m fixtures.Model) Model {
 	return Model{ID: m.ID, Object: "model", Name: m.Name, Description: m.Description, Modality: m.Modality, Track: m.Track,
 		CreditsPerOutput: m.CreditsPerOutput, RequiresReferenceImage: m.RequiresReferenceImage, MaxReferenceImages: m.MaxReferenceImages,
@@ -193,11 +205,13 @@ func optionsOf(o fixtures.ModelOptions) ModelOptions {
 	return out
 }
 
+// Catalog is GET /models: the models grouped by modality.
 type Catalog struct {
 	Object     string             `json:"object"`
 	Modalities map[string][]Model `json:"modalities"`
 }
 
+// Effect is the spec's Encore effect.
 type Effect struct {
 	Slug            string `json:"slug"`
 	Object          string `json:"object"`
@@ -209,11 +223,13 @@ type Effect struct {
 	AppURL          string `json:"app_url"`
 }
 
+// EffectOf renders an Encore effect of the catalog.
 func EffectOf(e sim.EncoreEffect) Effect {
 	return Effect{Slug: e.Slug, Object: "encore_effect", Name: e.Name, Tagline: e.Tagline, Credits: e.Credits,
 		DurationSeconds: e.DurationSeconds, AspectRatio: "9:16", AppURL: e.AppURL}
 }
 
+// EncoreVideo is the asset-like video of an Encore creation, once ready.
 type EncoreVideo struct {
 	ID              uint64 `json:"id"`
 	Object          string `json:"object"`
@@ -227,6 +243,7 @@ type EncoreVideo struct {
 	Height          int    `json:"height"`
 }
 
+// Encore is the spec's Encore creation.
 type Encore struct {
 	ID            uint64       `json:"id"`
 	Object        string       `json:"object"`
@@ -255,12 +272,15 @@ func (v View) Encore(c sim.EncoreView) Encore {
 	return out
 }
 
+// EncoreCreated is the create response of POST /encore/creations: the
+// creation with what it cost and the balance after.
 type EncoreCreated struct {
 	Encore
 	CreditsCharged int64 `json:"credits_charged"`
 	CreditsBalance int64 `json:"credits_balance"`
 }
 
+// Character is a ready character of the workspace.
 type Character struct {
 	ID          uint64 `json:"id"`
 	Object      string `json:"object"`
@@ -277,6 +297,7 @@ func (v View) Character(ch sim.Character) Character {
 		ImageURL: v.FileURL(v.Eng.CharacterFile(ch)), CreatedAt: ch.CreatedAt.String()}
 }
 
+// BrandKit is the spec's brand kit.
 type BrandKit struct {
 	ID             uint64   `json:"id"`
 	Object         string   `json:"object"`
@@ -290,6 +311,7 @@ type BrandKit struct {
 	CreatedAt      string   `json:"created_at"`
 }
 
+// BrandKitOf renders a brand kit.
 func BrandKitOf(b sim.BrandKit) BrandKit {
 	return BrandKit{ID: b.ID, Object: "brand_kit", Name: b.Name, Niche: b.Niche, Tone: b.Tone, TargetAudience: b.TargetAudience,
 		Instructions: b.Instructions, Colors: b.Colors, Fonts: Fonts{Heading: b.Fonts.Heading, Body: b.Fonts.Body}, CreatedAt: b.CreatedAt.String()}
@@ -301,6 +323,7 @@ type Fonts struct {
 	Body    string `json:"body"`
 }
 
+// Project is a project of the workspace, with its status and link.
 type Project struct {
 	ID        uint64 `json:"id"`
 	Object    string `json:"object"`
@@ -310,6 +333,7 @@ type Project struct {
 	CreatedAt string `json:"created_at"`
 }
 
+// SocialAccount is the spec's social account.
 type SocialAccount struct {
 	ID             uint64 `json:"id"`
 	Object         string `json:"object"`
@@ -320,17 +344,22 @@ type SocialAccount struct {
 	SupportsImages bool   `json:"supports_images"`
 }
 
+// SocialAccountOf renders a connected social account.
 func SocialAccountOf(a sim.SocialAccount) SocialAccount {
 	return SocialAccount{ID: a.ID, Object: "social_account", Platform: a.Platform, Name: a.Name, Handle: a.Handle,
 		Publishable: a.Publishable, SupportsImages: a.SupportsImages}
 }
 
+// SocialAccountList is GET /social/accounts: the accounts, whether the plan
+// allows publishing, and where accounts are connected.
 type SocialAccountList struct {
 	List[SocialAccount]
 	PublishingAllowed bool   `json:"publishing_allowed"`
 	ConnectURL        string `json:"connect_url"`
 }
 
+// Delivery is a publication's delivery to one account: its status and, once
+// posted, the post's URL.
 type Delivery struct {
 	SocialAccountID uint64       `json:"social_account_id"`
 	Platform        string       `json:"platform"`
@@ -341,6 +370,7 @@ type Delivery struct {
 	Error           *sim.Problem `json:"error,omitempty"`
 }
 
+// Publication is a publication with its overall status and its deliveries.
 type Publication struct {
 	ID          uint64                  `json:"id"`
 	Object      string                  `json:"object"`
@@ -362,6 +392,7 @@ func stamp(s sim.Stamp) string {
 	return s.String()
 }
 
+// PublicationOf renders a publication.
 func PublicationOf(p sim.Publication) Publication {
 	out := Publication{ID: p.ID, Object: "publication", Status: p.Status, Caption: p.Caption, AssetIDs: p.AssetIDs,
 		MediaType: p.MediaType, Options: p.Options, ScheduledAt: stamp(p.ScheduledAt), PublishedAt: stamp(p.PublishedAt),
