@@ -135,3 +135,17 @@ func waitFor[T any](ctx context.Context, e *Engine, jobID uint64, wait time.Dura
 		}
 	}
 }
+
+// waitChange blocks until ch is closed, the clock jumps, or ctx ends.
+func (e *Engine) waitChange(ctx context.Context, ch <-chan struct{}) error {
+	select {
+	case <-ch:
+		return nil
+	case <-e.clock.Changed():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-e.closed:
+		return errClosed
+	}
+}
