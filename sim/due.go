@@ -10,9 +10,30 @@ import (
 
 // Event is work due at a time.
 type Event struct {
-	Kind string `json:"kind"` // job.process, job.finish, pub.start, pub.deliver
-	ID   uint64 `json:"id"`
-	Sub  int    `json:"sub,omitempty"`
+	Kind EventKind `json:"kind"`
+	ID   uint64    `json:"id"`
+	Sub  int       `json:"sub,omitempty"`
+}
+
+// EventKind is what a due event does. Kinds are stored in the state file
+// by name: a name never changes, or older files would not read.
+type EventKind string
+
+// The kinds of due events.
+const (
+	EventJobProcess EventKind = "job.process" // a job leaves the provider's queue: processing starts
+	EventJobFinish  EventKind = "job.finish"  // a job completes or fails
+	EventPubStart   EventKind = "pub.start"   // a scheduled publication starts delivering
+	EventPubDeliver EventKind = "pub.deliver" // one delivery of a publication (Sub) lands
+)
+
+// eventSteps applies each kind of due event; a kind missing here is
+// unknown, to apply and to the checks of snapshots.
+var eventSteps = map[EventKind]func(t *tx, k []byte, ev Event) error{
+	EventJobProcess: (*tx).stepJob,
+	EventJobFinish:  (*tx).stepJob,
+	EventPubStart:   func(t *tx, _ []byte, ev Event) error { return t.stepPublication(ev) },
+	EventPubDeliver: func(t *tx, _ []byte, ev Event) error { return t.stepPublication(ev) },
 }
 
 // schedule stores ev, due at at, and returns its key.
@@ -81,13 +102,11 @@ func (t *tx) applySafely(k []byte, ev Event) (err error) {
 }
 
 func (t *tx) apply(k []byte, ev Event) error {
-	switch ev.Kind {
-	case "job.process", "job.finish":
-		return t.stepJob(k, ev)
-	case "pub.start", "pub.deliver":
-		return t.stepPublication(ev)
+	step, ok := eventSteps[ev.Kind]
+	if !ok {
+		return fmt.Errorf("unknown event kind %q", ev.Kind)
 	}
-	return fmt.Errorf("unknown event kind %q", ev.Kind)
+	return step(t, k, ev)
 }
 
 // settle applies every event due by now, if any.

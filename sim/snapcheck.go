@@ -214,8 +214,6 @@ func slashed(k []byte) error {
 	return nil
 }
 
-var eventKinds = map[string]bool{"job.process": true, "job.finish": true, "pub.start": true, "pub.deliver": true}
-
 // recordChecks check one record of each bucket.
 var recordChecks = map[string]func(rc *recordCheck, k, v []byte) error{
 	string(bMeta): func(rc *recordCheck, k, v []byte) error {
@@ -343,7 +341,7 @@ var recordChecks = map[string]func(rc *recordCheck, k, v []byte) error{
 		if err := jsonUnmarshal(v, &ev); err != nil {
 			return err
 		}
-		if !eventKinds[ev.Kind] {
+		if _, ok := eventSteps[ev.Kind]; !ok {
 			return fmt.Errorf("unknown event kind %q", ev.Kind)
 		}
 		return nil
