@@ -64,6 +64,7 @@ type Engine struct {
 	images  ImageResolver
 
 	ops      chan *op
+	onQueued func() // when set (by tests, before any write), told each write that joins ops; it must not block
 	closed   chan struct{}
 	wg       sync.WaitGroup
 	mu       sync.RWMutex // guards tokens and workspaces

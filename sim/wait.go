@@ -11,6 +11,11 @@ import (
 type hub struct {
 	mu    sync.Mutex
 	chans map[uint64]*watchers
+
+	// onWatch, when set, is told each job a waiter starts watching, so that
+	// a test knows a long poll sleeps without polling for it. Tests set it
+	// before anyone waits; it must not block. Nil outside tests.
+	onWatch func(id uint64)
 }
 
 type watchers struct {
@@ -32,6 +37,9 @@ func (h *hub) watch(id uint64) (<-chan struct{}, func()) {
 		h.chans[id] = w
 	}
 	w.n++
+	if h.onWatch != nil {
+		h.onWatch(id)
+	}
 	return w.ch, func() {
 		h.mu.Lock()
 		defer h.mu.Unlock()

@@ -46,6 +46,9 @@ func (e *Engine) send(o *op) error {
 	// No lock is held while the hand-over blocks: the writer may need the
 	// engine's locks to finish the group before it takes the next one.
 	e.ops <- o
+	if e.onQueued != nil {
+		e.onQueued()
+	}
 	e.inflight.Done()
 	<-o.done
 	return o.err
