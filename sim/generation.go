@@ -83,8 +83,8 @@ func (e *Engine) CreateGeneration(ctx context.Context, p Principal, req Generati
 			job.AssetIDs = append(job.AssetIDs, a.ID)
 		}
 		seconds := r.duration
-		if m.Track == "voice" {
-			seconds = 0
+		if r.kind().Length == fixtures.LengthSpoken {
+			seconds = 0 // its timing counts the characters said
 		}
 		job.QueuedFor, job.ProcessFor = e.jobDurations(m.Timing, job.ID, r.count, seconds, len(req.Prompt))
 		if err := t.decideFate(job, m.Modality, m.ID, m.FailureRate, req.Prompt); err != nil {

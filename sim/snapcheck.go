@@ -268,7 +268,7 @@ var recordChecks = map[string]func(rc *recordCheck, k, v []byte) error{
 		switch {
 		case a.WorkspaceID != getU64(k) || a.ID != getU64(k[8:]):
 			return fmt.Errorf("the record says workspace %d, asset %d", a.WorkspaceID, a.ID)
-		case kindTags[a.Kind] == 0:
+		case len(indexTags[a.Kind]) == 0:
 			return fmt.Errorf("unknown kind %q", a.Kind)
 		case statusTags[a.Status] == 0:
 			return fmt.Errorf("unknown status %q", a.Status)
@@ -279,7 +279,7 @@ var recordChecks = map[string]func(rc *recordCheck, k, v []byte) error{
 		if err := keyLen(k, 17); err != nil {
 			return err
 		}
-		if k[8] == 0 || k[8] > byte(len(kindTags)) {
+		if _, ok := kindOfTag[k[8]]; !ok {
 			return fmt.Errorf("unknown kind tag %d", k[8])
 		}
 		return rc.asset(k[:8], k[9:])
