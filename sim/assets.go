@@ -63,6 +63,10 @@ func searchText(a *Asset) []byte {
 
 // insertAsset stores a new asset (taking the next asset id) and its indexes.
 func (t *tx) insertAsset(a *Asset) error {
+	tags := tagsOf(a)
+	if len(tags) == 0 { // before any write: never an asset the kind index misses
+		return fmt.Errorf("asset of kind %q: the kind is not in the table of modalities", a.Kind)
+	}
 	if a.ID == 0 {
 		id, err := t.b(bAssets).NextSequence()
 		if err != nil {
@@ -76,10 +80,6 @@ func (t *tx) insertAsset(a *Asset) error {
 	}
 	if err := t.b(bAssets).Put(key(ws, a.ID), encodeAsset(a)); err != nil {
 		return err
-	}
-	tags := tagsOf(a)
-	if len(tags) == 0 {
-		return fmt.Errorf("asset %d: the kind %q is not in the table of modalities", a.ID, a.Kind)
 	}
 	for _, tag := range tags {
 		if err := t.b(bAssetKind).Put(key(ws, tag, a.ID), nil); err != nil {

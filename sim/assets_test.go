@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock/fixtures"
 )
@@ -64,4 +65,20 @@ func TestOutputsFollowTheRulesOfTheirKind(t *testing.T) {
 			assert.Equal(t, m.Defaults.Duration, a.DurationSeconds, m.ID)
 		}
 	}
+}
+
+// An asset of a kind the table does not know is refused before anything is
+// written: it would be in the library and in no index of kinds.
+func TestAnAssetOfAnUnknownKindIsRefused(t *testing.T) {
+	e := newEngine(t, engineOpts{})
+	before := stateOf(t, e)
+	err := e.update(func(t *tx) error {
+		return t.insertAsset(&Asset{WorkspaceID: 1, Source: SourceGeneration, Kind: "hologram", Status: StatusCompleted})
+	})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `"hologram"`)
+	assert.Empty(t, before.diff(stateOf(t, e)))
+	pg, err := e.ListAssets(principal(t, e, tokAcme), AssetQuery{Kind: "hologram", Limit: 10})
+	require.NoError(t, err)
+	assert.Empty(t, pg.Data, "a filter by a kind the table does not know finds nothing")
 }
