@@ -8,20 +8,51 @@ import (
 	"strings"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/mediamock/mediamock/fixtures"
 )
 
-// Index tags of asset kinds; "audio" and "upload" are groups a filter asks for.
-var kindTags = map[string]byte{"image": 1, "video": 2, "voice": 3, "music": 4, "model3d": 5, "audio": 6, "upload": 7}
+// Index tags of the asset kinds, from the table of modalities in package
+// fixtures, which checks that every kind has one; "audio" and "upload" are
+// groups a filter asks for. The tags are stored: see fixtures.AssetKind.
+var (
+	kindTags  = fixtures.KindTags()
+	kindOfTag = invert(kindTags)
+	// indexTags are the tags an asset of each kind is indexed under: its
+	// kind's, then those of the filters that match it (audio, for voice and
+	// music).
+	indexTags = func() map[string][]byte {
+		out := map[string][]byte{}
+		for _, k := range fixtures.AssetKinds() {
+			out[k.Name] = []byte{k.Tag}
+			for _, f := range fixtures.FiltersOf(k.Name) {
+				out[k.Name] = append(out[k.Name], f.Tag)
+			}
+		}
+		return out
+	}()
+)
 
 var statusTags = map[string]byte{StatusQueued: 1, StatusProcessing: 2, StatusCompleted: 3, StatusFailed: 4}
 
-func tagsOf(a *Asset) []byte {
-	tags := []byte{kindTags[a.Kind]}
-	if a.Kind == KindVoice || a.Kind == KindMusic {
-		tags = append(tags, kindTags["audio"])
+func invert(m map[string]byte) map[byte]string {
+	out := make(map[byte]string, len(m))
+	for k, v := range m {
+		out[v] = k
 	}
+	return out
+}
+
+// tagsOf lists the tags an asset is indexed under: those of its kind, and
+// upload's for an upload. It is empty for a kind the table does not know.
+func tagsOf(a *Asset) []byte {
+	own := indexTags[a.Kind]
+	if len(own) == 0 {
+		return nil
+	}
+	tags := append(make([]byte, 0, len(own)+1), own...)
 	if a.Source == SourceUpload {
-		tags = append(tags, kindTags["upload"])
+		tags = append(tags, kindTags[fixtures.KindUpload])
 	}
 	return tags
 }
@@ -32,6 +63,10 @@ func searchText(a *Asset) []byte {
 
 // insertAsset stores a new asset (taking the next asset id) and its indexes.
 func (t *tx) insertAsset(a *Asset) error {
+	tags := tagsOf(a)
+	if len(tags) == 0 { // before any write: never an asset the kind index misses
+		return fmt.Errorf("asset of kind %q: the kind is not in the table of modalities", a.Kind)
+	}
 	if a.ID == 0 {
 		id, err := t.b(bAssets).NextSequence()
 		if err != nil {
@@ -46,7 +81,7 @@ func (t *tx) insertAsset(a *Asset) error {
 	if err := t.b(bAssets).Put(key(ws, a.ID), encodeAsset(a)); err != nil {
 		return err
 	}
-	for _, tag := range tagsOf(a) {
+	for _, tag := range tags {
 		if err := t.b(bAssetKind).Put(key(ws, tag, a.ID), nil); err != nil {
 			return err
 		}
@@ -126,7 +161,11 @@ func (e *Engine) ListAssetsSkipping(p Principal, q AssetQuery, skip func(id uint
 			iters = append(iters, newIter(t.b(bAssetProject), key(ws, q.ProjectID), nil))
 		}
 		if q.Kind != "" {
-			iters = append(iters, newIter(t.b(bAssetKind), key(ws, kindTags[q.Kind]), nil))
+			tag, ok := kindTags[q.Kind]
+			if !ok {
+				return nil // no asset is of a kind the table does not know
+			}
+			iters = append(iters, newIter(t.b(bAssetKind), key(ws, tag), nil))
 		}
 		if q.Status != "" {
 			iters = append(iters, newIter(t.b(bAssetStatus), key(ws, statusTags[q.Status]), nil))

@@ -2,9 +2,7 @@ package sim
 
 import (
 	"fmt"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -76,11 +74,12 @@ func (e *Engine) checkGeneration(req GenerationRequest) (resolved, Violations) {
 		v.Add("prompt", "at most %d characters, got %d", MaxPrompt, n)
 	}
 	track := req.Track
-	if req.Modality == "audio" && track == "" {
-		track = "voice"
+	tracks := modalityTracks(req.Modality)
+	if len(tracks) > 0 && track == "" {
+		track = tracks[0]
 	}
-	if req.Modality != "audio" && req.Track != "" {
-		v.Add("track", "track applies to the audio modality only")
+	if len(tracks) == 0 && req.Track != "" {
+		v.Add("track", "track applies to the %s modality only", trackedModalities)
 	}
 	m := e.models[req.ModelID]
 	if m == nil {
@@ -92,17 +91,18 @@ func (e *Engine) checkGeneration(req GenerationRequest) (resolved, Violations) {
 		v.AddAllowed("modality", []any{m.Modality}, "model %s is %s %s model, not %s", m.ID, article(m.Modality), m.Modality, req.Modality)
 		return r, v
 	}
-	if m.Modality == "audio" && m.Track != track {
+	if len(tracks) > 0 && m.Track != track {
 		v.AddAllowed("track", []any{m.Track}, "model %s makes %s, not %s", m.ID, m.Track, track)
 		return r, v
 	}
+	mod, _ := fixtures.ModalityOf(m.Modality)
 	o, d := m.Options, m.Defaults
 	notFor := func(field, what string) {
 		v.Add(field, "%s does not apply to %s models", what, modalityLabel(m.Modality, m.Track))
 	}
 
 	if req.Count != nil {
-		if m.Modality != "image" {
+		if mod.MaxCount == 0 {
 			notFor("count", "count")
 		} else if *req.Count < 1 {
 			v.AddAllowed("count", anySlice(seq(1, o.MaxCount)), "must be at least 1, got %d", *req.Count)
@@ -127,7 +127,7 @@ func (e *Engine) checkGeneration(req GenerationRequest) (resolved, Violations) {
 	}
 	if req.GenerateAudio != nil {
 		switch {
-		case m.Modality != "video":
+		case !mod.NativeAudio:
 			notFor("generate_audio", "generate_audio")
 		case *req.GenerateAudio && !o.NativeAudio:
 			v.AddAllowed("generate_audio", []any{false}, "model %s cannot generate native audio", m.ID)
@@ -193,17 +193,36 @@ func option(v *Violations, field, got string, allowed []string, def string, m *f
 
 func (e *Engine) modelIDs(modality, track string) []string {
 	var ids []string
+	tracked := len(modalityTracks(modality)) > 0
 	for _, m := range e.world.Models {
-		if m.Modality == modality && (modality != "audio" || m.Track == track) {
+		if m.Modality == modality && (!tracked || m.Track == track) {
 			ids = append(ids, m.ID)
 		}
 	}
 	return ids
 }
 
+// modalityTracks lists the tracks of a modality, the default first; none
+// for a modality without tracks or unknown.
+func modalityTracks(modality string) []string {
+	mod, _ := fixtures.ModalityOf(modality)
+	return mod.Tracks()
+}
+
+// trackedModalities names the modalities that have tracks, for messages.
+var trackedModalities = func() string {
+	var names []string
+	for _, m := range fixtures.Modalities {
+		if len(m.Tracks()) > 0 {
+			names = append(names, m.Name)
+		}
+	}
+	return strings.Join(names, ", ")
+}()
+
 func modalityLabel(modality, track string) string {
-	if modality == "audio" && track != "" {
-		return "audio (" + track + ")"
+	if len(modalityTracks(modality)) > 0 && track != "" {
+		return modality + " (" + track + ")"
 	}
 	return modality
 }
@@ -216,75 +235,39 @@ func seq(from, to int) []int {
 	return out
 }
 
-// fill sets what an output of the request is: kind, media type, size and
-// length.
+// fill sets what an output of the request is: kind, media type, and the
+// size and length the rules of its kind give.
 func (r resolved) fill(a *Asset, index int) {
 	m := r.model
-	a.Kind = fixtures.KindOfModel(*m)
+	k := r.kind()
+	a.Kind = k.Name
 	a.MimeType = m.OutputMimeType
 	a.Media = &Media{AspectRatio: r.aspect, Resolution: r.resolution, Voice: r.voice, Language: r.language, Audio: r.audio, Index: index}
-	switch a.Kind {
-	case KindImage:
-		a.Width, a.Height = ImageSize(r.aspect, r.resolution)
-	case KindVideo:
-		a.Width, a.Height = VideoSize(r.aspect, r.resolution)
-		a.DurationSeconds = r.duration
-	case KindMusic:
-		a.DurationSeconds = r.duration
-	case KindVoice:
-		a.DurationSeconds = SpeechSeconds(r.prompt)
-	}
+	a.Width, a.Height = k.Pixels.Size(r.aspect, r.resolution)
+	a.DurationSeconds = k.Length.Seconds(r.duration, r.prompt)
+}
+
+// kind is the asset kind the request's model makes.
+func (r resolved) kind() fixtures.AssetKind {
+	k, _ := fixtures.KindOf(*r.model)
+	return k
 }
 
 // ImageSize is the pixel size of an image of aspect ratio W:H whose longer
-// side is given by the resolution (1k = 1024 px).
-func ImageSize(aspect, resolution string) (int, int) {
-	w, h := ratio(aspect)
-	long := 1024
-	if n, err := strconv.Atoi(strings.TrimSuffix(resolution, "k")); err == nil && n > 0 {
-		long = 1024 * n
-	}
-	if w >= h {
-		return long, max(1, int(math.Round(float64(long)*h/w)))
-	}
-	return max(1, int(math.Round(float64(long)*w/h))), long
-}
+// side is given by the resolution (1k = 1024 px): fixtures.ImageSize.
+func ImageSize(aspect, resolution string) (int, int) { return fixtures.ImageSize(aspect, resolution) }
 
 // VideoSize is the pixel size of a video of aspect ratio W:H whose shorter
-// side is given by the resolution (720p = 720 px), rounded to even numbers.
-func VideoSize(aspect, resolution string) (int, int) {
-	w, h := ratio(aspect)
-	short := 720
-	if n, err := strconv.Atoi(strings.TrimSuffix(resolution, "p")); err == nil && n > 0 {
-		short = n
-	}
-	even := func(x float64) int { return max(2, int(math.Round(x/2))*2) }
-	if w >= h {
-		return even(float64(short) * w / h), short
-	}
-	return short, even(float64(short) * h / w)
-}
-
-func ratio(aspect string) (float64, float64) {
-	a, b, ok := strings.Cut(aspect, ":")
-	w, err1 := strconv.Atoi(a)
-	h, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || w <= 0 || h <= 0 {
-		return 1, 1
-	}
-	return float64(w), float64(h)
-}
+// side is given by the resolution (720p = 720 px), rounded to even numbers:
+// fixtures.VideoSize.
+func VideoSize(aspect, resolution string) (int, int) { return fixtures.VideoSize(aspect, resolution) }
 
 // MaxSpeechSeconds is the longest voice-over the service makes.
-const MaxSpeechSeconds = 600
+const MaxSpeechSeconds = fixtures.MaxSpeechSeconds
 
-// SpeechSeconds is how long speaking text takes at 150 words a minute
-// (counting six characters as a word for scripts without spaces), at most
-// ten minutes.
-func SpeechSeconds(text string) int {
-	words := max(len(strings.Fields(text)), utf8.RuneCountInString(text)/6)
-	return min(MaxSpeechSeconds, max(1, int(math.Ceil(float64(words)/2.5))))
-}
+// SpeechSeconds is how long speaking text takes at 150 words a minute, at
+// most ten minutes: fixtures.SpeechSeconds.
+func SpeechSeconds(text string) int { return fixtures.SpeechSeconds(text) }
 
 // durations draws a job's queue and processing times from its timing
 // profile, its size and its own random generator, divided by the speed.

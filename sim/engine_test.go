@@ -2,9 +2,9 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -295,6 +295,7 @@ func TestRestartKeepsStateIDsAndClock(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.db")
 	w := testWorld(t)
 	open := func() *Engine {
+		t.Helper()
 		e, err := Open(Config{Path: path, World: w, Clock: NewClock(ClockManual, DefaultEpoch, nil)})
 		require.NoError(t, err)
 		return e
@@ -362,15 +363,14 @@ func TestManualWaitWakesOnAdvanceAndOnCancel(t *testing.T) {
 	g, err := e.CreateGeneration(context.Background(), p, GenerationRequest{Modality: "image", ModelID: "imagen-4", Prompt: "x [mock:delay=5]"})
 	require.NoError(t, err)
 	job := e.jobOf(t, p, g.Assets[0].ID)
+	watched := watchedJobs(e)
 	done := make(chan Generation)
 	go func() {
 		got, err := e.Generation(context.Background(), p, g.Assets[0].ID, 55*time.Second)
 		assert.NoError(t, err)
 		done <- got
 	}()
-	for !e.hub.watched(job.ID) {
-		runtime.Gosched() // until the waiter sleeps on the job
-	}
+	awaitWatch(t, watched, job.ID) // the waiter sleeps on the job
 	_, err = e.Advance(5 * time.Second)
 	require.NoError(t, err)
 	got := <-done
@@ -386,17 +386,29 @@ func TestManualWaitWakesOnAdvanceAndOnCancel(t *testing.T) {
 		assert.NoError(t, err)
 		done <- got
 	}()
-	for !e.hub.watched(job.ID) {
-		runtime.Gosched()
-	}
+	awaitWatch(t, watched, job.ID)
 	cancel()
 	assert.Equal(t, StatusQueued, (<-done).Status, "the clock did not move")
 }
 
-func (h *hub) watched(id uint64) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.chans[id] != nil
+// watchedJobs makes e tell, on the channel returned, each job a long poll
+// starts watching. Call it before anyone waits.
+func watchedJobs(e *Engine) <-chan uint64 {
+	ch := make(chan uint64, 64)
+	e.hub.onWatch = func(id uint64) {
+		select {
+		case ch <- id:
+		default: // the hook must not block; a test reads what it waits for
+		}
+	}
+	return ch
+}
+
+// awaitWatch waits until a long poll watches job id.
+func awaitWatch(t testing.TB, watched <-chan uint64, id uint64) {
+	t.Helper()
+	for within(t, watched, fmt.Sprintf("a long poll watching job %d", id)) != id {
+	}
 }
 
 func TestLongPollsLeaveNoWatchers(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/mediamock/mediamock/fixtures"
 	"github.com/mediamock/mediamock/media"
 )
 
@@ -191,7 +192,7 @@ func (t *tx) fileSource(ref FileRef) (StoredFile, *media.Spec, error) {
 		}
 		f := StoredFile{MimeType: a.MimeType, Name: fmt.Sprintf("asset-%d%s", a.ID, ref.Ext), Modified: a.CreatedAt}
 		spec := &media.Spec{MimeType: a.MimeType, Width: a.Width, Height: a.Height, DurationSeconds: a.DurationSeconds,
-			Seed: seed, Prompt: a.Prompt + a.Title, Voice: a.Kind == KindVoice}
+			Seed: seed, Prompt: a.Prompt + a.Title, Voice: spoken(a.Kind)}
 		if a.Media != nil {
 			spec.Audio = a.Media.Audio
 		}
@@ -218,4 +219,11 @@ func (t *tx) fileSource(ref FileRef) (StoredFile, *media.Spec, error) {
 // putFile stores bytes for a file (uploads, start frames).
 func (t *tx) putFile(class string, ws, id uint64, data []byte) error {
 	return t.b(bFiles).Put(key(class, ws, id), data)
+}
+
+// spoken reports whether assets of the kind are speech (a voice-over),
+// which their audio is made to sound like.
+func spoken(kind string) bool {
+	k, _ := fixtures.KindNamed(kind)
+	return k.Length == fixtures.LengthSpoken
 }

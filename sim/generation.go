@@ -83,8 +83,8 @@ func (e *Engine) CreateGeneration(ctx context.Context, p Principal, req Generati
 			job.AssetIDs = append(job.AssetIDs, a.ID)
 		}
 		seconds := r.duration
-		if m.Track == "voice" {
-			seconds = 0
+		if r.kind().Length == fixtures.LengthSpoken {
+			seconds = 0 // its timing counts the characters said
 		}
 		job.QueuedFor, job.ProcessFor = e.jobDurations(m.Timing, job.ID, r.count, seconds, len(req.Prompt))
 		if err := t.decideFate(job, m.Modality, m.ID, m.FailureRate, req.Prompt); err != nil {
@@ -201,11 +201,11 @@ func (t *tx) startJob(job *Job) error {
 		// slot and never moves.
 		return t.putJob(job)
 	case job.Fate == "fail" && job.FailStage == StatusQueued:
-		return t.scheduleJob(job, "job.finish", time.Duration(job.QueuedFor))
+		return t.scheduleJob(job, EventJobFinish, time.Duration(job.QueuedFor))
 	case job.QueuedFor <= 0:
 		return t.enterProcessing(job)
 	default:
-		return t.scheduleJob(job, "job.process", time.Duration(job.QueuedFor))
+		return t.scheduleJob(job, EventJobProcess, time.Duration(job.QueuedFor))
 	}
 }
 
@@ -217,10 +217,10 @@ func (t *tx) enterProcessing(job *Job) error {
 		job.Due = nil
 		return t.putJob(job)
 	}
-	return t.scheduleJob(job, "job.finish", time.Duration(job.ProcessFor))
+	return t.scheduleJob(job, EventJobFinish, time.Duration(job.ProcessFor))
 }
 
-func (t *tx) scheduleJob(job *Job, kind string, after time.Duration) error {
+func (t *tx) scheduleJob(job *Job, kind EventKind, after time.Duration) error {
 	k, err := t.schedule(t.now.Add(after), Event{Kind: kind, ID: job.ID})
 	if err != nil {
 		return err
@@ -239,7 +239,7 @@ func (t *tx) stepJob(k []byte, ev Event) error {
 		return nil // superseded by a fault or a control call
 	}
 	job.Due = nil
-	if ev.Kind == "job.process" {
+	if ev.Kind == EventJobProcess {
 		return t.enterProcessing(job)
 	}
 	if job.Fate == "fail" {

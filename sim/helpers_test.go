@@ -205,3 +205,19 @@ func ledgerOf(ledger []LedgerEntry, typ string, encoreID uint64) []LedgerEntry {
 	}
 	return out
 }
+
+// within returns what ch delivers, waiting at most a minute of wall-clock
+// time: a bound that only a bug reaches, never a timing a test relies on.
+// Past it the test fails, saying what did not happen.
+func within[T any](t testing.TB, ch <-chan T, what string) T {
+	t.Helper()
+	timer := time.NewTimer(time.Minute)
+	defer timer.Stop()
+	select {
+	case v := <-ch:
+		return v
+	case <-timer.C:
+		t.Fatalf("%s: still waiting after a minute", what)
+		panic("unreachable")
+	}
+}

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"runtime"
 	"sync"
 	"testing"
 
@@ -44,19 +43,26 @@ func TestReleaseMappedKeepsTheState(t *testing.T) {
 func TestReleaseMappedUnderLoad(t *testing.T) {
 	e := newEngine(t, engineOpts{})
 	p := principal(t, e, "mk_test_business")
-	stop := make(chan struct{})
+	// The releaser releases once for each step of the workers, while they
+	// go on: it waits on them, never spins.
+	stop, stepped := make(chan struct{}), make(chan struct{}, 1)
+	step := func() {
+		select {
+		case stepped <- struct{}{}:
+		default: // a release is already due
+		}
+	}
 	var released sync.WaitGroup
 	released.Go(func() {
 		for {
 			select {
 			case <-stop:
 				return
-			default:
+			case <-stepped:
 				e.commits.Add(1) // as if something was written: release every time
 				if !assert.NoError(t, e.ReleaseMapped()) {
 					return
 				}
-				runtime.Gosched()
 			}
 		}
 	})
@@ -64,6 +70,7 @@ func TestReleaseMappedUnderLoad(t *testing.T) {
 	for w := range 4 {
 		work.Go(func() {
 			for i := range 50 {
+				step()
 				if w%2 == 0 {
 					_, err := e.CreateGeneration(context.Background(), p, GenerationRequest{Modality: "image", ModelID: "imagen-4", Prompt: "a harbour at noon"})
 					if !assert.NoError(t, err) {

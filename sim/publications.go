@@ -151,7 +151,7 @@ func (e *Engine) CreatePublication(p Principal, req PublicationRequest) (Publica
 			for i := range pub.Deliveries {
 				pub.Deliveries[i].Status = PubScheduled
 			}
-			if pub.Due, err = t.schedule(req.ScheduledAt.UTC(), Event{Kind: "pub.start", ID: pub.ID}); err != nil {
+			if pub.Due, err = t.schedule(req.ScheduledAt.UTC(), Event{Kind: EventPubStart, ID: pub.ID}); err != nil {
 				return err
 			}
 			out = *pub
@@ -229,7 +229,7 @@ func (t *tx) startPublication(pub *Publication, oldStatus string) error {
 		d.Status = PubPublishing
 		rng := Rand(t.e.seed, "delivery", pub.ID*64+uint64(i))
 		secs := deliverySeconds[d.Platform] * (0.8 + 0.4*rng.Float64()) / t.e.speed
-		k, err := t.schedule(t.now.Add(time.Duration(secs*float64(time.Second)).Round(time.Millisecond)), Event{Kind: "pub.deliver", ID: pub.ID, Sub: i})
+		k, err := t.schedule(t.now.Add(time.Duration(secs*float64(time.Second)).Round(time.Millisecond)), Event{Kind: EventPubDeliver, ID: pub.ID, Sub: i})
 		if err != nil {
 			return err
 		}
@@ -245,7 +245,7 @@ func (t *tx) stepPublication(ev Event) error {
 		return err
 	}
 	old := pub.Status
-	if ev.Kind == "pub.start" {
+	if ev.Kind == EventPubStart {
 		if pub.Status != PubScheduled {
 			return nil
 		}

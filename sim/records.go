@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/mediamock/mediamock/fixtures"
+
 // Status values of assets, generations and Encore creations.
 const (
 	StatusQueued     = "queued"
@@ -8,13 +10,14 @@ const (
 	StatusFailed     = "failed"
 )
 
-// Asset kinds and sources.
+// Asset kinds (the table of modalities in package fixtures has them all)
+// and sources.
 const (
-	KindImage   = "image"
-	KindVideo   = "video"
-	KindVoice   = "voice"
-	KindMusic   = "music"
-	KindModel3D = "model3d"
+	KindImage   = fixtures.KindImage
+	KindVideo   = fixtures.KindVideo
+	KindVoice   = fixtures.KindVoice
+	KindMusic   = fixtures.KindMusic
+	KindModel3D = fixtures.KindModel3D
 
 	SourceGeneration = "generation"
 	SourceUpload     = "upload"

@@ -11,6 +11,11 @@ import (
 type hub struct {
 	mu    sync.Mutex
 	chans map[uint64]*watchers
+
+	// onWatch, when set, is told each job a waiter starts watching, so that
+	// a test knows a long poll sleeps without polling for it. Tests set it
+	// before anyone waits; it must not block. Nil outside tests.
+	onWatch func(id uint64)
 }
 
 type watchers struct {
@@ -32,6 +37,9 @@ func (h *hub) watch(id uint64) (<-chan struct{}, func()) {
 		h.chans[id] = w
 	}
 	w.n++
+	if h.onWatch != nil {
+		h.onWatch(id)
+	}
 	return w.ch, func() {
 		h.mu.Lock()
 		defer h.mu.Unlock()
@@ -133,5 +141,19 @@ func waitFor[T any](ctx context.Context, e *Engine, jobID uint64, wait time.Dura
 			}
 			return v, err
 		}
+	}
+}
+
+// waitChange blocks until ch is closed, the clock jumps, or ctx ends.
+func (e *Engine) waitChange(ctx context.Context, ch <-chan struct{}) error {
+	select {
+	case <-ch:
+		return nil
+	case <-e.clock.Changed():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-e.closed:
+		return errClosed
 	}
 }

@@ -178,7 +178,7 @@ func (t *tx) addWorkspace(fw fixtures.Workspace) (*Workspace, error) {
 // libraryAsset builds a completed asset the workspace holds from the start.
 func (t *tx) libraryAsset(ws uint64, la fixtures.LibraryAsset, project uint64) (*Asset, error) {
 	a := &Asset{WorkspaceID: ws, Status: StatusCompleted, ProjectID: project, Title: la.Title, Prompt: la.Prompt}
-	if la.Kind == "upload" {
+	if la.Kind == fixtures.KindUpload {
 		a.Kind, a.Source, a.MimeType, a.Width, a.Height = KindImage, SourceUpload, "image/jpeg", 1600, 1200
 		a.Media = &Media{}
 		return a, nil

@@ -1,7 +1,7 @@
 package sim
 
 import (
-	"runtime"
+	"fmt"
 	"strconv"
 	"sync"
 	"testing"
@@ -26,9 +26,17 @@ func TestWriterRecoversFromAPanic(t *testing.T) {
 	}
 
 	// Hold the writer so that the next writes queue up and form one group.
+	queued := make(chan struct{}, 64)
+	e.onQueued = func() {
+		select {
+		case queued <- struct{}{}:
+		default: // the hook must not block; the later writes are not waited for
+		}
+	}
 	started, release := make(chan struct{}), make(chan struct{})
 	go e.update(func(*tx) error { close(started); <-release; return nil })
 	<-started
+	within(t, queued, "the held write joining the queue")
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
 	for i := range errs {
@@ -42,8 +50,8 @@ func TestWriterRecoversFromAPanic(t *testing.T) {
 			_, errs[i] = e.GrantCredits(p.WorkspaceID, 1, "")
 		}()
 	}
-	for len(e.ops) < len(errs) {
-		runtime.Gosched() // the writes are queued by other goroutines: let them run until they are there
+	for i := range errs { // the writes are queued by other goroutines: wait until they are there
+		within(t, queued, fmt.Sprintf("write %d of %d joining the queue", i+1, len(errs)))
 	}
 	close(release)
 	wg.Wait()
@@ -79,6 +87,7 @@ func TestWriterRecoversFromAPanic(t *testing.T) {
 // same state as one that applies them all at once.
 func TestManyDueEventsInBoundedTransactions(t *testing.T) {
 	run := func(due int) map[string]string {
+		t.Helper()
 		e := newEngine(t, engineOpts{due: due})
 		p := principal(t, e, "mk_test_business")
 		for i := range 30 {

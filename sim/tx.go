@@ -1,0 +1,85 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// tx is one transaction with the helpers of the engine.
+type tx struct {
+	*bolt.Tx
+	e       *Engine
+	now     time.Time
+	changed map[uint64]bool // jobs whose state changed, to wake waiters
+	nextDue int64           // the earliest pending event when the transaction ended
+	notes   map[string]int  // lifecycle paths taken, counted once committed
+	changes []Change        // what subscribers hear once committed
+
+	reloadPrincipals bool         // tokens or workspaces changed: reload them all
+	addedTokens      []Token      // tokens added: cached once committed
+	addedWorkspaces  []*Workspace // workspaces added: cached once committed
+	bulk             *bulk        // the bulk write this transaction is part of, if any
+}
+
+func (e *Engine) newTx(btx *bolt.Tx) *tx {
+	return &tx{Tx: btx, e: e, now: e.clock.Now()}
+}
+
+func (t *tx) b(name []byte) *bolt.Bucket { return t.Bucket(name) }
+
+// pack fills the pages of the append-only buckets whole in this write. The
+// setting lives on the transaction's bucket handles, which bbolt keeps for
+// the transaction.
+func (t *tx) pack() {
+	for _, name := range appendOnly {
+		if b := t.Bucket(name); b != nil {
+			b.FillPercent = 1
+		}
+	}
+}
+
+func (t *tx) touch(jobID uint64) {
+	if t.changed == nil {
+		t.changed = map[uint64]bool{}
+	}
+	t.changed[jobID] = true
+}
+
+// finish saves the clock and the rate windows, and notes the next due event.
+func (t *tx) finish() error {
+	t.nextDue = firstDue(t.Tx)
+	if err := t.b(bMeta).Put([]byte("clock"), u64(uint64(t.now.UnixNano()))); err != nil {
+		return err
+	}
+	return t.e.rate.flush(t)
+}
+
+func (t *tx) afterCommit() error {
+	e := t.e
+	e.publishNextDue(t.nextDue)
+	for id := range t.changed {
+		e.hub.wake(id)
+	}
+	if t.notes != nil {
+		e.cov.add(t.notes)
+	}
+	if t.reloadPrincipals {
+		if err := e.db.View(e.loadPrincipals); err != nil {
+			return fmt.Errorf("reload state after commit: %w", err)
+		}
+	} else if len(t.addedTokens) > 0 || len(t.addedWorkspaces) > 0 {
+		// Adding one costs the same at 1 and at 10,000 workspaces.
+		e.mu.Lock()
+		for _, w := range t.addedWorkspaces {
+			e.workspaces[w.ID] = &Workspace{ID: w.ID, Name: w.Name, Plan: w.Plan, RateLimit: w.RateLimit, PublishingAllowed: w.PublishingAllowed}
+		}
+		for _, tok := range t.addedTokens {
+			e.tokens[tok.Token] = tok
+		}
+		e.mu.Unlock()
+	}
+	t.publishChanges()
+	return nil
+}
