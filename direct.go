@@ -80,39 +80,6 @@ func (s *Server) SetTime(t time.Time) error { return s.eng.SetTime(t) }
 // SetClockMode switches the clock between real, manual and virtual.
 func (s *Server) SetClockMode(m ClockMode) error { return s.eng.SetClockMode(m) }
 
-// --- faults
-
-// FailNext makes the next rule.Count matching jobs fail.
-func (s *Server) FailNext(rule FailRule) error { return s.eng.FailNext(rule.sim()) }
-
-// SetFailureRate overrides every model's failure rate (nil: the catalog's).
-func (s *Server) SetFailureRate(rate *float64) error { return s.eng.SetFailureRate(rate) }
-
-// FailPlatform makes deliveries to a platform ("all" for every one) fail
-// (or succeed again).
-func (s *Server) FailPlatform(platform string, fail bool) error {
-	return s.eng.FailPlatform(platform, fail)
-}
-
-// SetLatency adds wall-clock latency to an operation ("*" for every one);
-// zero removes it.
-func (s *Server) SetLatency(operation string, d time.Duration) { s.env.Gate.SetLatency(operation, d) }
-
-// ForceResponses answers the next count requests of an operation ("*" for
-// any) with status 500, 503 or 429, after authentication and the rate limit.
-func (s *Server) ForceResponses(operation string, status, count int) error {
-	return s.env.ForceResponses(operation, status, count)
-}
-
-// Faults returns every injected fault.
-func (s *Server) Faults() (Faults, error) {
-	f, err := s.env.Faults()
-	return faultsOf(f), err
-}
-
-// ClearFaults removes every injected fault.
-func (s *Server) ClearFaults() error { return s.env.ClearFaults() }
-
 // --- jobs
 
 // FailAsset fails the generation of an asset now, refunding its credits.
@@ -202,27 +169,6 @@ func (s *Server) Ledger(workspaceID uint64) ([]LedgerEntry, error) { return s.en
 
 // --- journal, coverage, state
 
-// Journal returns the recorded requests, newest first.
-func (s *Server) Journal(f JournalFilter) []JournalEntry {
-	entries := s.env.Journal.List(f.journal())
-	out := make([]JournalEntry, len(entries))
-	for i, e := range entries {
-		out[i] = journalEntryOf(e)
-	}
-	return out
-}
-
-// ClearJournal forgets every recorded request.
-func (s *Server) ClearJournal() { s.env.Journal.Clear() }
-
-// Coverage reports what the clients exercised: each operation of
-// openapi.json with each declared status (and any other status it
-// answered), and each lifecycle path of the simulation.
-func (s *Server) Coverage() Coverage { return coverageOf(s.env.CoverageReport()) }
-
-// ResetCoverage starts counting again.
-func (s *Server) ResetCoverage() { s.env.ResetCoverage() }
-
 // Snapshot writes the whole state (a bbolt file) to w, consistent as of one
 // moment, and returns how many bytes it wrote.
 func (s *Server) Snapshot(w io.Writer) (int64, error) { return s.eng.Snapshot(w) }
@@ -230,8 +176,14 @@ func (s *Server) Snapshot(w io.Writer) (int64, error) { return s.eng.Snapshot(w)
 // Restore replaces the whole state with a snapshot read from r. The
 // snapshot is checked completely before anything is replaced: a damaged one
 // is refused and the state is left as it was.
-func (s *Server) Restore(r io.Reader) error { return s.eng.Restore(r) }
+func (s *Server) Restore(r io.Reader) error {
+	if err := s.eng.Restore(r); err != nil {
+		return err
+	}
+	s.env.Restored()
+	return nil
+}
 
 // Reset puts the whole simulation back to its fixtures: state, clock,
-// journal, coverage and faults.
+// journals, coverage and faults. Every sandbox goes.
 func (s *Server) Reset() error { return s.env.Reset() }

@@ -72,6 +72,8 @@ type Options struct {
 	JournalSize int
 	// JournalBodyBytes caps each recorded body; 0 means 4096.
 	JournalBodyBytes int
+	// MaxSandboxes caps how many sandboxes exist at once; 0 means 1000.
+	MaxSandboxes int
 	// CoverageReport, when set, receives the coverage table at shutdown.
 	CoverageReport io.Writer
 	// FetchImages fetches https image URLs (uploads, references, Encore
@@ -80,6 +82,10 @@ type Options struct {
 	// deterministic placeholder photo and the server never leaves the host.
 	FetchImages bool
 }
+
+// SandboxJournalSize is how many recent requests a sandbox's own journal
+// keeps (fewer when the server's journal is smaller).
+const SandboxJournalSize = 100
 
 // DefaultMaxBodyBytes is the default cap of request bodies.
 const DefaultMaxBodyBytes = 16 << 20

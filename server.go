@@ -49,8 +49,11 @@ import (
 	"github.com/mediamock/mediamock/sim"
 )
 
-// Server is a running simulator.
+// Server is a running simulator. Its Controls are the server's: faults
+// that apply to every workspace, and the journal and coverage of every
+// request.
 type Server struct {
+	Controls
 	opts Options
 	eng  *sim.Engine
 	env  *front.Env
@@ -158,7 +161,9 @@ func New(o Options) (*Server, error) {
 		Journal: journal.New(o.JournalSize, o.JournalBodyBytes), Coverage: &journal.Counts{}, Log: log,
 		WallClock: o.WallClock, Stop: s.stop, Sleep: sleep, PublicURL: o.PublicURL, MaxBodyBytes: o.MaxBodyBytes,
 		Strict: o.Strict, ControlToken: o.ControlToken, Start: start, Operations: operations(api),
-		AllowedHosts: allowedHosts(o)}
+		AllowedHosts: allowedHosts(o), MaxSandboxes: o.MaxSandboxes,
+		Journals: journal.NewRings(min(o.JournalSize, SandboxJournalSize), o.JournalBodyBytes)}
+	s.Controls = Controls{env: s.env}
 	s.rest, s.ctl = rest.New(s.env, OpenAPIDocument), control.New(s.env, ControlDocument, loadControl)
 	// REST caps bodies itself, after authentication.
 	s.restDoor = front.Door{Front: "rest", Journaled: true}
@@ -252,7 +257,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.transport.CloseIdleConnections()
 	}
 	if s.opts.CoverageReport != nil {
-		s.env.CoverageReport().WriteTable(s.opts.CoverageReport)
+		s.env.CoverageReport(0).WriteTable(s.opts.CoverageReport)
 	}
 	if cerr := s.eng.Close(); err == nil {
 		err = cerr

@@ -32,13 +32,14 @@ func (e *Engine) Authenticate(token string) (Principal, bool) {
 
 // loadPrincipals caches tokens and workspace limits, which every request reads.
 func (e *Engine) loadPrincipals(btx *bolt.Tx) error {
-	tokens := map[string]Token{}
+	tokens, byWS := map[string]Token{}, map[uint64][]string{}
 	err := btx.Bucket(bTokens).ForEach(func(k, v []byte) error {
 		var t Token
 		if err := json.Unmarshal(v, &t); err != nil {
 			return fmt.Errorf("decode token: %w", err)
 		}
 		tokens[t.Token] = t
+		byWS[t.WorkspaceID] = append(byWS[t.WorkspaceID], t.Token)
 		return nil
 	})
 	if err != nil {
@@ -57,9 +58,9 @@ func (e *Engine) loadPrincipals(btx *bolt.Tx) error {
 		return err
 	}
 	e.mu.Lock()
-	e.tokens, e.workspaces = tokens, workspaces
+	e.tokens, e.tokensByWS, e.workspaces = tokens, byWS, workspaces
 	e.mu.Unlock()
-	return nil
+	return e.loadSandboxes(btx)
 }
 
 func (t *tx) workspace(id uint64) (*Workspace, error) {

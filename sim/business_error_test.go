@@ -82,7 +82,7 @@ func (s dbState) diff(after dbState) []string {
 func refusedChangesNothing(t *testing.T, e *Engine, kind Kind, call func() error) {
 	t.Helper()
 	require.NoError(t, e.Settle()) // whatever is due is applied before, not during, the call
-	before, lifecycle := stateOf(t, e), e.Lifecycle()
+	before, lifecycle := stateOf(t, e), e.Lifecycle(0)
 	nextBefore, _, _ := e.NextDue()
 
 	err := call()
@@ -90,7 +90,7 @@ func refusedChangesNothing(t *testing.T, e *Engine, kind Kind, call func() error
 	require.True(t, IsKind(err, kind), "want a %s error, got %v", kind, err)
 
 	assert.Empty(t, before.diff(stateOf(t, e)), "the refused call wrote to the database")
-	assert.Equal(t, lifecycle, e.Lifecycle(), "the refused call counted a lifecycle path")
+	assert.Equal(t, lifecycle, e.Lifecycle(0), "the refused call counted a lifecycle path")
 	nextAfter, _, _ := e.NextDue()
 	assert.Equal(t, nextBefore, nextAfter, "the refused call scheduled or removed an event")
 }
@@ -103,7 +103,7 @@ func TestStateDiffSeesWritesBeforeABusinessError(t *testing.T) {
 		wrote bool
 	}{
 		{"put a record", func(t *tx) error {
-			if err := t.putFaults(faultState{FailPlatforms: []string{"x"}}); err != nil {
+			if err := t.putFaults(GlobalFaults, faultState{FailPlatforms: []string{"x"}}); err != nil {
 				return err
 			}
 			return refuse
@@ -170,8 +170,8 @@ func TestRefusedOperationsWriteNothing(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, PubPublished, pub.Status)
 	// Faults a successful creation would consume or apply.
-	require.NoError(t, e.FailNext(FailRule{Count: 1}))
-	require.NoError(t, e.FailPlatform("instagram", true))
+	require.NoError(t, e.FailNext(GlobalFaults, FailRule{Count: 1}))
+	require.NoError(t, e.FailPlatform(GlobalFaults, "instagram", true))
 	var otherSeed bytes.Buffer // a snapshot of a simulation of another seed
 	_, err = newEngine(t, engineOpts{seed: 9}).Snapshot(&otherSeed)
 	require.NoError(t, err)
@@ -331,10 +331,10 @@ func TestRefusedOperationsWriteNothing(t *testing.T) {
 		}},
 
 		// Faults and the clock.
-		{"fail next zero jobs", EINVALID, func() error { return e.FailNext(FailRule{}) }},
-		{"fail next at an unknown stage", EINVALID, func() error { return e.FailNext(FailRule{Count: 1, Stage: "done"}) }},
-		{"failure rate above 1", EINVALID, func() error { r := 1.5; return e.SetFailureRate(&r) }},
-		{"fail an unknown platform", EINVALID, func() error { return e.FailPlatform("myspace", true) }},
+		{"fail next zero jobs", EINVALID, func() error { return e.FailNext(GlobalFaults, FailRule{}) }},
+		{"fail next at an unknown stage", EINVALID, func() error { return e.FailNext(GlobalFaults, FailRule{Count: 1, Stage: "done"}) }},
+		{"failure rate above 1", EINVALID, func() error { r := 1.5; return e.SetFailureRate(GlobalFaults, &r) }},
+		{"fail an unknown platform", EINVALID, func() error { return e.FailPlatform(GlobalFaults, "myspace", true) }},
 		{"clock backwards", EINVALID, func() error { _, err := e.Advance(-time.Second); return err }},
 		{"clock past its bound", EINVALID, func() error { return e.SetTime(MaxTime.Add(time.Hour)) }},
 		{"restore a file that is no state", EINVALID, func() error { return e.Restore(strings.NewReader("not a bbolt file")) }},

@@ -264,7 +264,7 @@ func (e *Engine) Encore(ctx context.Context, p Principal, id uint64, wait time.D
 	if err != nil || final || wait <= 0 {
 		return v, err
 	}
-	return waitFor(ctx, e, jobID, wait, read)
+	return waitFor(ctx, e, p.WorkspaceID, jobID, wait, read)
 }
 
 // ShareURL is the public share link of a completed creation.

@@ -234,14 +234,14 @@ func TestEncoreFailureRefundsOnce(t *testing.T) {
 	}{
 		{
 			name:   "fail next, while processing",
-			before: func(t *testing.T, e *Engine) { require.NoError(t, e.FailNext(FailRule{Count: 1, Modality: "encore"})) },
+			before: func(t *testing.T, e *Engine) { require.NoError(t, e.FailNext(GlobalFaults, FailRule{Count: 1, Modality: "encore"})) },
 			fail:   func(t *testing.T, e *Engine, c EncoreCreated) { advance(t, e, 10*time.Minute) },
 			code:   "provider_error",
 		},
 		{
 			name: "fail next of the effect, while queued",
 			before: func(t *testing.T, e *Engine) {
-				require.NoError(t, e.FailNext(FailRule{Count: 1, Model: effect, Stage: StatusQueued, Code: "provider_unavailable"}))
+				require.NoError(t, e.FailNext(GlobalFaults, FailRule{Count: 1, Model: effect, Stage: StatusQueued, Code: "provider_unavailable"}))
 			},
 			fail: func(t *testing.T, e *Engine, c EncoreCreated) { advance(t, e, 10*time.Minute) },
 			code: "provider_unavailable",
@@ -307,7 +307,7 @@ func TestEncoreFailureRefundsOnce(t *testing.T) {
 			require.Len(t, refunds, 1, "refunded exactly once")
 			assert.Equal(t, int64(cost), refunds[0].Amount)
 			assert.Equal(t, effect, refunds[0].Effect)
-			assert.Equal(t, 1, e.Lifecycle()["encore_failed_refunded"])
+			assert.Equal(t, 1, e.Lifecycle(0)["encore_failed_refunded"])
 		})
 	}
 }

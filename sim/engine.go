@@ -74,7 +74,9 @@ type Engine struct {
 	inflight sync.WaitGroup // writes being handed to the writer
 
 	tokens     map[string]Token
+	tokensByWS map[uint64][]string   // each workspace's tokens
 	workspaces map[uint64]*Workspace // immutable snapshots of name, plan, limits
+	sandboxes  sandboxIndex
 
 	nextDue    atomic.Int64 // unix nanos of the earliest pending event; MaxInt64 when none
 	dueChanged chan struct{}
@@ -198,6 +200,9 @@ func (e *Engine) load(reset bool) error {
 		}
 		fresh = true
 	}
+	if err := e.addMissingBuckets(); err != nil {
+		return err
+	}
 	return e.db.View(func(btx *bolt.Tx) error {
 		if !fresh {
 			if v := btx.Bucket(bMeta).Get([]byte("clock")); len(v) == 8 {
@@ -205,6 +210,31 @@ func (e *Engine) load(reset bool) error {
 			}
 		}
 		return e.reload(btx)
+	})
+}
+
+// addMissingBuckets adds the buckets a file written by an earlier version
+// lacks (sandboxes): they start empty, and the file stays readable by that
+// version.
+func (e *Engine) addMissingBuckets() error {
+	var missing [][]byte
+	if err := e.db.View(func(btx *bolt.Tx) error {
+		for _, name := range allBuckets {
+			if btx.Bucket(name) == nil {
+				missing = append(missing, name)
+			}
+		}
+		return nil
+	}); err != nil || len(missing) == 0 {
+		return err
+	}
+	return e.db.Update(func(btx *bolt.Tx) error {
+		for _, name := range missing {
+			if _, err := btx.CreateBucketIfNotExists(name); err != nil {
+				return fmt.Errorf("add bucket %s: %w", name, err)
+			}
+		}
+		return nil
 	})
 }
 

@@ -127,7 +127,7 @@ func TestFailureRefundsOnceAndLedgerExplainsBalance(t *testing.T) {
 	e := newEngine(t, engineOpts{})
 	p := principal(t, e, "mk_test_all_scopes")
 	start, _ := e.Balance(p.WorkspaceID)
-	require.NoError(t, e.FailNext(FailRule{Count: 1, Modality: "image"}))
+	require.NoError(t, e.FailNext(GlobalFaults, FailRule{Count: 1, Modality: "image"}))
 
 	created, err := e.CreateGeneration(context.Background(), p, GenerationRequest{Modality: "image", ModelID: "imagen-4", Prompt: "a red kite", Count: intp(3)})
 	require.NoError(t, err)

@@ -90,25 +90,48 @@ type FailRule struct {
 	Code     string `json:"code,omitempty"`     // error code (default provider_error)
 }
 
-// faultState is the injected faults, kept in the file so that snapshots and
-// restarts keep them.
+// faultState is the injected faults of one scope, kept in the file so that
+// snapshots and restarts keep them: the global scope (every workspace) and
+// each workspace that has faults of its own (a sandbox).
 type faultState struct {
 	FailNext      []FailRule `json:"fail_next,omitempty"`
 	FailureRate   *float64   `json:"failure_rate,omitempty"` // overrides every model's rate
 	FailPlatforms []string   `json:"fail_platforms,omitempty"`
 }
 
-func (t *tx) faults() (faultState, error) {
+func (f faultState) empty() bool {
+	return len(f.FailNext) == 0 && f.FailureRate == nil && len(f.FailPlatforms) == 0
+}
+
+// GlobalFaults is the scope of the faults that apply to every workspace.
+const GlobalFaults uint64 = 0
+
+// faultsKey is where a scope's faults are kept: "state" for the global
+// ones (as ever), the workspace id for a workspace's.
+func faultsKey(ws uint64) []byte {
+	if ws == GlobalFaults {
+		return []byte("state")
+	}
+	return u64(ws)
+}
+
+func (t *tx) faults(ws uint64) (faultState, error) {
 	var f faultState
-	_, err := getJSON(t.b(bFaults), []byte("state"), &f)
+	_, err := getJSON(t.b(bFaults), faultsKey(ws), &f)
 	return f, err
 }
 
-func (t *tx) putFaults(f faultState) error { return putJSON(t.b(bFaults), []byte("state"), f) }
+func (t *tx) putFaults(ws uint64, f faultState) error {
+	if ws != GlobalFaults && f.empty() {
+		return t.b(bFaults).Delete(faultsKey(ws))
+	}
+	return putJSON(t.b(bFaults), faultsKey(ws), f)
+}
 
 // decideFate settles at creation whether a job will fail, and how: from the
-// magic markers of its text, then the injected fail rules, then the failure
-// rate drawn from the job's own random generator.
+// magic markers of its text, then the fail rules of its workspace, then the
+// global ones, then the failure rate (its workspace's, else the global one,
+// else the model's) drawn from the job's own random generator.
 func (t *tx) decideFate(job *Job, lane, model string, rate float64, text string) error {
 	mg := ParseMagic(text)
 	if mg.Delay >= 0 {
@@ -123,21 +146,27 @@ func (t *tx) decideFate(job *Job, lane, model string, rate float64, text string)
 		job.Failure = problemFor(mg.FailCode)
 		return nil
 	}
-	f, err := t.faults()
-	if err != nil {
-		return err
-	}
-	for i, r := range f.FailNext {
-		if (r.Modality == "" || r.Modality == lane) && (r.Model == "" || r.Model == model) {
-			job.Fate, job.FailStage, job.Failure = "fail", or(r.Stage, StatusProcessing), problemFor(r.Code)
-			if f.FailNext[i].Count--; f.FailNext[i].Count <= 0 {
-				f.FailNext = append(f.FailNext[:i], f.FailNext[i+1:]...)
+	var override *float64
+	for _, scope := range []uint64{job.WorkspaceID, GlobalFaults} {
+		f, err := t.faults(scope)
+		if err != nil {
+			return err
+		}
+		for i, r := range f.FailNext {
+			if (r.Modality == "" || r.Modality == lane) && (r.Model == "" || r.Model == model) {
+				job.Fate, job.FailStage, job.Failure = "fail", or(r.Stage, StatusProcessing), problemFor(r.Code)
+				if f.FailNext[i].Count--; f.FailNext[i].Count <= 0 {
+					f.FailNext = append(f.FailNext[:i], f.FailNext[i+1:]...)
+				}
+				return t.putFaults(scope, f)
 			}
-			return t.putFaults(f)
+		}
+		if override == nil {
+			override = f.FailureRate
 		}
 	}
-	if f.FailureRate != nil {
-		rate = *f.FailureRate
+	if override != nil {
+		rate = *override
 	}
 	if rate > 0 && Rand(t.e.seed, "fate", job.ID).Float64() < rate {
 		job.Fate, job.FailStage, job.Failure = "fail", StatusProcessing, problemFor("")
@@ -163,11 +192,12 @@ func problemFor(code string) *Problem {
 	return &Problem{Code: code, Message: msg}
 }
 
-// Faults returns the injected faults.
-func (e *Engine) Faults() (FaultsView, error) {
+// Faults returns the injected faults of a scope: GlobalFaults, or a
+// workspace's own.
+func (e *Engine) Faults(ws uint64) (FaultsView, error) {
 	var out FaultsView
 	err := e.view(func(t *tx) error {
-		f, err := t.faults()
+		f, err := t.faults(ws)
 		out = FaultsView(f)
 		return err
 	})
@@ -181,59 +211,73 @@ type FaultsView struct {
 	FailPlatforms []string   `json:"fail_platforms"`
 }
 
-// FailNext makes the next rule.Count matching jobs fail.
-func (e *Engine) FailNext(rule FailRule) error {
+// Empty reports whether no fault is set.
+func (v FaultsView) Empty() bool { return faultState(v).empty() }
+
+// changeFaults runs change on the faults of a scope: GlobalFaults or an
+// existing workspace.
+func (e *Engine) changeFaults(ws uint64, change func(*faultState)) error {
+	return e.update(func(t *tx) error {
+		if ws != GlobalFaults {
+			if _, err := t.workspace(ws); err != nil {
+				return err
+			}
+		}
+		f, err := t.faults(ws)
+		if err != nil {
+			return err
+		}
+		change(&f)
+		return t.putFaults(ws, f)
+	})
+}
+
+// FailNext makes the next rule.Count matching jobs of a scope fail.
+func (e *Engine) FailNext(ws uint64, rule FailRule) error {
 	if rule.Count <= 0 {
 		return &Error{Kind: EINVALID, Code: "validation_failed", Message: "count must be at least 1."}
 	}
 	if rule.Stage != "" && rule.Stage != StatusQueued && rule.Stage != StatusProcessing {
 		return &Error{Kind: EINVALID, Code: "validation_failed", Message: "stage must be queued or processing."}
 	}
-	return e.update(func(t *tx) error {
-		f, err := t.faults()
-		if err != nil {
-			return err
-		}
-		f.FailNext = append(f.FailNext, rule)
-		return t.putFaults(f)
-	})
+	return e.changeFaults(ws, func(f *faultState) { f.FailNext = append(f.FailNext, rule) })
 }
 
-// SetFailureRate overrides every model's and effect's failure rate; nil
-// goes back to the catalog's rates.
-func (e *Engine) SetFailureRate(rate *float64) error {
+// SetFailureRate overrides every model's and effect's failure rate in a
+// scope; nil goes back to the catalog's rates (or the global override).
+func (e *Engine) SetFailureRate(ws uint64, rate *float64) error {
 	if rate != nil && (*rate < 0 || *rate > 1) {
 		return &Error{Kind: EINVALID, Code: "validation_failed", Message: "failure_rate must be between 0 and 1."}
 	}
+	return e.changeFaults(ws, func(f *faultState) { f.FailureRate = rate })
+}
+
+// ClearFaults removes the injected faults of a scope.
+func (e *Engine) ClearFaults(ws uint64) error {
+	return e.changeFaults(ws, func(f *faultState) { *f = faultState{} })
+}
+
+// ClearAllFaults removes the injected faults of every scope.
+func (e *Engine) ClearAllFaults() error {
 	return e.update(func(t *tx) error {
-		f, err := t.faults()
-		if err != nil {
+		if err := t.DeleteBucket(bFaults); err != nil {
 			return err
 		}
-		f.FailureRate = rate
-		return t.putFaults(f)
+		_, err := t.CreateBucket(bFaults)
+		return err
 	})
 }
 
-// ClearFaults removes every injected fault.
-func (e *Engine) ClearFaults() error {
-	return e.update(func(t *tx) error { return t.putFaults(faultState{}) })
-}
-
-// FailPlatform makes every delivery to a platform fail until cleared.
-func (e *Engine) FailPlatform(platform string, fail bool) error {
+// FailPlatform makes every delivery of a scope to a platform fail until
+// cleared.
+func (e *Engine) FailPlatform(ws uint64, platform string, fail bool) error {
 	if !slices.Contains(fixtures.Platforms, platform) && platform != "all" {
 		return InvalidError([]Violation{{In: "body", Field: "platform", Reason: fmt.Sprintf("unknown platform %q", platform), Allowed: anySlice(append(slices.Clone(fixtures.Platforms), "all"))}})
 	}
-	return e.update(func(t *tx) error {
-		f, err := t.faults()
-		if err != nil {
-			return err
-		}
+	return e.changeFaults(ws, func(f *faultState) {
 		f.FailPlatforms = slices.DeleteFunc(f.FailPlatforms, func(p string) bool { return p == platform })
 		if fail {
 			f.FailPlatforms = append(f.FailPlatforms, platform)
 		}
-		return t.putFaults(f)
 	})
 }

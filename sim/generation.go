@@ -67,7 +67,7 @@ func (e *Engine) CreateGeneration(ctx context.Context, p Principal, req Generati
 		perOutput := int64(m.CreditsPerOutput)
 		if gift {
 			perOutput = 0
-			t.note("monthly_gift_used")
+			t.note(ws.ID, "monthly_gift_used")
 		} else {
 			job.Charged = cost
 		}
@@ -180,7 +180,7 @@ func (t *tx) admit(job *Job) error {
 		running = int(getU64(v))
 	}
 	if running >= t.e.laneLimit(job.Lane) {
-		t.note("queued_at_concurrency_limit")
+		t.note(job.WorkspaceID, "queued_at_concurrency_limit")
 		if err := t.b(bQueue).Put(key(job.WorkspaceID, job.Lane, "/", job.ID), nil); err != nil {
 			return err
 		}
@@ -249,7 +249,7 @@ func (t *tx) stepJob(k []byte, ev Event) error {
 }
 
 func (t *tx) completeJob(job *Job) error {
-	t.note(job.Type + "_completed")
+	t.note(job.WorkspaceID, job.Type+"_completed")
 	if err := t.setJobStatus(job, StatusCompleted); err != nil {
 		return err
 	}
@@ -272,7 +272,7 @@ func (t *tx) failJob(job *Job, why *Problem) error {
 		}
 		ws.Balance += job.Charged
 		job.Refunded = true
-		t.note(job.Type + "_failed_refunded")
+		t.note(job.WorkspaceID, job.Type+"_failed_refunded")
 		entry := LedgerEntry{Type: LedgerRefund, Amount: job.Charged, JobID: job.ID, AssetIDs: job.AssetIDs,
 			ModelID: job.ModelID, EncoreID: job.EncoreID, Description: "refund of failed " + job.Type + ": " + why.Code}
 		if job.Type == "encore" {
@@ -413,5 +413,5 @@ func (e *Engine) Generation(ctx context.Context, p Principal, assetID uint64, wa
 	if _, _, err := read(); err != nil {
 		return Generation{}, err
 	}
-	return waitFor(ctx, e, jobID, wait, read)
+	return waitFor(ctx, e, p.WorkspaceID, jobID, wait, read)
 }

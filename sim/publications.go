@@ -137,7 +137,7 @@ func (e *Engine) CreatePublication(p Principal, req PublicationRequest) (Publica
 		if pub.ID, err = t.b(bPubs).NextSequence(); err != nil {
 			return err
 		}
-		fails, err := t.platformFaults(req.Caption)
+		fails, err := t.platformFaults(p.WorkspaceID, req.Caption)
 		if err != nil {
 			return err
 		}
@@ -157,7 +157,7 @@ func (e *Engine) CreatePublication(p Principal, req PublicationRequest) (Publica
 			out = *pub
 			return t.putPublication(pub, "")
 		}
-		t.note("publication_now")
+		t.note(pub.WorkspaceID, "publication_now")
 		if err := t.startPublication(pub, ""); err != nil {
 			return err
 		}
@@ -202,18 +202,20 @@ func (t *tx) targets(v *Violations, accounts []SocialAccount, req PublicationReq
 }
 
 // platformFaults are the platforms whose deliveries fail: from the caption's
-// markers and the injected faults.
-func (t *tx) platformFaults(caption string) (map[string]bool, error) {
+// markers and the faults of the workspace and the global ones.
+func (t *tx) platformFaults(ws uint64, caption string) (map[string]bool, error) {
 	out := map[string]bool{}
 	for _, p := range ParseMagic(caption).FailPlatforms {
 		out[p] = true
 	}
-	f, err := t.faults()
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range f.FailPlatforms {
-		out[p] = true
+	for _, scope := range []uint64{ws, GlobalFaults} {
+		f, err := t.faults(scope)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range f.FailPlatforms {
+			out[p] = true
+		}
 	}
 	return out, nil
 }
@@ -249,7 +251,7 @@ func (t *tx) stepPublication(ev Event) error {
 		if pub.Status != PubScheduled {
 			return nil
 		}
-		t.note("scheduled_publication_started")
+		t.note(pub.WorkspaceID, "scheduled_publication_started")
 		return t.startPublication(pub, old)
 	}
 	if ev.Sub >= len(pub.Deliveries) {
@@ -271,7 +273,7 @@ func (t *tx) stepPublication(ev Event) error {
 		pub.PublishedAt = StampOf(t.now)
 	}
 	if pub.Status != PubPublishing {
-		t.note("publication_" + pub.Status)
+		t.note(pub.WorkspaceID, "publication_"+pub.Status)
 	}
 	return t.putPublication(pub, old)
 }
@@ -440,7 +442,7 @@ func (e *Engine) CancelPublication(ws, id uint64) (Publication, error) {
 		if len(pub.Deliveries) == 0 {
 			pub.Status = PubCancelled
 		}
-		t.note("publication_cancelled")
+		t.note(pub.WorkspaceID, "publication_cancelled")
 		out = *pub
 		return t.putPublication(pub, old)
 	})

@@ -187,7 +187,7 @@ func TestPublicationLifecycle(t *testing.T) {
 			e := newEngine(t, engineOpts{})
 			p := principal(t, e, tokAcme)
 			for _, platform := range tt.failing {
-				require.NoError(t, e.FailPlatform(platform, true))
+				require.NoError(t, e.FailPlatform(GlobalFaults, platform, true))
 			}
 			req := PublicationRequest{AssetIDs: tt.assets, Caption: tt.caption, Platforms: tt.platforms}
 			created := e.Clock().Now()
@@ -245,7 +245,7 @@ func TestPublicationLifecycle(t *testing.T) {
 				assert.LessOrEqual(t, d.PublishedAt, got.PublishedAt, "the publication is published with its last delivery")
 			}
 			assert.Equal(t, tt.want == PubFailed, got.PublishedAt.IsZero(), "published_at once anything is posted")
-			assert.Equal(t, 1, e.Lifecycle()["publication_"+tt.want])
+			assert.Equal(t, 1, e.Lifecycle(0)["publication_"+tt.want])
 
 			// Nothing moves any more.
 			advance(t, e, 24*time.Hour)

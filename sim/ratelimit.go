@@ -127,6 +127,15 @@ func RetryAfter(reset, now time.Time) time.Duration {
 	return max(time.Second, secs*time.Second)
 }
 
+// forget forgets the window of one workspace (its state is being cleared);
+// the next commit deletes it from the file.
+func (r *rateLimiter) forget(ws uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.windows, ws)
+	delete(r.dirty, ws)
+}
+
 // reset forgets every window (the state they belong to is being replaced).
 func (r *rateLimiter) reset() {
 	r.mu.Lock()

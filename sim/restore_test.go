@@ -55,7 +55,7 @@ func usable(tb testing.TB, e *Engine) {
 	ws, err := e.Workspaces()
 	require.NoError(tb, err)
 	require.NotEmpty(tb, ws)
-	require.NoError(tb, e.ClearFaults())
+	require.NoError(tb, e.ClearFaults(GlobalFaults))
 }
 
 func TestRestoreRefusesBadSnapshots(t *testing.T) {

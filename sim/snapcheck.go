@@ -230,6 +230,8 @@ var recordChecks = map[string]func(rc *recordCheck, k, v []byte) error{
 			rc.epoch = getU64(v)
 		case string(keyIncomplete):
 			return errors.New("the snapshot is of a state whose reset or restore had not finished")
+		case string(keySandboxCount):
+			return u64Value(v)
 		}
 		return nil
 	},
@@ -389,9 +391,24 @@ var recordChecks = map[string]func(rc *recordCheck, k, v []byte) error{
 	},
 	string(bFaults): func(rc *recordCheck, k, v []byte) error {
 		if string(k) != "state" {
-			return errors.New("unknown key")
+			if err := keyLen(k, 8); err != nil {
+				return errors.New("unknown key")
+			}
+			if err := rc.workspace(getU64(k)); err != nil {
+				return err
+			}
 		}
 		var f faultState
 		return jsonUnmarshal(v, &f)
+	},
+	string(bSandboxes): func(rc *recordCheck, k, v []byte) error {
+		var s Sandbox
+		if err := jsonUnmarshal(v, &s); err != nil {
+			return err
+		}
+		if s.ID != string(k) {
+			return errors.New("the record names another sandbox")
+		}
+		return rc.workspace(s.WorkspaceID)
 	},
 }

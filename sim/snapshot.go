@@ -65,7 +65,14 @@ func (e *Engine) Restore(r io.Reader) error {
 		return err
 	}
 	defer snap.db.Close()
-	return e.bulkUpdate(func() error { return e.restoreFrom(snap) })
+	if err := e.bulkUpdate(func() error { return e.restoreFrom(snap) }); err != nil {
+		return err
+	}
+	// Counts kept per workspace were of the workspaces replaced.
+	e.cov.mu.Lock()
+	e.cov.byWS = nil
+	e.cov.mu.Unlock()
+	return nil
 }
 
 // restoreFrom copies a checked snapshot into the state, in bounded

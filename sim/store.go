@@ -35,7 +35,7 @@ var (
 	bSocial       = []byte("social_accounts") // ws|id -> SocialAccount
 	bFiles        = []byte("files")           // asset id -> media bytes
 	bRate         = []byte("rate_windows")    // ws -> rateWindow
-	bFaults       = []byte("faults")          // name -> fault state
+	bFaults       = []byte("faults")          // "state" -> global faults, ws -> a workspace's
 
 	// appendOnly are the buckets whose records are only ever added after
 	// the last of their key range and never rewritten: their pages can be
@@ -47,7 +47,7 @@ var (
 
 	allBuckets = [][]byte{bMeta, bWorkspaces, bTokens, bAssets, bAssetKind, bAssetStatus, bAssetProject, bAssetText,
 		bJobs, bQueue, bSlots, bDue, bLedger, bEncore, bPubs, bPubStatus, bOwners, bBrandKits, bProjects, bCharacters,
-		bSocial, bFiles, bRate, bFaults}
+		bSocial, bFiles, bRate, bFaults, bSandboxes}
 )
 
 const schemaVersion = "2"

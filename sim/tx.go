@@ -12,15 +12,18 @@ type tx struct {
 	*bolt.Tx
 	e       *Engine
 	now     time.Time
-	changed map[uint64]bool // jobs whose state changed, to wake waiters
-	nextDue int64           // the earliest pending event when the transaction ended
-	notes   map[string]int  // lifecycle paths taken, counted once committed
-	changes []Change        // what subscribers hear once committed
+	changed map[uint64]bool       // jobs whose state changed, to wake waiters
+	nextDue int64                 // the earliest pending event when the transaction ended
+	notes   map[lifecycleNote]int // lifecycle paths taken, counted once committed
+	changes []Change              // what subscribers hear once committed
 
-	reloadPrincipals bool         // tokens or workspaces changed: reload them all
-	addedTokens      []Token      // tokens added: cached once committed
-	addedWorkspaces  []*Workspace // workspaces added: cached once committed
-	bulk             *bulk        // the bulk write this transaction is part of, if any
+	reloadPrincipals  bool         // tokens or workspaces changed: reload them all
+	addedTokens       []Token      // tokens added: cached once committed
+	addedWorkspaces   []*Workspace // workspaces added: cached once committed
+	removedWorkspaces []uint64     // workspaces deleted: forgotten once committed
+	addedSandboxes    []*Sandbox   // sandboxes added: indexed once committed
+	removedSandboxes  []*Sandbox   // sandboxes deleted: forgotten once committed
+	bulk              *bulk        // the bulk write this transaction is part of, if any
 }
 
 func (e *Engine) newTx(btx *bolt.Tx) *tx {
@@ -69,14 +72,28 @@ func (t *tx) afterCommit() error {
 		if err := e.db.View(e.loadPrincipals); err != nil {
 			return fmt.Errorf("reload state after commit: %w", err)
 		}
-	} else if len(t.addedTokens) > 0 || len(t.addedWorkspaces) > 0 {
-		// Adding one costs the same at 1 and at 10,000 workspaces.
+	} else if len(t.addedTokens) > 0 || len(t.addedWorkspaces) > 0 || len(t.removedWorkspaces) > 0 || len(t.addedSandboxes) > 0 || len(t.removedSandboxes) > 0 {
+		// Adding or removing one costs the same at 1 and at 10,000 workspaces.
 		e.mu.Lock()
 		for _, w := range t.addedWorkspaces {
 			e.workspaces[w.ID] = &Workspace{ID: w.ID, Name: w.Name, Plan: w.Plan, RateLimit: w.RateLimit, PublishingAllowed: w.PublishingAllowed}
 		}
 		for _, tok := range t.addedTokens {
 			e.tokens[tok.Token] = tok
+			e.tokensByWS[tok.WorkspaceID] = append(e.tokensByWS[tok.WorkspaceID], tok.Token)
+		}
+		for _, ws := range t.removedWorkspaces {
+			for _, tok := range e.tokensByWS[ws] {
+				delete(e.tokens, tok)
+			}
+			delete(e.tokensByWS, ws)
+			delete(e.workspaces, ws)
+		}
+		for _, s := range t.addedSandboxes {
+			e.sandboxes.add(s)
+		}
+		for _, s := range t.removedSandboxes {
+			e.sandboxes.remove(s)
 		}
 		e.mu.Unlock()
 	}

@@ -78,7 +78,7 @@ func (e *Engine) Upload(ctx context.Context, p Principal, in UploadInput) (Asset
 		if err := t.insertAsset(a); err != nil {
 			return err
 		}
-		t.note("upload")
+		t.note(a.WorkspaceID, "upload")
 		if err := t.putFile(FileAsset, a.WorkspaceID, a.ID, img.Data); err != nil {
 			return err
 		}

@@ -100,7 +100,7 @@ func reportProgress(ctx context.Context, status string) {
 //
 // Ending ctx is not an error: the caller gets the state as it is, which is
 // what a long poll answers when the server shuts down.
-func waitFor[T any](ctx context.Context, e *Engine, jobID uint64, wait time.Duration, read func() (T, bool, error)) (T, error) {
+func waitFor[T any](ctx context.Context, e *Engine, ws, jobID uint64, wait time.Duration, read func() (T, bool, error)) (T, error) {
 	deadline := e.clock.Now().Add(wait)
 	waited := false
 	for {
@@ -116,7 +116,7 @@ func waitFor[T any](ctx context.Context, e *Engine, jobID uint64, wait time.Dura
 		}
 		if !waited {
 			waited = true
-			e.cov.add(map[string]int{"long_poll_waited": 1})
+			e.cov.add(map[lifecycleNote]int{{ws, "long_poll_waited"}: 1})
 		}
 		if e.clock.Mode() == ClockVirtual {
 			target := deadline

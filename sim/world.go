@@ -70,11 +70,37 @@ func (t *tx) seed() error {
 // t.step after each record: no *bolt.Bucket is kept across that call, whose
 // commit may begin a new transaction.
 func (t *tx) addWorkspace(fw fixtures.Workspace) (*Workspace, error) {
-	b := t.b(bWorkspaces)
-	id, err := b.NextSequence()
+	id, err := t.b(bWorkspaces).NextSequence()
 	if err != nil {
 		return nil, err
 	}
+	ws, err := t.seedWorkspace(id, StampOf(t.now), fw)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range fw.APIKeys {
+		if err := t.putToken(Token{Token: k.Token, WorkspaceID: id, Type: "api_key", Name: k.Name, Scopes: k.Scopes}); err != nil {
+			return nil, err
+		}
+		if err := t.step(); err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range fw.OAuthTokens {
+		if err := t.putToken(Token{Token: k.Token, WorkspaceID: id, Type: "oauth", Name: k.Name, Scopes: k.Scopes}); err != nil {
+			return nil, err
+		}
+		if err := t.step(); err != nil {
+			return nil, err
+		}
+	}
+	return ws, nil
+}
+
+// seedWorkspace writes workspace id as the fixture describes it, but its
+// keys: its record, its starting credits, and what it already holds (brand
+// kits, projects, characters, social accounts, library).
+func (t *tx) seedWorkspace(id uint64, created Stamp, fw fixtures.Workspace) (*Workspace, error) {
 	plan := t.e.world.Plans[fw.Plan]
 	limit := plan.RateLimitPerMinute
 	if fw.RateLimitPerMinute > 0 {
@@ -82,7 +108,7 @@ func (t *tx) addWorkspace(fw fixtures.Workspace) (*Workspace, error) {
 	}
 	ws := &Workspace{
 		ID: id, Name: fw.Name, Plan: fw.Plan, RateLimit: limit, PublishingAllowed: plan.PublishingAllowed,
-		Balance: int64(fw.Credits), CreatedAt: StampOf(t.now),
+		Balance: int64(fw.Credits), CreatedAt: created,
 	}
 	for _, g := range fw.MonthlyGifts {
 		ws.Gifts = append(ws.Gifts, GiftState{ModelID: g.ModelID, PerMonth: g.PerMonth})
@@ -95,22 +121,6 @@ func (t *tx) addWorkspace(fw fixtures.Workspace) (*Workspace, error) {
 	}
 	if ws.Balance > 0 {
 		if err := t.record(ws, LedgerEntry{Type: LedgerGrant, Amount: ws.Balance, Description: "initial credits"}); err != nil {
-			return nil, err
-		}
-		if err := t.step(); err != nil {
-			return nil, err
-		}
-	}
-	for _, k := range fw.APIKeys {
-		if err := t.putToken(Token{Token: k.Token, WorkspaceID: id, Type: "api_key", Name: k.Name, Scopes: k.Scopes}); err != nil {
-			return nil, err
-		}
-		if err := t.step(); err != nil {
-			return nil, err
-		}
-	}
-	for _, k := range fw.OAuthTokens {
-		if err := t.putToken(Token{Token: k.Token, WorkspaceID: id, Type: "oauth", Name: k.Name, Scopes: k.Scopes}); err != nil {
 			return nil, err
 		}
 		if err := t.step(); err != nil {

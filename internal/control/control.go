@@ -5,7 +5,6 @@
 package control
 
 import (
-	"crypto/subtle"
 	"mime"
 	"net/http"
 	"strconv"
@@ -71,10 +70,11 @@ type route struct {
 
 // call is one control request.
 type call struct {
-	env  *front.Env
-	w    *front.Writer
-	r    *http.Request
-	vars map[string]string
+	env   *front.Env
+	w     *front.Writer
+	r     *http.Request
+	vars  map[string]string
+	scope scope
 }
 
 func (c *call) id() uint64 {
@@ -137,13 +137,20 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		front.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
 		return
 	}
+	c := &call{env: f.env, w: w, r: r, vars: m.Vars}
 	if m.Name != opHealth {
-		if err := f.guard(r, m.Name); err != nil {
+		var err error
+		if c.scope, err = f.guard(r, m.Name); err == nil {
+			c.scope, err = f.narrow(c.scope, r, m.Name, m.Vars)
+		}
+		if err == nil {
+			err = c.ownRecord(m.Name)
+		}
+		if err != nil {
 			front.WriteError(w, err)
 			return
 		}
 	}
-	c := &call{env: f.env, w: w, r: r, vars: m.Vars}
 	switch m.Name {
 	case opDocument:
 		front.ServeDocument(w, r, f.document)
@@ -173,20 +180,22 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 }
 
 // guard protects the control API: from web pages (a foreign Host or
-// Origin), with the control token when the server has one, and with a JSON
-// Content-Type on every state-changing request, which a page cannot send
-// across origins without a preflight. On a listener beyond loopback,
-// snapshots (the whole state, tokens included) need a control token.
-func (f *Front) guard(r *http.Request, op string) error {
+// Origin), with the control token when the server has one (or a
+// sandbox's, for that sandbox alone), and with a JSON Content-Type on every
+// state-changing request, which a page cannot send across origins without a
+// preflight. On a listener beyond loopback, snapshots (the whole state,
+// tokens included) need a control token. It returns the scope the
+// credential reaches.
+func (f *Front) guard(r *http.Request, op string) (scope, error) {
 	if err := f.env.Guard(r, "the control API"); err != nil {
-		return err
+		return scope{}, err
 	}
-	if !f.authorized(r, op) {
-		return &sim.Error{Kind: sim.EUNAUTHORIZED, Code: "invalid_control_token",
-			Message: "The control API needs Authorization: Bearer <control token>."}
+	s, err := f.credential(r, op)
+	if err != nil {
+		return s, err
 	}
 	if (op == opSnapshot || op == opRestore) && f.env.Exposed && f.env.ControlToken == "" {
-		return &sim.Error{Kind: sim.EFORBIDDEN, Code: "control_token_required",
+		return s, &sim.Error{Kind: sim.EFORBIDDEN, Code: "control_token_required",
 			Message: "The server listens beyond loopback without a control token: snapshots (every token included) need --control-token (MOCKSERVER_CONTROL_TOKEN)."}
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead && op != opRestore {
@@ -195,25 +204,10 @@ func (f *Front) guard(r *http.Request, op string) error {
 			if got == "" {
 				got = "(none)"
 			}
-			return &sim.Error{Kind: sim.EUNSUPPORTED, Code: "unsupported_media_type",
+			return s, &sim.Error{Kind: sim.EUNSUPPORTED, Code: "unsupported_media_type",
 				Message: "Content-Type " + got + " is not accepted; state-changing control requests send application/json (an empty body may be {}).",
 				Details: map[string]any{"accepted": []string{"application/json"}}}
 		}
 	}
-	return nil
-}
-
-// authorized checks the control token, when the server has one. The event
-// stream also takes it as the query parameter token: a browser's
-// EventSource cannot send headers.
-func (f *Front) authorized(r *http.Request, op string) bool {
-	tok := f.env.ControlToken
-	if tok == "" {
-		return true
-	}
-	got, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if got == "" && op == opEvents {
-		got = r.URL.Query().Get("token")
-	}
-	return subtle.ConstantTimeCompare([]byte(got), []byte(tok)) == 1
+	return s, nil
 }

@@ -51,6 +51,12 @@ var routes = []route{
 	{"GET", "/snapshot", opSnapshot, nil},
 	{"PUT", "/snapshot", opRestore, nil},
 	{"GET", "/events", opEvents, nil},
+	{"POST", "/sandboxes", "createSandbox", createSandbox},
+	{"GET", "/sandboxes", "listSandboxes", listSandboxes},
+	{"GET", "/sandboxes/{sandbox}", "getSandbox", getSandbox},
+	{"DELETE", "/sandboxes/{sandbox}", "deleteSandbox", deleteSandbox},
+	{"POST", "/sandboxes/{sandbox}/reset", "resetSandbox", resetSandbox},
+	{"POST", "/sandboxes/{sandbox}/run", "runSandbox", runSandbox},
 }
 
 // --- health and clock
@@ -148,14 +154,14 @@ func clockMode(c *call) (int, any, error) {
 // --- faults
 
 func (c *call) faults() (int, any, error) {
-	f, err := c.env.Faults()
+	f, err := c.env.Faults(c.scope.ws)
 	return http.StatusOK, f, err
 }
 
 func faults(c *call) (int, any, error) { return c.faults() }
 
 func clearFaults(c *call) (int, any, error) {
-	if err := c.env.ClearFaults(); err != nil {
+	if err := c.env.ClearFaults(c.scope.ws); err != nil {
 		return 0, nil, err
 	}
 	return c.faults()
@@ -166,7 +172,7 @@ func failNext(c *call) (int, any, error) {
 	if err := c.decode(&rule); err != nil {
 		return 0, nil, err
 	}
-	if err := c.env.Eng.FailNext(rule); err != nil {
+	if err := c.env.Eng.FailNext(c.scope.ws, rule); err != nil {
 		return 0, nil, err
 	}
 	return c.faults()
@@ -179,7 +185,7 @@ func failureRate(c *call) (int, any, error) {
 	if err := c.decode(&body); err != nil {
 		return 0, nil, err
 	}
-	if err := c.env.Eng.SetFailureRate(body.Rate); err != nil {
+	if err := c.env.Eng.SetFailureRate(c.scope.ws, body.Rate); err != nil {
 		return 0, nil, err
 	}
 	return c.faults()
@@ -187,7 +193,7 @@ func failureRate(c *call) (int, any, error) {
 
 func platform(fail bool) handlerFunc {
 	return func(c *call) (int, any, error) {
-		if err := c.env.Eng.FailPlatform(c.vars["platform"], fail); err != nil {
+		if err := c.env.Eng.FailPlatform(c.scope.ws, c.vars["platform"], fail); err != nil {
 			return 0, nil, err
 		}
 		return c.faults()
@@ -204,7 +210,7 @@ func latency(set bool) handlerFunc {
 				return 0, nil, err
 			}
 		}
-		c.env.Gate.SetLatency(c.vars["operation"], time.Duration(body.MS)*time.Millisecond)
+		c.env.Gate.SetLatency(c.scope.ws, c.vars["operation"], time.Duration(body.MS)*time.Millisecond)
 		return c.faults()
 	}
 }
@@ -218,7 +224,7 @@ func force(c *call) (int, any, error) {
 	if err := c.decode(&body); err != nil {
 		return 0, nil, err
 	}
-	if err := c.env.ForceResponses(body.Operation, body.Status, body.Count); err != nil {
+	if err := c.env.ForceResponses(c.scope.ws, body.Operation, body.Status, body.Count); err != nil {
 		return 0, nil, err
 	}
 	return c.faults()
@@ -339,9 +345,22 @@ type journalJSON struct {
 	Entries  []journal.Entry `json:"entries"`
 }
 
+// ring is the journal of the call's scope: a sandbox's own, or the
+// server's (a workspace's entries are the server's, filtered).
+func (c *call) ring() *journal.Journal {
+	if c.scope.sandbox != nil {
+		if j, ok := c.env.Journals.Of(c.scope.ws); ok {
+			return j
+		}
+		return nil // journals are off
+	}
+	return c.env.Journal
+}
+
 func (c *call) journal(f journal.Filter) (int, any, error) {
-	out := journalJSON{Entries: c.env.Journal.List(f)}
-	out.Size, out.BodyCap, out.Recorded = c.env.Journal.Stats()
+	j := c.ring()
+	out := journalJSON{Entries: j.List(f)}
+	out.Size, out.BodyCap, out.Recorded = j.Stats()
 	return http.StatusOK, out, nil
 }
 
@@ -350,6 +369,9 @@ func journalEntries(c *call) (int, any, error) {
 	f := journal.Filter{ID: q.Get("id"), Front: q.Get("front"), Method: q.Get("method"), PathPrefix: q.Get("path"), Operation: q.Get("operation"), Limit: 100}
 	f.Status, _ = strconv.Atoi(q.Get("status"))
 	f.WorkspaceID, _ = strconv.ParseUint(q.Get("workspace_id"), 10, 64)
+	if c.scope.bound {
+		f.WorkspaceID = 0 // the ring holds the sandbox's alone
+	}
 	if l, err := strconv.Atoi(q.Get("limit")); err == nil {
 		f.Limit = l
 	}
@@ -357,14 +379,14 @@ func journalEntries(c *call) (int, any, error) {
 }
 
 func clearJournal(c *call) (int, any, error) {
-	c.env.Journal.Clear()
+	c.ring().Clear()
 	return c.journal(journal.Filter{})
 }
 
-func coverage(c *call) (int, any, error) { return http.StatusOK, c.env.CoverageReport(), nil }
+func coverage(c *call) (int, any, error) { return http.StatusOK, c.env.CoverageReport(c.scope.ws), nil }
 
 func resetCoverage(c *call) (int, any, error) {
-	c.env.ResetCoverage()
+	c.env.ResetCoverage(c.scope.ws)
 	return coverage(c)
 }
 
@@ -400,6 +422,7 @@ func (c *call) restore() (int, any, error) {
 		}
 		return 0, nil, err
 	}
+	c.env.Restored()
 	return c.clock()
 }
 

@@ -79,7 +79,12 @@ func (c *call) page() (startingAfter uint64, limit int) {
 	return startingAfter, limit
 }
 
+// workspaceFilter is the workspace a cross-workspace read is narrowed to:
+// the query's, or the sandbox a sandbox's token is bound to.
 func (c *call) workspaceFilter() uint64 {
+	if c.scope.bound {
+		return c.scope.ws
+	}
 	ws, _ := strconv.ParseUint(c.r.URL.Query().Get("workspace_id"), 10, 64)
 	return ws
 }

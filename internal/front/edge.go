@@ -268,6 +268,12 @@ func (env *Env) Record(e journal.Entry, started time.Time, b Bodies) {
 	kept := func(b []byte) int64 { return int64(min(len(b), env.Journal.BodyCap())) }
 	e.RequestBodyTruncated = e.RequestBytes > kept(b.Request)
 	e.ResponseBodyTruncated = e.ResponseBytes > kept(b.Response)
+	if sb, ok := env.Eng.SandboxOf(e.WorkspaceID); ok {
+		e.SandboxID = sb.ID
+		if ring, ok := env.Journals.Of(e.WorkspaceID); ok {
+			ring.Add(e, b.Request, b.Response)
+		}
+	}
 	env.Journal.Add(e, b.Request, b.Response)
 }
 

@@ -8,6 +8,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -51,6 +52,12 @@ type Env struct {
 	// Operations are the operations of openapi.json the coverage lists.
 	Operations []journal.Operation
 
+	// Journals are the sandboxes' own journals.
+	Journals *journal.Rings
+	// MaxSandboxes caps how many sandboxes exist at once; 0 means
+	// sim.DefaultMaxSandboxes.
+	MaxSandboxes int
+
 	// Rendered keeps the JSON of final assets for list pages.
 	Rendered wire.Rendered
 
@@ -83,46 +90,81 @@ func (env *Env) View(r *http.Request) wire.View {
 }
 
 // Reset puts the whole simulation back to its fixtures: state, clock,
-// journal, coverage and faults.
+// journals, coverage and the faults of every scope. Every sandbox goes.
 func (env *Env) Reset() error {
 	if err := env.Eng.Reset(env.Start); err != nil {
 		return err
 	}
-	env.Gate.Clear()
+	env.Gate.ClearAll()
 	env.Journal.Clear()
-	env.ResetCoverage()
+	env.Journals.CloseAll()
+	env.ResetCoverage(0)
 	return nil
 }
 
-// ResetCoverage starts counting coverage again.
-func (env *Env) ResetCoverage() {
-	env.Coverage.Reset()
-	env.Eng.ResetLifecycle()
+// Restored forgets what the fronts keep per workspace after a snapshot
+// replaced the state (its workspaces are not those they were kept for):
+// the sandboxes' journals, the coverage per workspace, the gate's faults
+// per workspace.
+func (env *Env) Restored() {
+	env.Journals.CloseAll()
+	env.Gate.ClearScoped()
+	env.Coverage.ResetScoped()
 }
 
-// CoverageReport reports what the clients exercised: each operation of
-// openapi.json with each declared status (and any other status it
-// answered), and each lifecycle path of the simulation.
-func (env *Env) CoverageReport() journal.Coverage {
-	return env.Coverage.Report(env.Operations, env.Eng.Lifecycle())
+// ResetCoverage starts counting coverage again: everywhere when ws is 0,
+// else for one workspace.
+func (env *Env) ResetCoverage(ws uint64) {
+	env.Coverage.Reset(ws)
+	env.Eng.ResetLifecycle(ws)
 }
 
-// ClearFaults removes every injected fault, in the engine and in the gate.
-func (env *Env) ClearFaults() error {
-	env.Gate.Clear()
-	return env.Eng.ClearFaults()
+// CoverageReport reports what the clients exercised, on the whole server
+// when ws is 0, else in one workspace: each operation of openapi.json with
+// each declared status (and any other status it answered), and each
+// lifecycle path of the simulation.
+func (env *Env) CoverageReport(ws uint64) journal.Coverage {
+	return env.Coverage.Report(ws, env.Operations, env.Eng.Lifecycle(ws))
 }
 
-// Faults is every injected fault: the engine's and the gate's.
+// ClearFaults removes the injected faults of a scope (gate.Global, or a
+// workspace's own), in the engine and in the gate.
+func (env *Env) ClearFaults(ws uint64) error {
+	if err := env.Eng.ClearFaults(ws); err != nil {
+		return err
+	}
+	env.Gate.Clear(ws)
+	return nil
+}
+
+// Faults is every injected fault of a scope: the engine's and the gate's.
 type Faults struct {
+	// Scope is "global" (the faults every workspace meets) or the sandbox
+	// or workspace the faults are kept for: "sandbox sbx_1_...",
+	// "workspace 4".
+	Scope string `json:"scope"`
 	sim.FaultsView
 	LatencyMS map[string]int64      `json:"latency_ms"`
 	Forced    []gate.ForcedResponse `json:"forced_responses"`
+	// GlobalFaults, for a scope of one workspace, says whether global
+	// faults are set too: they apply to it as well.
+	GlobalFaults bool `json:"global_faults"`
 }
 
-// Faults returns every injected fault.
-func (env *Env) Faults() (Faults, error) {
-	v, err := env.Eng.Faults()
+// ScopeName names a scope as Faults.Scope shows it.
+func (env *Env) ScopeName(ws uint64) string {
+	if ws == gate.Global {
+		return "global"
+	}
+	if sb, ok := env.Eng.SandboxOf(ws); ok {
+		return "sandbox " + sb.ID
+	}
+	return "workspace " + strconv.FormatUint(ws, 10)
+}
+
+// Faults returns every injected fault of a scope.
+func (env *Env) Faults(ws uint64) (Faults, error) {
+	v, err := env.Eng.Faults(ws)
 	if err != nil {
 		return Faults{}, err
 	}
@@ -132,13 +174,63 @@ func (env *Env) Faults() (Faults, error) {
 	if v.FailPlatforms == nil {
 		v.FailPlatforms = []string{}
 	}
-	out := Faults{FaultsView: v}
-	out.LatencyMS, out.Forced = env.Gate.Faults()
+	out := Faults{Scope: env.ScopeName(ws), FaultsView: v}
+	out.LatencyMS, out.Forced = env.Gate.Faults(ws)
+	if ws != gate.Global {
+		global, err := env.Eng.Faults(gate.Global)
+		if err != nil {
+			return Faults{}, err
+		}
+		out.GlobalFaults = !global.Empty() || env.Gate.Active(gate.Global)
+	}
 	return out, nil
 }
 
 // ForceResponses answers the next count requests of an operation of
-// openapi.json ("*" for any) with status 500, 503 or 429.
-func (env *Env) ForceResponses(operation string, status, count int) error {
-	return env.Gate.Force(operation, status, count, env.API.Has)
+// openapi.json ("*" for any) by workspace ws (gate.Global: by any) with
+// status 500, 503 or 429.
+func (env *Env) ForceResponses(ws uint64, operation string, status, count int) error {
+	return env.Gate.Force(ws, operation, status, count, env.API.Has)
+}
+
+// CreateSandbox creates a sandbox, with a journal of its own.
+func (env *Env) CreateSandbox(spec sim.SandboxSpec) (sim.Sandbox, error) {
+	sb, err := env.Eng.CreateSandbox(spec, env.MaxSandboxes)
+	if err == nil {
+		env.Journals.Open(sb.WorkspaceID)
+	}
+	return sb, err
+}
+
+// DeleteSandbox deletes a sandbox and what the fronts keep of it: its
+// journal, its coverage, its faults.
+func (env *Env) DeleteSandbox(id string) error {
+	sb, err := env.Eng.Sandbox(id)
+	if err != nil {
+		return err
+	}
+	if err := env.Eng.DeleteSandbox(id); err != nil {
+		return err
+	}
+	env.forget(sb.WorkspaceID)
+	env.Journals.Close(sb.WorkspaceID)
+	return nil
+}
+
+// ResetSandbox puts a sandbox back to its starting state, with an empty
+// journal, no coverage and no faults.
+func (env *Env) ResetSandbox(id string) (sim.Sandbox, error) {
+	sb, err := env.Eng.ResetSandbox(id)
+	if err != nil {
+		return sb, err
+	}
+	env.forget(sb.WorkspaceID)
+	env.Journals.Open(sb.WorkspaceID)
+	return sb, nil
+}
+
+// forget drops what the fronts keep of a workspace.
+func (env *Env) forget(ws uint64) {
+	env.Gate.Clear(ws)
+	env.ResetCoverage(ws)
 }

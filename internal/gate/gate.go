@@ -19,8 +19,29 @@ import (
 type Gate struct {
 	eng    *sim.Engine
 	mu     sync.Mutex
+	faults map[uint64]*opFaults // by workspace; Global for every workspace
+}
+
+// Global is the scope of faults that apply to every workspace.
+const Global uint64 = 0
+
+// opFaults are the faults injected per operation in one scope.
+type opFaults struct {
 	delays map[string]time.Duration
 	forced []ForcedResponse
+}
+
+// scope returns the faults of a scope, made when make is true.
+func (g *Gate) scope(ws uint64, make bool) *opFaults {
+	f := g.faults[ws]
+	if f == nil && make {
+		if g.faults == nil {
+			g.faults = map[uint64]*opFaults{}
+		}
+		f = &opFaults{}
+		g.faults[ws] = f
+	}
+	return f
 }
 
 // New returns the gate of an engine.
@@ -92,7 +113,7 @@ func (g *Gate) Enter(authorization, op, scope string) (Pass, error) {
 	if !p.HasScope(scope) {
 		return pass, scopeError(scope, p)
 	}
-	if status := g.take(op); status != 0 {
+	if status := g.take(p.WorkspaceID, op); status != 0 {
 		if status == 429 {
 			pass.Rate.RetryAfter = sim.RetryAfter(pass.Rate.Reset, g.eng.Clock().Now())
 		}
@@ -140,10 +161,11 @@ type ForcedResponse struct {
 	Remaining int    `json:"remaining"`
 }
 
-// Force answers the next count requests of an operation ("*" for any) with
-// status 500, 503 or 429, after authentication and the rate limit. known
+// Force answers the next count requests of an operation ("*" for any)
+// with status 500, 503 or 429, after authentication and the rate limit,
+// for the requests of workspace ws (Global: of every workspace). known
 // tells which operations exist.
-func (g *Gate) Force(operation string, status, count int, known func(string) bool) error {
+func (g *Gate) Force(ws uint64, operation string, status, count int, known func(string) bool) error {
 	if status != 500 && status != 503 && status != 429 {
 		return sim.InvalidError([]sim.Violation{{In: "body", Field: "status", Reason: "must be 429, 500 or 503", Allowed: []any{429, 500, 503}}})
 	}
@@ -152,69 +174,129 @@ func (g *Gate) Force(operation string, status, count int, known func(string) boo
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.forced = append(g.forced, ForcedResponse{Operation: operation, Status: status, Remaining: max(1, count)})
+	f := g.scope(ws, true)
+	f.forced = append(f.forced, ForcedResponse{Operation: operation, Status: status, Remaining: max(1, count)})
 	return nil
 }
 
-// take returns the status to force on a request of op, if any.
-func (g *Gate) take(op string) int {
+// take returns the status to force on a request of op by workspace ws, if
+// any: the workspace's own forced responses come first, then the global
+// ones.
+func (g *Gate) take(ws uint64, op string) int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	for i := range g.forced {
-		fr := &g.forced[i]
-		if fr.Operation == op || fr.Operation == "*" {
-			status := fr.Status
-			if fr.Remaining--; fr.Remaining <= 0 {
-				g.forced = slices.Delete(g.forced, i, i+1)
+	for _, scope := range [2]uint64{ws, Global} {
+		f := g.scope(scope, false)
+		if f == nil {
+			continue
+		}
+		for i := range f.forced {
+			fr := &f.forced[i]
+			if fr.Operation == op || fr.Operation == "*" {
+				status := fr.Status
+				if fr.Remaining--; fr.Remaining <= 0 {
+					f.forced = slices.Delete(f.forced, i, i+1)
+				}
+				return status
 			}
-			return status
+		}
+		if ws == Global {
+			break
 		}
 	}
 	return 0
 }
 
-// SetLatency adds wall-clock latency to an operation ("*" for every one);
-// zero removes it.
-func (g *Gate) SetLatency(operation string, d time.Duration) {
+// SetLatency adds wall-clock latency to an operation ("*" for every one)
+// for the requests of workspace ws (Global: of every workspace); zero
+// removes it.
+func (g *Gate) SetLatency(ws uint64, operation string, d time.Duration) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	f := g.scope(ws, d > 0)
 	if d <= 0 {
-		delete(g.delays, operation)
+		if f != nil {
+			delete(f.delays, operation)
+		}
 		return
 	}
-	if g.delays == nil {
-		g.delays = map[string]time.Duration{}
+	if f.delays == nil {
+		f.delays = map[string]time.Duration{}
 	}
-	g.delays[operation] = d
+	f.delays[operation] = d
 }
 
-// Latency is the latency added to an operation.
-func (g *Gate) Latency(op string) time.Duration {
+// Latency is the latency added to a request of op by workspace ws: the
+// workspace's own for the operation, or for every operation, else the
+// global one.
+func (g *Gate) Latency(ws uint64, op string) time.Duration {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if d, ok := g.delays[op]; ok {
-		return d
+	if len(g.faults) == 0 {
+		return 0
 	}
-	return g.delays["*"]
+	for _, scope := range [2]uint64{ws, Global} {
+		if f := g.scope(scope, false); f != nil {
+			if d, ok := f.delays[op]; ok {
+				return d
+			}
+			if d, ok := f.delays["*"]; ok {
+				return d
+			}
+		}
+		if ws == Global {
+			break
+		}
+	}
+	return 0
 }
 
-// Faults lists the gate's faults: latency per operation in milliseconds and
-// the forced responses still to come.
-func (g *Gate) Faults() (map[string]int64, []ForcedResponse) {
+// Faults lists the faults of a scope: latency per operation in
+// milliseconds and the forced responses still to come.
+func (g *Gate) Faults(ws uint64) (map[string]int64, []ForcedResponse) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	lat := make(map[string]int64, len(g.delays))
-	for op, d := range g.delays {
-		lat[op] = d.Milliseconds()
+	lat, forced := map[string]int64{}, []ForcedResponse{}
+	if f := g.scope(ws, false); f != nil {
+		for op, d := range f.delays {
+			lat[op] = d.Milliseconds()
+		}
+		forced = append(forced, f.forced...)
 	}
-	return lat, append([]ForcedResponse{}, g.forced...)
+	return lat, forced
 }
 
-// Clear removes every fault of the gate.
-func (g *Gate) Clear() {
+// Active reports whether a scope has any fault.
+func (g *Gate) Active(ws uint64) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.delays, g.forced = nil, nil
+	f := g.scope(ws, false)
+	return f != nil && (len(f.delays) > 0 || len(f.forced) > 0)
+}
+
+// Clear removes the faults of a scope.
+func (g *Gate) Clear(ws uint64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.faults, ws)
+}
+
+// ClearScoped removes the faults of every workspace, keeping the global ones.
+func (g *Gate) ClearScoped() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for ws := range g.faults {
+		if ws != Global {
+			delete(g.faults, ws)
+		}
+	}
+}
+
+// ClearAll removes every fault of every scope.
+func (g *Gate) ClearAll() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.faults = nil
 }
 
 // forcedError is the error of a forced response.

@@ -14,33 +14,60 @@ import (
 )
 
 // Counts counts answers per operation and status, and calls per operation
-// and front.
+// and front: for the whole server and for each workspace.
 type Counts struct {
-	mu     sync.Mutex
+	mu   sync.Mutex
+	all  tally
+	byWS map[uint64]*tally
+}
+
+// tally is one scope's counts.
+type tally struct {
 	counts map[string]map[int]int
 	fronts map[string]map[string]int
 }
 
-// Hit counts one answer of an operation called through a front (rest,
-// mcp); status is what the operation answered.
-func (c *Counts) Hit(front, op string, status int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.counts == nil {
-		c.counts, c.fronts = map[string]map[int]int{}, map[string]map[string]int{}
+func (t *tally) hit(front, op string, status int) {
+	if t.counts == nil {
+		t.counts, t.fronts = map[string]map[int]int{}, map[string]map[string]int{}
 	}
-	if c.counts[op] == nil {
-		c.counts[op], c.fronts[op] = map[int]int{}, map[string]int{}
+	if t.counts[op] == nil {
+		t.counts[op], t.fronts[op] = map[int]int{}, map[string]int{}
 	}
-	c.counts[op][status]++
-	c.fronts[op][front]++
+	t.counts[op][status]++
+	t.fronts[op][front]++
 }
 
-// Reset starts counting again.
-func (c *Counts) Reset() {
+// Hit counts one answer of an operation called by workspace ws (0 when
+// none was identified) through a front (rest, mcp); status is what the
+// operation answered.
+func (c *Counts) Hit(ws uint64, front, op string, status int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.counts, c.fronts = nil, nil
+	c.all.hit(front, op, status)
+	if ws != 0 {
+		if c.byWS == nil {
+			c.byWS = map[uint64]*tally{}
+		}
+		t := c.byWS[ws]
+		if t == nil {
+			t = &tally{}
+			c.byWS[ws] = t
+		}
+		t.hit(front, op, status)
+	}
+}
+
+// Reset starts counting again: everything when ws is 0, else the counts of
+// one workspace.
+func (c *Counts) Reset(ws uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ws == 0 {
+		c.all, c.byWS = tally{}, nil
+		return
+	}
+	delete(c.byWS, ws)
 }
 
 // Coverage reports what the clients exercised: each operation of
@@ -85,13 +112,28 @@ type Operation struct {
 	Declared         []int
 }
 
-// Report builds the coverage report of ops, in their order, with the
-// engine's lifecycle counts.
-func (c *Counts) Report(ops []Operation, lifecycle map[string]int) Coverage {
+// ResetScoped forgets the counts of every workspace, keeping the server's.
+func (c *Counts) ResetScoped() {
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.byWS = nil
+}
+
+// Report builds the coverage report of ops, in their order, with the
+// engine's lifecycle counts: of the whole server when ws is 0, else of one
+// workspace.
+func (c *Counts) Report(ws uint64, ops []Operation, lifecycle map[string]int) Coverage {
+	c.mu.Lock()
+	t := &c.all
+	if ws != 0 {
+		t = c.byWS[ws]
+		if t == nil {
+			t = &tally{}
+		}
+	}
 	counts, fronts := map[string]map[int]int{}, map[string]map[string]int{}
-	for op, m := range c.counts {
-		counts[op], fronts[op] = maps.Clone(m), maps.Clone(c.fronts[op])
+	for op, m := range t.counts {
+		counts[op], fronts[op] = maps.Clone(m), maps.Clone(t.fronts[op])
 	}
 	c.mu.Unlock()
 	var out Coverage

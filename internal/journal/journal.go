@@ -26,6 +26,7 @@ type Entry struct {
 	Status                int     `json:"status"`
 	ErrorCode             string  `json:"error_code,omitempty"`
 	WorkspaceID           uint64  `json:"workspace_id,omitempty"`
+	SandboxID             string  `json:"sandbox_id,omitempty"`
 	DurationMS            float64 `json:"duration_ms"`
 	InjectedLatencyMS     int64   `json:"injected_latency_ms,omitempty"`
 	RequestContentType    string  `json:"request_content_type,omitempty"`
@@ -65,8 +66,8 @@ func (f Filter) match(e *Entry) bool {
 
 // Journal is a ring of the most recent requests. Its memory is bounded: at
 // most size entries, each with at most bodyCap bytes of request and of
-// response body, in buffers allocated once per slot. A nil *Journal records
-// nothing.
+// response body, in buffers each slot keeps and grows to the largest body
+// it held. A nil *Journal records nothing.
 type Journal struct {
 	mu       sync.Mutex
 	slots    []journalSlot
@@ -100,9 +101,6 @@ func (j *Journal) Add(e Entry, req, res []byte) {
 	s := &j.slots[j.next]
 	j.next = (j.next + 1) % len(j.slots)
 	j.recorded++
-	if s.req == nil && j.bodyCap > 0 {
-		s.req, s.res = make([]byte, 0, j.bodyCap), make([]byte, 0, j.bodyCap)
-	}
 	s.used, s.entry = true, e
 	s.req = append(s.req[:0], req[:min(len(req), j.bodyCap)]...)
 	s.res = append(s.res[:0], res[:min(len(res), j.bodyCap)]...)
@@ -222,3 +220,50 @@ func (j *Journal) Stats() (size, bodyCap int, recorded int64) {
 
 // BodyCap is how many bytes of each body an entry keeps.
 func (j *Journal) BodyCap() int { return j.bodyCap }
+
+// Rings are the journals of the workspaces that keep their own (sandboxes),
+// beside the server's: a sandbox's requests stay in its ring however busy
+// the others are.
+type Rings struct {
+	mu            sync.RWMutex
+	m             map[uint64]*Journal
+	size, bodyCap int
+}
+
+// NewRings returns rings of size entries, each with bodyCap bytes of body.
+func NewRings(size, bodyCap int) *Rings { return &Rings{size: size, bodyCap: bodyCap} }
+
+// Open gives workspace ws a journal of its own, empty.
+func (r *Rings) Open(ws uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = map[uint64]*Journal{}
+	}
+	r.m[ws] = New(r.size, r.bodyCap)
+}
+
+// Close forgets the journal of workspace ws.
+func (r *Rings) Close(ws uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.m, ws)
+}
+
+// CloseAll forgets every ring.
+func (r *Rings) CloseAll() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.m = nil
+}
+
+// Of is the journal of workspace ws, and whether it has one.
+func (r *Rings) Of(ws uint64) (*Journal, bool) {
+	if ws == 0 {
+		return nil, false
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	j, ok := r.m[ws]
+	return j, ok
+}

@@ -108,7 +108,7 @@ func Invoke(env *front.Env, in *Invocation) *Result {
 	var status int
 	var body any
 	if err == nil {
-		if res.Latency = env.Gate.Latency(in.Op); res.Latency > 0 {
+		if res.Latency = env.Gate.Latency(res.Pass.Principal.WorkspaceID, in.Op); res.Latency > 0 {
 			ctx, cancel := env.UntilStop(in.Request.Context())
 			env.Sleep(ctx, res.Latency)
 			cancel()
@@ -138,7 +138,7 @@ func Invoke(env *front.Env, in *Invocation) *Result {
 		check(env, in, res)
 	}
 	if res.Operation != "" {
-		env.Coverage.Hit(in.Front, res.Operation, res.Status)
+		env.Coverage.Hit(res.Pass.Principal.WorkspaceID, in.Front, res.Operation, res.Status)
 	}
 	return res
 }

@@ -19,7 +19,7 @@ import (
 )
 
 // BasePath is the REST base path of the service.
-const BasePath = "/api/v1"
+const BasePath = wire.BasePath
 
 // Front serves the REST API of one server.
 type Front struct {

@@ -18,6 +18,10 @@ type View struct {
 // FileURL is the public address of a stored file.
 func (v View) FileURL(ref sim.FileRef) string { return v.Base + FilesPath + ref.Path() }
 
+// BasePath is the REST base path of the service: {base_url} is a server's
+// address and this.
+const BasePath = "/api/v1"
+
 // FilesPath is where generated and uploaded files are served, outside the
 // API's base path, like a CDN.
 const FilesPath = "/files/"

@@ -1,0 +1,88 @@
+package mediamock
+
+import (
+	"time"
+
+	"github.com/mediamock/mediamock/internal/front"
+)
+
+// Controls are the faults, the journal and the coverage of one scope: the
+// whole server (a Server's) or one sandbox (a Sandbox's). A fault set on a
+// server applies to every workspace, sandboxes included; a fault set on a
+// sandbox touches only the requests and jobs of that sandbox. A server's
+// journal and coverage hold every request; a sandbox's hold its own.
+type Controls struct {
+	env *front.Env
+	ws  uint64 // 0: the whole server
+}
+
+// --- faults
+
+// FailNext makes the next rule.Count matching jobs fail.
+func (c Controls) FailNext(rule FailRule) error { return c.env.Eng.FailNext(c.ws, rule.sim()) }
+
+// SetFailureRate overrides every model's failure rate (nil: the catalog's,
+// or for a sandbox the server's override).
+func (c Controls) SetFailureRate(rate *float64) error { return c.env.Eng.SetFailureRate(c.ws, rate) }
+
+// FailPlatform makes deliveries to a platform ("all" for every one) fail
+// (or succeed again).
+func (c Controls) FailPlatform(platform string, fail bool) error {
+	return c.env.Eng.FailPlatform(c.ws, platform, fail)
+}
+
+// SetLatency adds wall-clock latency to an operation ("*" for every one);
+// zero removes it.
+func (c Controls) SetLatency(operation string, d time.Duration) { c.env.Gate.SetLatency(c.ws, operation, d) }
+
+// ForceResponses answers the next count requests of an operation ("*" for
+// any) with status 500, 503 or 429, after authentication and the rate limit.
+func (c Controls) ForceResponses(operation string, status, count int) error {
+	return c.env.ForceResponses(c.ws, operation, status, count)
+}
+
+// Faults returns the injected faults of the scope.
+func (c Controls) Faults() (Faults, error) {
+	f, err := c.env.Faults(c.ws)
+	return faultsOf(f), err
+}
+
+// ClearFaults removes the injected faults of the scope (a server's leaves
+// its sandboxes' own).
+func (c Controls) ClearFaults() error { return c.env.ClearFaults(c.ws) }
+
+// --- journal and coverage
+
+// Journal returns the recorded requests, newest first.
+func (c Controls) Journal(f JournalFilter) []JournalEntry {
+	j := c.env.Journal
+	if c.ws != 0 {
+		var ok bool
+		if j, ok = c.env.Journals.Of(c.ws); !ok {
+			return []JournalEntry{}
+		}
+	}
+	entries := j.List(f.journal())
+	out := make([]JournalEntry, len(entries))
+	for i, e := range entries {
+		out[i] = journalEntryOf(e)
+	}
+	return out
+}
+
+// ClearJournal forgets every recorded request of the scope.
+func (c Controls) ClearJournal() {
+	if c.ws == 0 {
+		c.env.Journal.Clear()
+	} else if j, ok := c.env.Journals.Of(c.ws); ok {
+		j.Clear()
+	}
+}
+
+// Coverage reports what the clients exercised: each operation of
+// openapi.json with each declared status (and any other status it
+// answered), and each lifecycle path of the simulation.
+func (c Controls) Coverage() Coverage { return coverageOf(c.env.CoverageReport(c.ws)) }
+
+// ResetCoverage starts counting again.
+func (c Controls) ResetCoverage() { c.env.ResetCoverage(c.ws) }
