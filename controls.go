@@ -33,7 +33,9 @@ func (c Controls) FailPlatform(platform string, fail bool) error {
 
 // SetLatency adds wall-clock latency to an operation ("*" for every one);
 // zero removes it.
-func (c Controls) SetLatency(operation string, d time.Duration) { c.env.Gate.SetLatency(c.ws, operation, d) }
+func (c Controls) SetLatency(operation string, d time.Duration) {
+	c.env.Gate.SetLatency(c.ws, operation, d)
+}
 
 // ForceResponses answers the next count requests of an operation ("*" for
 // any) with status 500, 503 or 429, after authentication and the rate limit.

@@ -233,10 +233,12 @@ func TestEncoreFailureRefundsOnce(t *testing.T) {
 		code   string
 	}{
 		{
-			name:   "fail next, while processing",
-			before: func(t *testing.T, e *Engine) { require.NoError(t, e.FailNext(GlobalFaults, FailRule{Count: 1, Modality: "encore"})) },
-			fail:   func(t *testing.T, e *Engine, c EncoreCreated) { advance(t, e, 10*time.Minute) },
-			code:   "provider_error",
+			name: "fail next, while processing",
+			before: func(t *testing.T, e *Engine) {
+				require.NoError(t, e.FailNext(GlobalFaults, FailRule{Count: 1, Modality: "encore"}))
+			},
+			fail: func(t *testing.T, e *Engine, c EncoreCreated) { advance(t, e, 10*time.Minute) },
+			code: "provider_error",
 		},
 		{
 			name: "fail next of the effect, while queued",
