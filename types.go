@@ -131,10 +131,12 @@ type JournalEntry struct {
 	Operation string `json:"operation,omitempty"`
 	// Status is the HTTP status; for an MCP tool call, the status the
 	// operation answered, as REST would have.
-	Status      int     `json:"status"`
-	ErrorCode   string  `json:"error_code,omitempty"`
-	WorkspaceID uint64  `json:"workspace_id,omitempty"`
-	DurationMS  float64 `json:"duration_ms"`
+	Status      int    `json:"status"`
+	ErrorCode   string `json:"error_code,omitempty"`
+	WorkspaceID uint64 `json:"workspace_id,omitempty"`
+	// SandboxID is the sandbox the workspace is, if it is one.
+	SandboxID  string  `json:"sandbox_id,omitempty"`
+	DurationMS float64 `json:"duration_ms"`
 	// InjectedLatencyMS is the latency a fault added.
 	InjectedLatencyMS  int64  `json:"injected_latency_ms,omitempty"`
 	RequestContentType string `json:"request_content_type,omitempty"`
@@ -152,7 +154,7 @@ func journalEntryOf(e journal.Entry) JournalEntry {
 	parse := func(s string) time.Time { t, _ := time.Parse(time.RFC3339Nano, s); return t }
 	return JournalEntry{ID: e.ID, Time: parse(e.Time), SimTime: parse(e.SimTime), Front: e.Front, Method: e.Method, Path: e.Path,
 		Query: e.Query, MCPMethod: e.MCPMethod, Operation: e.Operation, Status: e.Status, ErrorCode: e.ErrorCode,
-		WorkspaceID: e.WorkspaceID, DurationMS: e.DurationMS, InjectedLatencyMS: e.InjectedLatencyMS,
+		WorkspaceID: e.WorkspaceID, SandboxID: e.SandboxID, DurationMS: e.DurationMS, InjectedLatencyMS: e.InjectedLatencyMS,
 		RequestContentType: e.RequestContentType, RequestBytes: e.RequestBytes, RequestBody: e.RequestBody,
 		RequestBodyTruncated: e.RequestBodyTruncated, ResponseBytes: e.ResponseBytes, ResponseBody: e.ResponseBody,
 		ResponseBodyTruncated: e.ResponseBodyTruncated}
@@ -167,6 +169,7 @@ type JournalFilter struct {
 	Status      int
 	Operation   string
 	WorkspaceID uint64
+	SandboxID   string
 	// Limit caps how many entries, newest first; 0 means all.
 	Limit int
 }

@@ -51,6 +51,7 @@ type Filter struct {
 	Status      int
 	Operation   string
 	WorkspaceID uint64
+	SandboxID   string
 	Limit       int
 }
 
@@ -61,7 +62,8 @@ func (f Filter) match(e *Entry) bool {
 		(f.PathPrefix == "" || strings.HasPrefix(e.Path, f.PathPrefix)) &&
 		(f.Status == 0 || f.Status == e.Status) &&
 		(f.Operation == "" || f.Operation == e.Operation) &&
-		(f.WorkspaceID == 0 || f.WorkspaceID == e.WorkspaceID)
+		(f.WorkspaceID == 0 || f.WorkspaceID == e.WorkspaceID) &&
+		(f.SandboxID == "" || f.SandboxID == e.SandboxID)
 }
 
 // Journal is a ring of the most recent requests. Its memory is bounded: at
