@@ -36,7 +36,11 @@ func TestSandboxInGo(t *testing.T) {
 	srv := mediamock.RunT(t, mediamock.WithClock(mediamock.ClockManual))
 	var kept *mediamock.Sandbox
 	t.Run("a test with a sandbox", func(t *testing.T) {
-		sb := srv.Sandbox(t, func(s *mediamock.SandboxSpec) { s.From = "Pixel Garage"; s.Credits = new(40); s.MonthlyGifts = &[]mediamock.Gift{} })
+		sb := srv.Sandbox(t, func(s *mediamock.SandboxSpec) {
+			s.From = "Pixel Garage"
+			s.Credits = new(40)
+			s.MonthlyGifts = &[]mediamock.Gift{}
+		})
 		kept = sb
 		assert.Equal(t, sb.Keys["free_plan"], sb.APIKey)
 		require.NoError(t, sb.FailNext(mediamock.FailRule{Count: 1}))
