@@ -267,6 +267,7 @@ func cancelPublication(c *call) (int, any, error) {
 type workspaceJSON struct {
 	ID                uint64 `json:"id"`
 	Name              string `json:"name"`
+	SandboxID         string `json:"sandbox_id,omitempty"`
 	Plan              string `json:"plan"`
 	CreditsBalance    int64  `json:"credits_balance"`
 	RateLimit         int    `json:"rate_limit_per_minute"`
@@ -277,9 +278,18 @@ func workspaces(c *call) (int, any, error) {
 	list, err := c.env.Eng.Workspaces()
 	out := make([]workspaceJSON, 0, len(list))
 	for _, w := range list {
-		out = append(out, workspaceJSON{ID: w.ID, Name: w.Name, Plan: w.Plan, CreditsBalance: w.Balance, RateLimit: w.RateLimit, PublishingAllowed: w.PublishingAllowed})
+		out = append(out, c.workspaceJSON(w))
 	}
 	return http.StatusOK, out, err
+}
+
+// workspaceJSON renders a workspace, naming the sandbox it is, if any.
+func (c *call) workspaceJSON(w sim.Workspace) workspaceJSON {
+	out := workspaceJSON{ID: w.ID, Name: w.Name, Plan: w.Plan, CreditsBalance: w.Balance, RateLimit: w.RateLimit, PublishingAllowed: w.PublishingAllowed}
+	if sb, ok := c.env.Eng.SandboxOf(w.ID); ok {
+		out.SandboxID = sb.ID
+	}
+	return out
 }
 
 func addWorkspace(c *call) (int, any, error) {

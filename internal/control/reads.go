@@ -52,7 +52,7 @@ func workspace(c *call) (int, any, error) {
 		return 0, nil, err
 	}
 	out := workspaceDetailJSON{
-		workspaceJSON: workspaceJSON{ID: d.ID, Name: d.Name, Plan: d.Plan, CreditsBalance: d.Balance, RateLimit: d.RateLimit, PublishingAllowed: d.PublishingAllowed},
+		workspaceJSON: c.workspaceJSON(d.Workspace),
 		MonthlyGifts:  []wire.Gift{}, Tokens: []tokenJSON{}, CreatedAt: d.CreatedAt.String(),
 		RateWindow: rateWindowJSON{Limit: d.Rate.Limit, Used: d.Rate.Limit - d.Rate.Remaining, Remaining: d.Rate.Remaining,
 			ResetsAt: sim.FormatTime(d.Rate.Reset)},
