@@ -28,7 +28,7 @@ type settings struct {
 	speed                                                      float64
 	durable, reset, strict, fetchImages, coverage              bool
 	controlToken, allowedHosts, fileSecret, logLevel           string
-	journalSize, journalBody                                   int
+	journalSize, journalBody, maxSandboxes                     int
 	maxBody                                                    int64
 	shutdownTimeout, readTimeout, writeTimeout, idleTimeout    time.Duration
 	source                                                     map[string]string // flag -> where its value came from
@@ -87,6 +87,7 @@ func parseCommand(mcp bool, args []string, getenv func(string) string, stderr io
 	fs.DurationVar(&s.idleTimeout, "idle-timeout", 60*time.Second, "close keep-alive connections idle this long")
 	fs.IntVar(&s.journalSize, "journal-size", 500, "requests the journal keeps (0 turns it off)")
 	fs.IntVar(&s.journalBody, "journal-body-bytes", 4096, "bytes of each body the journal keeps")
+	fs.IntVar(&s.maxSandboxes, "max-sandboxes", 1000, "how many sandboxes may exist at once (one more is refused with 409)")
 	fs.BoolVar(&s.coverage, "coverage-report", false, "print the coverage table to stderr at shutdown")
 	fs.DurationVar(&s.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long requests in flight may take at shutdown")
 	fs.Usage = func() { usage(fs, mcp) }
@@ -148,6 +149,9 @@ func (s *settings) options(log *slog.Logger) (mediamock.Options, error) {
 	if s.journalSize < 0 || s.journalBody < 0 {
 		return mediamock.Options{}, fmt.Errorf("%s and %s must not be negative", s.name("journal-size"), s.name("journal-body-bytes"))
 	}
+	if s.maxSandboxes < 1 {
+		return mediamock.Options{}, fmt.Errorf("%s must be at least 1, got %d", s.name("max-sandboxes"), s.maxSandboxes)
+	}
 	if s.readTimeout <= 0 || s.writeTimeout <= 0 || s.idleTimeout <= 0 {
 		return mediamock.Options{}, fmt.Errorf("%s, %s and %s must be above 0", s.name("read-timeout"), s.name("write-timeout"), s.name("idle-timeout"))
 	}
@@ -165,7 +169,7 @@ func (s *settings) options(log *slog.Logger) (mediamock.Options, error) {
 		Addr: s.addr, DBPath: s.db, Durable: s.durable, Reset: s.reset, Seed: s.seed, Clock: mode, StartTime: start,
 		Speed: s.speed, FixturesPath: s.fixtures, PublicURL: s.publicURL, MaxBodyBytes: s.maxBody, Strict: s.strict, Logger: log,
 		FetchImages: s.fetchImages, ControlToken: s.controlToken, JournalSize: journal, JournalBodyBytes: s.journalBody,
-		AllowedHosts: hosts, FileSecret: s.fileSecret, ReadTimeout: s.readTimeout, WriteTimeout: s.writeTimeout, IdleTimeout: s.idleTimeout,
+		AllowedHosts: hosts, FileSecret: s.fileSecret, MaxSandboxes: s.maxSandboxes, ReadTimeout: s.readTimeout, WriteTimeout: s.writeTimeout, IdleTimeout: s.idleTimeout,
 	}, nil
 }
 
