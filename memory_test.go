@@ -20,6 +20,7 @@ import (
 // bigPNG is a PNG of about size bytes: a small image padded with a chunk
 // the decoders skip.
 func bigPNG(t testing.TB, size int) []byte {
+	t.Helper()
 	var b bytes.Buffer
 	require.NoError(t, png.Encode(&b, image.NewGray(image.Rect(0, 0, 64, 64))))
 	data := b.Bytes()

@@ -74,6 +74,7 @@ func (x exchange) do(t *testing.T, srv *mediamock.Server) string {
 // runScenario drives one server through requests and clock moves and
 // records every byte it answered.
 func runScenario(t *testing.T, seed uint64) []string {
+	t.Helper()
 	srv, err := mediamock.New(mediamock.Options{NoListener: true, Clock: mediamock.ClockManual, Seed: seed,
 		DBPath: t.TempDir() + "/state.db", PublicURL: "http://mock.example"})
 	require.NoError(t, err)

@@ -42,6 +42,7 @@ func benchMock(b *testing.B) *mediamock.Server {
 }
 
 func benchDo(b *testing.B, client *http.Client, method, url, body string, want int) {
+	b.Helper()
 	req, _ := http.NewRequest(method, url, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+benchKey)
 	if body != "" {
