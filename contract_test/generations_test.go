@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 // settle moves the clock far enough for every ordinary job to end.
@@ -56,7 +58,7 @@ func TestCreateGenerationImageCounts(t *testing.T) {
 func TestCreateGenerationEachModality(t *testing.T) {
 	t.Parallel()
 	e := start(t)
-	png := dataURI("image/png", pngImage(t, 64, 48))
+	png := testkit.DataURI("image/png", testkit.PNG(t, 64, 48))
 	tests := []struct {
 		name     string
 		body     map[string]any
@@ -255,8 +257,8 @@ func TestCreateGenerationModelOptionViolations(t *testing.T) {
 		}
 		return b
 	}
-	png := dataURI("image/png", pngImage(t, 8, 8))
-	gif := dataURI("image/gif", gifImage(t, 8, 8))
+	png := testkit.DataURI("image/png", testkit.PNG(t, 8, 8))
+	gif := testkit.DataURI("image/gif", gifImage(t, 8, 8))
 	tests := []struct {
 		name    string
 		body    map[string]any

@@ -18,6 +18,7 @@ import (
 
 	"github.com/mediamock/mediamock"
 	"github.com/mediamock/mediamock/internal/contract"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 // toolOps are the tools, one per operation of openapi.json that names one
@@ -161,7 +162,7 @@ func TestEveryToolAgainstFixtureKeys(t *testing.T) {
 			assert.Len(t, called, len(toolOps()), "every tool was called")
 
 			// The same answer as REST, byte for byte but for the links' host.
-			status, body, _ := rest(t, srv, mediamock.KeyAllScopes, "GET", "/generations/"+itoa(asset), nil)
+			status, body, _ := testkit.REST(t, srv, mediamock.KeyAllScopes, "GET", "/generations/"+itoa(asset), nil)
 			require.Equal(t, http.StatusOK, status)
 			mcpBody := call("get_generation", map[string]any{"id": asset}).JSON
 			assert.Equal(t, body, mcpBody)
@@ -223,7 +224,7 @@ func TestBadArgumentsGetTheRESTViolations(t *testing.T) {
 			if tc.method == "POST" {
 				body = tc.args
 			}
-			status, want, _ := rest(t, srv, mediamock.KeyAllScopes, tc.method, tc.path, body)
+			status, want, _ := testkit.REST(t, srv, mediamock.KeyAllScopes, tc.method, tc.path, body)
 			require.Equal(t, http.StatusBadRequest, status, "%v", want)
 			got := c.call(tc.tool, tc.args)
 			require.True(t, got.IsError)
@@ -259,7 +260,7 @@ func TestLongWaitSendsProgressAndEndsOnCancel(t *testing.T) {
 			var res *toolResult
 			select {
 			case res = <-done:
-			case <-time.After(bound):
+			case <-time.After(testkit.Bound):
 				t.Fatal("the call did not end after the job completed")
 			}
 			assert.Equal(t, "completed", res.ok().JSON["status"])
@@ -294,7 +295,7 @@ func TestLongWaitSendsProgressAndEndsOnCancel(t *testing.T) {
 			select {
 			case err := <-errc:
 				assert.ErrorIs(t, err, context.Canceled)
-			case <-time.After(bound):
+			case <-time.After(testkit.Bound):
 				t.Fatal("cancel did not end the call")
 			}
 			waitFor(t, func() bool {
@@ -313,7 +314,7 @@ func TestLongWaitSendsProgressAndEndsOnCancel(t *testing.T) {
 // sleeps on the simulated clock's behalf.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(bound)
+	deadline := time.Now().Add(testkit.Bound)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatal("condition not met")
@@ -490,7 +491,7 @@ func TestJournalAndCoverageCountMCPCalls(t *testing.T) {
 	c := connect(t, srv, mediamock.KeyReadOnly, sessioned)
 	c.call("get_account", nil).ok()
 	c.call("create_generation", map[string]any{"modality": "image", "model_id": "imagen-4", "prompt": "x"})
-	rest(t, srv, mediamock.KeyReadOnly, "GET", "/account", nil)
+	testkit.REST(t, srv, mediamock.KeyReadOnly, "GET", "/account", nil)
 
 	// Over SSE the client has the result a moment before the exchange ends
 	// and is journaled: wait for the entry (bounded), not for time.
