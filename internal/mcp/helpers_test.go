@@ -27,9 +27,10 @@ const (
 // client is an MCP client session with what the server sent it.
 type client struct {
 	*sdk.ClientSession
-	t        *testing.T
-	mu       sync.Mutex
-	progress []*sdk.ProgressNotificationParams
+	t          *testing.T
+	mu         sync.Mutex
+	progress   []*sdk.ProgressNotificationParams
+	progressed testkit.Signal // notified at each progress notification
 }
 
 // connect opens an MCP session over Streamable HTTP with an API key, at a
@@ -40,8 +41,9 @@ func connect(t *testing.T, srv *mediamock.Server, key, version string) *client {
 	mc := sdk.NewClient(&sdk.Implementation{Name: "mediamock-test", Version: "1.0.0"}, &sdk.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 			c.mu.Lock()
-			defer c.mu.Unlock()
 			c.progress = append(c.progress, req.Params)
+			c.mu.Unlock()
+			c.progressed.Notify()
 		},
 	})
 	transport := &sdk.StreamableClientTransport{Endpoint: srv.MCPURL(), MaxRetries: -1,
@@ -77,6 +79,14 @@ func (c *client) progressSeen() []*sdk.ProgressNotificationParams {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]*sdk.ProgressNotificationParams{}, c.progress...)
+}
+
+// awaitProgress waits until the progress notifications received so far
+// satisfy cond: the client's handler wakes it at each one (bounded by
+// testkit.Bound).
+func (c *client) awaitProgress(what string, cond func(seen []*sdk.ProgressNotificationParams) bool) {
+	c.t.Helper()
+	testkit.Await(c.t, &c.progressed, what, func() bool { return cond(c.progressSeen()) })
 }
 
 // toolResult is a tool's result with its structured content decoded.

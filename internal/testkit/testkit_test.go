@@ -69,3 +69,13 @@ func TestBearer(t *testing.T) {
 	assert.Equal(t, "Bearer mk_test_x", got.Load())
 	assert.Empty(t, req.Header.Get("Authorization"), "the caller's request is left alone")
 }
+
+func TestPoll(t *testing.T) {
+	var n atomic.Int32
+	go func() {
+		for range 3 {
+			n.Add(1)
+		}
+	}()
+	testkit.Poll(t, "three increments", func() bool { return n.Load() == 3 })
+}

@@ -84,6 +84,32 @@ func Await(t testing.TB, s *Signal, what string, cond func() bool) {
 	}
 }
 
+// Poll waits until cond holds, checking it at once and then every
+// millisecond, and fails the test if cond does not hold within Bound. It is
+// for a condition nothing signals: prefer Receive, or Await on a Signal,
+// when something can. A millisecond's tick neither spins a core nor delays
+// the test noticeably.
+func Poll(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	if cond() {
+		return
+	}
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	timer := time.NewTimer(Bound)
+	defer timer.Stop()
+	for {
+		select {
+		case <-tick.C:
+			if cond() {
+				return
+			}
+		case <-timer.C:
+			t.Fatalf("%s: not within %v", what, Bound)
+		}
+	}
+}
+
 // Watch opens the server's event stream (GET /_mock/events, which needs no
 // control token here) and returns a Signal notified at every event: a job,
 // a publication or the ledger changing, the clock moving, the journal
