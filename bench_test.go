@@ -28,6 +28,7 @@ func benchServer(b *testing.B, durable bool) (*mediamock.Server, string) {
 }
 
 func doBench(b *testing.B, client *http.Client, method, url, token, body string) {
+	b.Helper()
 	req, _ := http.NewRequest(method, url, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+token)
 	if body != "" {

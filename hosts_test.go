@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 // TestOneHostGuardOnEveryFront holds every front a browser can reach (the
@@ -93,7 +94,7 @@ func TestOneHostGuardOnEveryFront(t *testing.T) {
 				}
 				body, _ := io.ReadAll(resp.Body)
 				assert.Equal(t, http.StatusForbidden, resp.StatusCode, "%s", body)
-				assert.Equal(t, tc.code, errorCode(t, string(body)))
+				assert.Equal(t, tc.code, testkit.ErrorCode(t, string(body)))
 				assert.Contains(t, string(body), "--allowed-hosts", "one error, saying what to do")
 			})
 		}

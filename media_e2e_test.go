@@ -65,6 +65,7 @@ func TestGeneratedFilesAreWhatAssetsClaim(t *testing.T) {
 
 func checkImage(format string) func(*testing.T, []byte, map[string]any) {
 	return func(t *testing.T, data []byte, asset map[string]any) {
+		t.Helper()
 		cfg, got, err := image.DecodeConfig(bytes.NewReader(data))
 		require.NoError(t, err)
 		assert.Equal(t, format, got)
@@ -99,6 +100,7 @@ func box(data []byte, path ...string) []byte {
 }
 
 func checkMP4(t *testing.T, data []byte, asset map[string]any) {
+	t.Helper()
 	require.Equal(t, "ftyp", string(data[4:8]))
 	mvhd := box(data, "moov", "mvhd")
 	require.NotNil(t, mvhd)
@@ -119,6 +121,7 @@ func checkMP4(t *testing.T, data []byte, asset map[string]any) {
 }
 
 func checkWAV(t *testing.T, data []byte, asset map[string]any) {
+	t.Helper()
 	require.Equal(t, "RIFF", string(data[0:4]))
 	require.Equal(t, "WAVE", string(data[8:12]))
 	assert.EqualValues(t, len(data)-8, binary.LittleEndian.Uint32(data[4:]))
@@ -132,6 +135,7 @@ func checkWAV(t *testing.T, data []byte, asset map[string]any) {
 }
 
 func checkGLB(t *testing.T, data []byte, _ map[string]any) {
+	t.Helper()
 	require.Equal(t, "glTF", string(data[0:4]))
 	assert.EqualValues(t, 2, binary.LittleEndian.Uint32(data[4:]))
 	assert.EqualValues(t, len(data), binary.LittleEndian.Uint32(data[8:]))

@@ -14,110 +14,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
-
-// send makes a raw request: host and headers as a hostile page or a
-// careless client would send them.
-func send(t *testing.T, srv *mediamock.Server, method, path, host string, hdr map[string]string, body string) (*http.Response, string) {
-	t.Helper()
-	req, err := http.NewRequest(method, srv.URL()+path, strings.NewReader(body))
-	require.NoError(t, err)
-	if host != "" {
-		req.Host = host
-	}
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	resp, err := srv.Client().Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp, string(b)
-}
-
-func errorCode(t *testing.T, body string) string {
-	t.Helper()
-	var e struct {
-		Error struct{ Code string } `json:"error"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(body), &e), body)
-	return e.Error.Code
-}
-
-// A web page must not drive the control API: not through DNS rebinding (a
-// foreign Host), not cross-site (a foreign Origin), not with a bodyless
-// POST that needs no preflight.
-func TestControlAPIRefusesWebPages(t *testing.T) {
-	srv := mediamock.RunT(t)
-	json := map[string]string{"Content-Type": "application/json"}
-	tests := []struct {
-		name, method, path, host string
-		hdr                      map[string]string
-		status                   int
-		code                     string
-	}{
-		{"rebound host reads the snapshot", "GET", "/_mock/snapshot", "evil.example", nil, 403, "forbidden_host"},
-		{"rebound host resets", "POST", "/_mock/reset", "evil.example:8080", json, 403, "forbidden_host"},
-		{"foreign origin resets", "POST", "/_mock/reset", "", map[string]string{"Content-Type": "application/json", "Origin": "https://evil.example"}, 403, "forbidden_origin"},
-		{"null origin resets", "POST", "/_mock/reset", "", map[string]string{"Content-Type": "application/json", "Origin": "null"}, 403, "forbidden_origin"},
-		{"bodyless form post resets", "POST", "/_mock/reset", "", nil, 415, "unsupported_media_type"},
-		{"text/plain post adds credits", "POST", "/_mock/workspaces/1/credits", "", map[string]string{"Content-Type": "text/plain"}, 415, "unsupported_media_type"},
-		{"bodyless delete clears faults", "DELETE", "/_mock/faults", "", nil, 415, "unsupported_media_type"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			resp, body := send(t, srv, tt.method, tt.path, tt.host, tt.hdr, "")
-			assert.Equal(t, tt.status, resp.StatusCode, body)
-			assert.Equal(t, tt.code, errorCode(t, body))
-			assert.Empty(t, resp.Header.Get("Access-Control-Allow-Origin"), "no permissive CORS")
-		})
-	}
-	// What is allowed: loopback names, the same origin, JSON.
-	for _, host := range []string{"", "localhost:8080", "[::1]:8080", "127.0.0.2"} {
-		resp, body := send(t, srv, "POST", "/_mock/reset", host, map[string]string{"Content-Type": "application/json", "Origin": "http://" + strings.TrimPrefix(srv.URL(), "http://")}, "")
-		if host != "" { // the Origin only matches the default host
-			resp, body = send(t, srv, "POST", "/_mock/reset", host, json, "")
-		}
-		assert.Equal(t, 200, resp.StatusCode, "%s: %s", host, body)
-	}
-	resp, _ := send(t, srv, "GET", "/_mock/health", "evil.example", nil, "")
-	assert.Equal(t, 200, resp.StatusCode, "the health check answers any host")
-}
-
-func TestAllowedHostsAndPublicURL(t *testing.T) {
-	srv := mediamock.RunT(t, func(o *mediamock.Options) {
-		o.AllowedHosts = []string{"mediamock"}
-		o.PublicURL = "http://mock.ci.internal:8080"
-	})
-	for _, host := range []string{"mediamock:8080", "mock.ci.internal:8080"} {
-		resp, body := send(t, srv, "GET", "/_mock/clock", host, nil, "")
-		assert.Equal(t, 200, resp.StatusCode, "%s: %s", host, body)
-	}
-	resp, _ := send(t, srv, "GET", "/_mock/clock", "other.example", nil, "")
-	assert.Equal(t, 403, resp.StatusCode)
-}
-
-// A listener beyond loopback without a control token keeps the state
-// (every token included) to itself.
-func TestExposedListenerNeedsTokenForSnapshots(t *testing.T) {
-	srv := mediamock.RunT(t, func(o *mediamock.Options) { o.Addr = "0.0.0.0:0" })
-	resp, body := send(t, srv, "GET", "/_mock/snapshot", "", nil, "")
-	assert.Equal(t, 403, resp.StatusCode)
-	assert.Equal(t, "control_token_required", errorCode(t, body))
-	resp, _ = send(t, srv, "PUT", "/_mock/snapshot", "", map[string]string{"Content-Type": "application/octet-stream"}, "x")
-	assert.Equal(t, 403, resp.StatusCode)
-
-	guarded := mediamock.RunT(t, func(o *mediamock.Options) { o.Addr = "0.0.0.0:0"; o.ControlToken = "s3cret" })
-	resp, _ = send(t, guarded, "GET", "/_mock/snapshot", "", map[string]string{"Authorization": "Bearer s3cret"}, "")
-	assert.Equal(t, 200, resp.StatusCode)
-}
 
 // Addresses are never built from a Host the server does not trust, and a
 // file is revalidated against a hash of its content, never cached for good.
 func TestFileAddressesAndCaching(t *testing.T) {
 	srv := mediamock.RunT(t)
 	auth := map[string]string{"Authorization": "Bearer " + mediamock.KeyAllScopes}
-	_, body := send(t, srv, "GET", "/api/v1/assets?status=completed&kind=image&limit=1", "evil.example", auth, "")
+	_, body := testkit.Send(t, srv, "GET", "/api/v1/assets?status=completed&kind=image&limit=1", "evil.example", auth, "")
 	var page struct {
 		Data []struct{ URL string } `json:"data"`
 	}
@@ -141,7 +46,7 @@ func TestFileAddressesAndCaching(t *testing.T) {
 	assert.Equal(t, http.StatusNotModified, resp.StatusCode)
 
 	secret := mediamock.RunT(t, func(o *mediamock.Options) { o.FileSecret = "not-from-the-seed" })
-	_, body = send(t, secret, "GET", "/api/v1/assets?status=completed&kind=image&limit=1", "", auth, "")
+	_, body = testkit.Send(t, secret, "GET", "/api/v1/assets?status=completed&kind=image&limit=1", "", auth, "")
 	require.NoError(t, json.Unmarshal([]byte(body), &page))
 	other := strings.TrimPrefix(page.Data[0].URL, secret.URL())
 	assert.NotEqual(t, strings.TrimPrefix(url, srv.URL()), other, "a secret moves the addresses")
@@ -177,42 +82,4 @@ func TestTricklingBodiesAreCutOff(t *testing.T) {
 	require.NoError(t, conn.SetReadDeadline(time.Now().Add(5*time.Second)))
 	_, err = io.ReadAll(conn) // an answer, then the close; or the close alone
 	assert.NoError(t, err, "the server ended the connection before the 5 s deadline")
-}
-
-// A corrupted snapshot is refused with 400 invalid_snapshot; the server and
-// its state go on as they were.
-func TestCorruptedSnapshotsLeaveTheStateAlone(t *testing.T) {
-	srv := mediamock.RunT(t)
-	resp, snap := send(t, srv, "GET", "/_mock/snapshot", "", nil, "")
-	require.Equal(t, 200, resp.StatusCode)
-	_, before := send(t, srv, "GET", "/api/v1/account", "", map[string]string{"Authorization": "Bearer " + mediamock.KeyAllScopes}, "")
-	refused := 0
-	for i := 0; i < 40; i++ {
-		bad := []byte(snap)
-		// Flip bytes spread over the pages, a different set each time.
-		for j := 0; j < 8; j++ {
-			pos := (i*7919 + j*104729) % len(bad)
-			bad[pos] ^= byte(0x5a + i + j)
-		}
-		if i%5 == 0 {
-			bad = bad[:len(bad)/(i/5+2)] // and some cut short
-		}
-		resp, body := send(t, srv, "PUT", "/_mock/snapshot", "", map[string]string{"Content-Type": "application/octet-stream"}, string(bad))
-		if resp.StatusCode == 200 {
-			continue // the flips hit only free space: a sound snapshot
-		}
-		require.Equal(t, 400, resp.StatusCode, "snapshot %d: %s", i, body)
-		assert.Equal(t, "invalid_snapshot", errorCode(t, body))
-		refused++
-	}
-	assert.Greater(t, refused, 20, "most corruptions are caught")
-	resp, after := send(t, srv, "GET", "/api/v1/account", "", map[string]string{"Authorization": "Bearer " + mediamock.KeyAllScopes}, "")
-	require.Equal(t, 200, resp.StatusCode)
-	var a, b map[string]any
-	require.NoError(t, json.Unmarshal([]byte(before), &a))
-	require.NoError(t, json.Unmarshal([]byte(after), &b))
-	assert.Equal(t, a["credits_balance"], b["credits_balance"])
-	resp, _ = send(t, srv, "POST", "/api/v1/generations", "", map[string]string{"Authorization": "Bearer " + mediamock.KeyAllScopes, "Content-Type": "application/json"},
-		`{"modality":"image","model_id":"imagen-4","prompt":"still alive"}`)
-	assert.Equal(t, 201, resp.StatusCode, "the server still writes")
 }

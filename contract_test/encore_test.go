@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 type apiEffect struct {
@@ -87,7 +89,7 @@ func TestCreateEncoreFromEachSource(t *testing.T) {
 	}{
 		{"asset_id", "golden-hour", map[string]any{"asset_id": photo.ID}},
 		{"character_id", "disco-spin", map[string]any{"character_id": characters[0].ID}},
-		{"image_url", "zoom-to-space", map[string]any{"image_url": dataURI("image/png", pngImage(t, 480, 720))}},
+		{"image_url", "zoom-to-space", map[string]any{"image_url": testkit.DataURI("image/png", testkit.PNG(t, 480, 720))}},
 		{"a fixture upload", "anime-me", map[string]any{"asset_id": 3}},
 		{"a generated image", "snow-globe", map[string]any{"asset_id": 1}},
 	}
@@ -228,7 +230,7 @@ func TestCreateEncoreViolations(t *testing.T) {
 	require.NotZero(t, training)
 	balance := e.balance(keyAll)
 
-	png := func(w, h int) string { return dataURI("image/png", pngImage(t, w, h)) }
+	png := func(w, h int) string { return testkit.DataURI("image/png", testkit.PNG(t, w, h)) }
 	tests := []struct {
 		name    string
 		body    map[string]any
@@ -247,7 +249,7 @@ func TestCreateEncoreViolations(t *testing.T) {
 		{"character unknown", map[string]any{"effect": "golden-hour", "character_id": 999}, []string{"character_id"}, nil},
 		{"character of another workspace", map[string]any{"effect": "golden-hour", "character_id": foreignCharacter}, []string{"character_id"}, nil},
 		{"image_url too small", map[string]any{"effect": "golden-hour", "image_url": png(640, 479)}, []string{"image_url"}, nil},
-		{"image_url not an accepted type", map[string]any{"effect": "golden-hour", "image_url": dataURI("image/gif", gifImage(t, 8, 8))}, []string{"image_url"}, nil},
+		{"image_url not an accepted type", map[string]any{"effect": "golden-hour", "image_url": testkit.DataURI("image/gif", gifImage(t, 8, 8))}, []string{"image_url"}, nil},
 		{"image_url not a data URI of an image", map[string]any{"effect": "golden-hour", "image_url": "data:text/plain;base64,aGk="}, []string{"image_url"}, nil},
 		{"unknown effect and a bad source", map[string]any{"effect": "moonwalk", "asset_id": small.ID}, []string{"effect", "asset_id"}, nil},
 	}
@@ -294,7 +296,7 @@ func TestCreateEncoreInsufficientCredits(t *testing.T) {
 	res := e.post(keyBroke, "/encore/creations", map[string]any{"effect": "zoom-to-space", "asset_id": photo.ID}).expect(http.StatusPaymentRequired, "insufficient_credits")
 	assert.Equal(t, float64(30), res.errorDetails()["required"])
 	assert.Equal(t, float64(0), res.errorDetails()["balance"])
-	res = e.post(keyBroke, "/encore/creations", map[string]any{"effect": "golden-hour", "image_url": dataURI("image/png", pngImage(t, 480, 480))}).expect(http.StatusPaymentRequired, "insufficient_credits")
+	res = e.post(keyBroke, "/encore/creations", map[string]any{"effect": "golden-hour", "image_url": testkit.DataURI("image/png", testkit.PNG(t, 480, 480))}).expect(http.StatusPaymentRequired, "insufficient_credits")
 	assert.Equal(t, float64(15), res.errorDetails()["required"])
 	// Nothing was created: the library holds only the upload.
 	list := decodeAs[apiList[apiAsset]](e.get(keyBroke, "/assets").expect(http.StatusOK))

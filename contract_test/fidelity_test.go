@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 // "Every response carries X-RateLimit-Limit, X-RateLimit-Remaining,
@@ -116,7 +117,7 @@ func TestSleepingPollerSeesProgress(t *testing.T) {
 // "title … present on uploads": an upload without a title gets one.
 func TestUploadTitles(t *testing.T) {
 	e := start(t)
-	png := pngImage(t, 8, 8)
+	png := testkit.PNG(t, 8, 8)
 	form, ct := multipartForm(t, formPart{name: "file", filename: "kitchen-counter.png", contentType: "image/png", data: png})
 	a := decodeAs[apiAsset](e.call(req{method: "POST", path: "/uploads", token: keyAll, body: form, contentType: ct}).expect(201))
 	assert.Equal(t, "kitchen-counter.png", a.Title, "the multipart file name")

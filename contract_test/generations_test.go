@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 // settle moves the clock far enough for every ordinary job to end.
@@ -56,7 +58,7 @@ func TestCreateGenerationImageCounts(t *testing.T) {
 func TestCreateGenerationEachModality(t *testing.T) {
 	t.Parallel()
 	e := start(t)
-	png := dataURI("image/png", pngImage(t, 64, 48))
+	png := testkit.DataURI("image/png", testkit.PNG(t, 64, 48))
 	tests := []struct {
 		name     string
 		body     map[string]any
@@ -68,34 +70,40 @@ func TestCreateGenerationEachModality(t *testing.T) {
 	}{
 		{"image with aspect and resolution", map[string]any{"modality": "image", "model_id": "seedream-4", "prompt": "a red fox in the snow", "aspect_ratio": "16:9", "resolution": "2k"},
 			4, "image", "image/jpeg", func(t *testing.T, a apiAsset) {
+				t.Helper()
 				assert.Equal(t, 2048, a.Width, "the longer side of 2k")
 				assert.Equal(t, 1152, a.Height)
 			}, ""},
 		{"image defaults", map[string]any{"modality": "image", "model_id": "imagen-4", "prompt": "a lighthouse"},
 			6, "image", "image/png", func(t *testing.T, a apiAsset) {
+				t.Helper()
 				assert.Equal(t, 1024, a.Width, "default 1:1 at 1k")
 				assert.Equal(t, 1024, a.Height)
 			}, "image/png"},
 		{"video", map[string]any{"modality": "video", "model_id": "veo-3-fast", "prompt": "waves at dusk", "duration": 6, "aspect_ratio": "9:16", "resolution": "1080p", "generate_audio": true},
 			40, "video", "video/mp4", func(t *testing.T, a apiAsset) {
+				t.Helper()
 				assert.Equal(t, 1080, a.Width, "the shorter side of 1080p")
 				assert.Equal(t, 1920, a.Height)
 				assert.Equal(t, 6, a.DurationSeconds)
 			}, "video/mp4"},
 		{"video without audio", map[string]any{"modality": "video", "model_id": "kling-2.5-turbo", "prompt": "a city timelapse", "duration": 10, "aspect_ratio": "1:1", "generate_audio": false},
 			30, "video", "video/mp4", func(t *testing.T, a apiAsset) {
+				t.Helper()
 				assert.Equal(t, 720, a.Width)
 				assert.Equal(t, 720, a.Height)
 				assert.Equal(t, 10, a.DurationSeconds)
 			}, ""},
 		{"image to video", map[string]any{"modality": "video", "model_id": "kling-2.5-i2v", "prompt": "animate it", "reference_image_urls": []string{png}},
 			35, "video", "video/mp4", func(t *testing.T, a apiAsset) {
+				t.Helper()
 				assert.Equal(t, 1280, a.Width, "default 16:9 at 720p")
 				assert.Equal(t, 720, a.Height)
 				assert.Equal(t, 5, a.DurationSeconds, "default duration")
 			}, ""},
 		{"voice", map[string]any{"modality": "audio", "track": "voice", "model_id": "eleven-multilingual-v2", "prompt": "Ciao a tutti, benvenuti nel nostro nuovo negozio di caffè.", "voice": "noah", "language": "it"},
 			3, "voice", "audio/wav", func(t *testing.T, a apiAsset) {
+				t.Helper()
 				assert.Equal(t, 4, a.DurationSeconds, "10 words at 150 words a minute")
 				assert.Zero(t, a.Width)
 			}, "audio/wav"},
@@ -103,6 +111,7 @@ func TestCreateGenerationEachModality(t *testing.T) {
 			3, "voice", "audio/wav", nil, ""},
 		{"music", map[string]any{"modality": "audio", "track": "music", "model_id": "suno-v4.5", "prompt": "lo-fi beats for a rainy cafe", "duration": 60},
 			10, "music", "audio/wav", func(t *testing.T, a apiAsset) {
+				t.Helper()
 				assert.Equal(t, 60, a.DurationSeconds)
 			}, ""},
 		{"3d from a library image", map[string]any{"modality": "3d", "model_id": "trellis-2", "prompt": "a mug", "reference_asset_ids": []int{1}},
@@ -248,8 +257,8 @@ func TestCreateGenerationModelOptionViolations(t *testing.T) {
 		}
 		return b
 	}
-	png := dataURI("image/png", pngImage(t, 8, 8))
-	gif := dataURI("image/gif", gifImage(t, 8, 8))
+	png := testkit.DataURI("image/png", testkit.PNG(t, 8, 8))
+	gif := testkit.DataURI("image/gif", gifImage(t, 8, 8))
 	tests := []struct {
 		name    string
 		body    map[string]any

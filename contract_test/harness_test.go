@@ -155,6 +155,7 @@ func (r *result) Violations() []sim.Violation {
 
 // Fields are the fields of the violations.
 func (r *result) Fields() []string {
+	r.t.Helper()
 	var out []string
 	for _, v := range r.Violations() {
 		out = append(out, v.Field)

@@ -2,21 +2,16 @@ package contract_test
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
-	"image"
-	"image/color"
 	"image/gif"
 	"image/jpeg"
-	"image/png"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/testkit"
 	"github.com/mediamock/mediamock/sim"
 )
 
@@ -184,7 +180,7 @@ func (e *env) generation(token string, id int64) apiGeneration {
 // upload imports an image from a data URI (JSON form) and expects 201.
 func (e *env) upload(token string, data []byte, mime, title string) apiAsset {
 	e.t.Helper()
-	body := map[string]any{"image_url": dataURI(mime, data)}
+	body := map[string]any{"image_url": testkit.DataURI(mime, data)}
 	if title != "" {
 		body["title"] = title
 	}
@@ -194,7 +190,7 @@ func (e *env) upload(token string, data []byte, mime, title string) apiAsset {
 // uploadPNG imports a w x h PNG.
 func (e *env) uploadPNG(token string, w, h int, title string) apiAsset {
 	e.t.Helper()
-	return e.upload(token, pngImage(e.t, w, h), "image/png", title)
+	return e.upload(token, testkit.PNG(e.t, w, h), "image/png", title)
 }
 
 // fetch GETs a file URL (no token: files are served like a CDN).
@@ -269,42 +265,17 @@ func (r *result) errorDetails() map[string]any {
 
 // --- images
 
-// testPicture is a w x h picture of two colour bands, paletted so that
-// encoding it stays cheap under the race detector.
-func testPicture(w, h int) *image.Paletted {
-	img := image.NewPaletted(image.Rect(0, 0, w, h), color.Palette{color.NRGBA{200, 40, 40, 255}, color.NRGBA{30, 60, 200, 255}})
-	second := bytes.Repeat([]byte{1}, w)
-	for y := h / 2; y < h; y++ {
-		copy(img.Pix[y*img.Stride:], second)
-	}
-	return img
-}
-
-var pngCache sync.Map // [2]int -> []byte
-
-// pngImage is a w x h PNG (the same bytes for the same size).
-func pngImage(t *testing.T, w, h int) []byte {
-	t.Helper()
-	if b, ok := pngCache.Load([2]int{w, h}); ok {
-		return b.([]byte)
-	}
-	var b bytes.Buffer
-	require.NoError(t, (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&b, testPicture(w, h)))
-	pngCache.Store([2]int{w, h}, b.Bytes())
-	return b.Bytes()
-}
-
 func jpegImage(t *testing.T, w, h int) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	require.NoError(t, jpeg.Encode(&b, testPicture(w, h), &jpeg.Options{Quality: 80}))
+	require.NoError(t, jpeg.Encode(&b, testkit.Picture(w, h), &jpeg.Options{Quality: 80}))
 	return b.Bytes()
 }
 
 func gifImage(t *testing.T, w, h int) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	require.NoError(t, gif.Encode(&b, testPicture(w, h), nil))
+	require.NoError(t, gif.Encode(&b, testkit.Picture(w, h), nil))
 	return b.Bytes()
 }
 
@@ -333,10 +304,6 @@ func pngHeader(w, h uint32) []byte {
 	out = binary.BigEndian.AppendUint32(out, 13)
 	out = append(out, data...)
 	return binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(data))
-}
-
-func dataURI(mime string, data []byte) string {
-	return "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)
 }
 
 // --- multipart

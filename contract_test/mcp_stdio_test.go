@@ -1,7 +1,6 @@
 package contract_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 // TestMCPOverStdio runs the mockserver binary as an agent does: as a
@@ -119,7 +118,7 @@ var readyURL = regexp.MustCompile(`msg="mediamock ready" mcp=stdio url=(\S+)`)
 
 // startStdio starts the binary with a clean environment and connects an MCP
 // client to its stdin and stdout; its log (stderr) is returned.
-func startStdio(t *testing.T, bin string, args ...string) (*sdk.ClientSession, *syncBuffer) {
+func startStdio(t *testing.T, bin string, args ...string) (*sdk.ClientSession, *testkit.SyncBuffer) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	for _, kv := range os.Environ() {
@@ -127,7 +126,7 @@ func startStdio(t *testing.T, bin string, args ...string) (*sdk.ClientSession, *
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	stderr := &syncBuffer{}
+	stderr := &testkit.SyncBuffer{}
 	cmd.Stderr = stderr
 	client := sdk.NewClient(&sdk.Implementation{Name: "contract-test", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -162,22 +161,4 @@ func decodeContent(t *testing.T, res *sdk.CallToolResult, v any) {
 func jsonNum(n int64) string {
 	b, _ := json.Marshal(n)
 	return string(b)
-}
-
-// syncBuffer is a log written by a subprocess while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

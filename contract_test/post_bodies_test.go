@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 // Each POST operation declares 413 and 415 (and 400 invalid_json): the
@@ -24,7 +25,7 @@ func TestPostOperationsRefuseBadBodies(t *testing.T) {
 	}{
 		{"/generations", map[string]any{"modality": "image", "model_id": "imagen-4", "prompt": "ok"},
 			map[string]any{"modality": "image", "model_id": "imagen-4", "prompt": big}, []string{"application/json"}},
-		{"/uploads", map[string]any{"image_url": dataURI("image/png", pngImage(t, 2, 2))},
+		{"/uploads", map[string]any{"image_url": testkit.DataURI("image/png", testkit.PNG(t, 2, 2))},
 			map[string]any{"image_url": "data:image/png;base64," + big}, []string{"application/json", "multipart/form-data"}},
 		{"/encore/creations", map[string]any{"effect": "golden-hour", "character_id": 1},
 			map[string]any{"effect": "golden-hour", "image_url": "data:image/png;base64," + big}, []string{"application/json"}},

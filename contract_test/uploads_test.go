@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 // postForm posts a multipart form to /uploads.
@@ -34,7 +35,7 @@ func TestUploadImageTypes(t *testing.T) {
 		data       []byte
 		w, h       int
 	}{
-		{"png", "image/png", pngImage(t, 37, 21), 37, 21},
+		{"png", "image/png", testkit.PNG(t, 37, 21), 37, 21},
 		{"jpeg", "image/jpeg", jpegImage(t, 24, 40), 24, 40},
 		{"webp", "image/webp", webpImage(30, 20), 30, 20},
 	}
@@ -46,7 +47,7 @@ func TestUploadImageTypes(t *testing.T) {
 				title := fmt.Sprintf("%s upload (%s).%s", strings.ToUpper(tt.name), form, tt.name)
 				var res *result
 				if form == "json" {
-					res = e.post(keyAll, "/uploads", map[string]any{"image_url": dataURI(tt.mime, tt.data), "title": title})
+					res = e.post(keyAll, "/uploads", map[string]any{"image_url": testkit.DataURI(tt.mime, tt.data), "title": title})
 				} else {
 					res = e.postForm(keyAll, filePart(tt.data, tt.mime), titlePart(title))
 				}
@@ -86,25 +87,25 @@ func TestUploadWithoutTitleOrCredits(t *testing.T) {
 	t.Parallel()
 	e := start(t)
 	// Uploads are free: a workspace without credits uploads.
-	a := decodeAs[apiAsset](e.post(keyBroke, "/uploads", map[string]any{"image_url": dataURI("image/png", pngImage(t, 2, 2))}).expect(http.StatusCreated))
+	a := decodeAs[apiAsset](e.post(keyBroke, "/uploads", map[string]any{"image_url": testkit.DataURI("image/png", testkit.PNG(t, 2, 2))}).expect(http.StatusCreated))
 	assert.Equal(t, "completed", a.Status)
 	assert.Zero(t, a.Credits)
 	assert.Zero(t, e.balance(keyBroke))
-	a = decodeAs[apiAsset](e.postForm(keyBroke, filePart(pngImage(t, 3, 3), "application/octet-stream")).expect(http.StatusCreated))
+	a = decodeAs[apiAsset](e.postForm(keyBroke, filePart(testkit.PNG(t, 3, 3), "application/octet-stream")).expect(http.StatusCreated))
 	assert.Equal(t, "image/png", a.MimeType)
 	list := decodeAs[apiList[apiAsset]](e.get(keyBroke, "/assets").expect(http.StatusOK))
 	assert.Len(t, list.Data, 2)
 	// A title of exactly 160 characters is fine.
 	long := strings.Repeat("t", 160)
-	a = decodeAs[apiAsset](e.post(keyAll, "/uploads", map[string]any{"image_url": dataURI("image/png", pngImage(t, 2, 2)), "title": long}).expect(http.StatusCreated))
+	a = decodeAs[apiAsset](e.post(keyAll, "/uploads", map[string]any{"image_url": testkit.DataURI("image/png", testkit.PNG(t, 2, 2)), "title": long}).expect(http.StatusCreated))
 	assert.Equal(t, long, a.Title)
 }
 
 func TestUploadMultipartImageURL(t *testing.T) {
 	t.Parallel()
 	e := start(t)
-	png := pngImage(t, 9, 7)
-	a := decodeAs[apiAsset](e.postForm(keyAll, formPart{name: "image_url", data: []byte(dataURI("image/png", png))}, titlePart("form url")).expect(http.StatusCreated))
+	png := testkit.PNG(t, 9, 7)
+	a := decodeAs[apiAsset](e.postForm(keyAll, formPart{name: "image_url", data: []byte(testkit.DataURI("image/png", png))}, titlePart("form url")).expect(http.StatusCreated))
 	assert.Equal(t, "form url", a.Title)
 	assert.Equal(t, 9, a.Width)
 	assert.Equal(t, png, e.fetch(a.URL).expect(http.StatusOK).Body)
@@ -128,7 +129,7 @@ func TestUploadFromHTTPSURL(t *testing.T) {
 func TestUploadDetectsTypeFromBytes(t *testing.T) {
 	t.Parallel()
 	e := start(t)
-	png := pngImage(t, 5, 4)
+	png := testkit.PNG(t, 5, 4)
 	gif := gifImage(t, 5, 4)
 	var made []int64
 	t.Run("png declared image/gif", func(t *testing.T) {
@@ -140,7 +141,7 @@ func TestUploadDetectsTypeFromBytes(t *testing.T) {
 	})
 	t.Run("png in a data URI that says jpeg", func(t *testing.T) {
 		e := e.sub(t)
-		a := decodeAs[apiAsset](e.post(keyAll, "/uploads", map[string]any{"image_url": dataURI("image/jpeg", png)}).expect(http.StatusCreated))
+		a := decodeAs[apiAsset](e.post(keyAll, "/uploads", map[string]any{"image_url": testkit.DataURI("image/jpeg", png)}).expect(http.StatusCreated))
 		made = append(made, a.ID)
 		assert.Equal(t, "image/png", a.MimeType)
 	})
@@ -163,11 +164,11 @@ func TestUploadDetectsTypeFromBytes(t *testing.T) {
 	})
 	t.Run("gif in a data URI that says png", func(t *testing.T) {
 		e := e.sub(t)
-		e.post(keyAll, "/uploads", map[string]any{"image_url": dataURI("image/png", gif)}).expect(http.StatusBadRequest, "unsupported_image_type")
+		e.post(keyAll, "/uploads", map[string]any{"image_url": testkit.DataURI("image/png", gif)}).expect(http.StatusBadRequest, "unsupported_image_type")
 	})
 	t.Run("gif as gif", func(t *testing.T) {
 		e := e.sub(t)
-		e.post(keyAll, "/uploads", map[string]any{"image_url": dataURI("image/gif", gif)}).expect(http.StatusBadRequest, "unsupported_image_type")
+		e.post(keyAll, "/uploads", map[string]any{"image_url": testkit.DataURI("image/gif", gif)}).expect(http.StatusBadRequest, "unsupported_image_type")
 	})
 	t.Run("not an image", func(t *testing.T) {
 		e := e.sub(t)
@@ -175,11 +176,11 @@ func TestUploadDetectsTypeFromBytes(t *testing.T) {
 	})
 	t.Run("a damaged png", func(t *testing.T) {
 		e := e.sub(t)
-		e.post(keyAll, "/uploads", map[string]any{"image_url": dataURI("image/png", png[:20])}).expect(http.StatusBadRequest, "invalid_image")
+		e.post(keyAll, "/uploads", map[string]any{"image_url": testkit.DataURI("image/png", png[:20])}).expect(http.StatusBadRequest, "invalid_image")
 	})
 	t.Run("a header claiming too many pixels", func(t *testing.T) {
 		e := e.sub(t)
-		e.post(keyAll, "/uploads", map[string]any{"image_url": dataURI("image/png", pngHeader(30000, 10))}).expect(http.StatusBadRequest, "invalid_image")
+		e.post(keyAll, "/uploads", map[string]any{"image_url": testkit.DataURI("image/png", pngHeader(30000, 10))}).expect(http.StatusBadRequest, "invalid_image")
 		e.postForm(keyAll, filePart(pngHeader(12000, 12000), "image/png")).expect(http.StatusBadRequest, "invalid_image")
 	})
 	t.Run("bad data URIs", func(t *testing.T) {
@@ -209,7 +210,7 @@ func TestUploadSizeLimit(t *testing.T) {
 	const limit = 10 << 20
 	padded := func(n int) []byte {
 		b := make([]byte, n)
-		copy(b, pngImage(t, 6, 6)) // a PNG header followed by zeros: the header says 6x6
+		copy(b, testkit.PNG(t, 6, 6)) // a PNG header followed by zeros: the header says 6x6
 		return b
 	}
 	t.Run("file of 10 MiB + 1 byte", func(t *testing.T) {
@@ -226,7 +227,7 @@ func TestUploadSizeLimit(t *testing.T) {
 func TestUploadSourceRules(t *testing.T) {
 	t.Parallel()
 	e := start(t)
-	png := pngImage(t, 4, 4)
+	png := testkit.PNG(t, 4, 4)
 	tests := []struct {
 		name   string
 		do     func(e *env) *result
@@ -240,10 +241,10 @@ func TestUploadSourceRules(t *testing.T) {
 			return e.postForm(keyAll, formPart{name: "photo", filename: "a.png", contentType: "image/png", data: png})
 		}, []string{"photo"}},
 		{"multipart with a file and an image_url", func(e *env) *result {
-			return e.postForm(keyAll, filePart(png, "image/png"), formPart{name: "image_url", data: []byte(dataURI("image/png", png))})
+			return e.postForm(keyAll, filePart(png, "image/png"), formPart{name: "image_url", data: []byte(testkit.DataURI("image/png", png))})
 		}, []string{"file"}},
 		{"title of 161 characters (JSON)", func(e *env) *result {
-			return e.post(keyAll, "/uploads", map[string]any{"image_url": dataURI("image/png", png), "title": strings.Repeat("x", 161)})
+			return e.post(keyAll, "/uploads", map[string]any{"image_url": testkit.DataURI("image/png", png), "title": strings.Repeat("x", 161)})
 		}, []string{"title"}},
 		{"title of 161 characters (multipart)", func(e *env) *result {
 			return e.postForm(keyAll, filePart(png, "image/png"), titlePart(strings.Repeat("x", 161)))
@@ -252,7 +253,7 @@ func TestUploadSourceRules(t *testing.T) {
 			return e.post(keyAll, "/uploads", map[string]any{"image_url": "http://example.com/a.png"})
 		}, []string{"image_url"}},
 		{"unknown JSON field", func(e *env) *result {
-			return e.post(keyAll, "/uploads", map[string]any{"image_url": dataURI("image/png", png), "file": "x"})
+			return e.post(keyAll, "/uploads", map[string]any{"image_url": testkit.DataURI("image/png", png), "file": "x"})
 		}, []string{"file"}},
 	}
 	for _, tt := range tests {

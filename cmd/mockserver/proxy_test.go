@@ -9,40 +9,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 var proxyReady = regexp.MustCompile(`msg="mediamock proxy ready" url=(\S+)`)
-
-// proxyLog is the proxy command's stderr: it keeps everything and
-// announces the ready line.
-type proxyLog struct {
-	mu    sync.Mutex
-	buf   bytes.Buffer
-	seen  bool
-	ready chan string
-}
-
-func (l *proxyLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.buf.Write(p)
-	if m := proxyReady.FindSubmatch(l.buf.Bytes()); m != nil && !l.seen {
-		l.seen = true
-		l.ready <- string(m[1])
-	}
-	return len(p), nil
-}
-
-func (l *proxyLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
 
 // TestRunProxy runs `mockserver proxy` configured by MOCKSERVER_PROXY_*
 // variables in front of an in-process mock (the server's own MOCKSERVER_ADDR
@@ -62,7 +36,7 @@ func TestRunProxy(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	log := &proxyLog{ready: make(chan string, 1)}
+	log := newLogSinkFor(proxyReady)
 	exit := make(chan int, 1)
 	go func() {
 		exit <- Run(ctx, []string{"proxy", "--max-validate-bytes", "100000"}, env.get, nil, io.Discard, log)
@@ -72,8 +46,8 @@ func TestRunProxy(t *testing.T) {
 	case base = <-log.ready:
 	case code := <-exit:
 		t.Fatalf("exited %d before it was ready:\n%s", code, log)
-	case <-time.After(bound):
-		t.Fatalf("no ready line within %v:\n%s", bound, log)
+	case <-time.After(testkit.Bound):
+		t.Fatalf("no ready line within %v:\n%s", testkit.Bound, log)
 	}
 	var account struct {
 		WorkspaceName string `json:"workspace_name"`
@@ -98,8 +72,8 @@ func TestRunProxy(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d:\n%s", code, log)
 		}
-	case <-time.After(bound):
-		t.Fatalf("still running %v after its context ended:\n%s", bound, log)
+	case <-time.After(testkit.Bound):
+		t.Fatalf("still running %v after its context ended:\n%s", testkit.Bound, log)
 	}
 	out := log.String()
 	for _, want := range []string{"proxy summary: 2 exchanges", "ratelimit.headers", "recorded"} {

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 // These tests run the command in-process through Run, the way main does,
@@ -27,27 +29,31 @@ type fakeEnv map[string]string
 
 func (e fakeEnv) get(key string) string { return e[key] }
 
-// bound caps every wait of these tests; it is a safety net, never a delay.
-const bound = 30 * time.Second
-
 var readyLine = regexp.MustCompile(`msg="mediamock ready" url=(\S+)`)
 
 // logSink is Run's stderr: it keeps the log and announces the ready line.
 type logSink struct {
 	mu    sync.Mutex
 	buf   bytes.Buffer
+	line  *regexp.Regexp // the ready line, its URL the first group
 	seen  bool
 	ready chan string // the ready line's URL, once
 }
 
-func newLogSink() *logSink { return &logSink{ready: make(chan string, 1)} }
+// newLogSink announces the server's ready line.
+func newLogSink() *logSink { return newLogSinkFor(readyLine) }
+
+// newLogSinkFor announces the first line that matches line.
+func newLogSinkFor(line *regexp.Regexp) *logSink {
+	return &logSink{line: line, ready: make(chan string, 1)}
+}
 
 func (s *logSink) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.buf.Write(p)
 	if !s.seen {
-		if m := readyLine.FindSubmatch(s.buf.Bytes()); m != nil {
+		if m := s.line.FindSubmatch(s.buf.Bytes()); m != nil {
 			s.seen = true
 			s.ready <- string(m[1])
 		}
@@ -87,8 +93,8 @@ func startServer(t *testing.T, env fakeEnv, args ...string) *server {
 	case code := <-s.exit:
 		s.done, s.code = true, code
 		t.Fatalf("Run exited %d before it was ready; log:\n%s", code, s.log)
-	case <-time.After(bound):
-		t.Fatalf("no ready line within %v; log:\n%s", bound, s.log)
+	case <-time.After(testkit.Bound):
+		t.Fatalf("no ready line within %v; log:\n%s", testkit.Bound, s.log)
 	}
 	return s
 }
@@ -103,8 +109,8 @@ func (s *server) stop(t *testing.T) int {
 	select {
 	case s.code = <-s.exit:
 		s.done = true
-	case <-time.After(bound):
-		t.Fatalf("Run still running %v after its context ended; log:\n%s", bound, s.log)
+	case <-time.After(testkit.Bound):
+		t.Fatalf("Run still running %v after its context ended; log:\n%s", testkit.Bound, s.log)
 	}
 	return s.code
 }
@@ -116,7 +122,7 @@ func get(t *testing.T, url string, out any) int {
 		t.Fatal(err)
 	}
 	req.Header.Set("Authorization", "Bearer mk_test_all_scopes")
-	client := &http.Client{Timeout: bound, Transport: &http.Transport{}}
+	client := &http.Client{Timeout: testkit.Bound, Transport: &http.Transport{}}
 	defer client.CloseIdleConnections()
 	resp, err := client.Do(req)
 	if err != nil {

@@ -5,11 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,82 +16,32 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
-	"github.com/mediamock/mediamock/internal/contract"
+	"github.com/mediamock/mediamock/internal/testkit"
 	"github.com/mediamock/mediamock/sim"
 )
-
-var controlContract = sync.OnceValues(func() (*contract.Contract, error) {
-	return contract.Parse("control.json", mediamock.ControlDocument)
-})
-
-// ctl calls the control API and checks the answer against control.json.
-func ctl(t *testing.T, srv *mediamock.Server, method, path, body string, hdr ...string) (int, string) {
-	t.Helper()
-	req, err := http.NewRequest(method, srv.URL()+"/_mock"+path, strings.NewReader(body))
-	require.NoError(t, err)
-	if method != http.MethodGet {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	resp, err := srv.Client().Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	c, err := controlContract()
-	require.NoError(t, err)
-	vr, _ := http.NewRequest(method, "/_mock"+path, nil)
-	assert.NoError(t, c.CheckExchange(vr, resp.StatusCode, resp.Header, b), "%s %s -> %d breaks control.json: %s", method, path, resp.StatusCode, b)
-	return resp.StatusCode, string(b)
-}
-
-// api calls the service's API with the all-scopes key.
-func api(t *testing.T, srv *mediamock.Server, method, path, body string) map[string]any {
-	t.Helper()
-	req, err := http.NewRequest(method, srv.BaseURL()+path, strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+mediamock.KeyAllScopes)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := srv.Client().Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	var out map[string]any
-	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
-	return out
-}
-
-func decode(t *testing.T, body string) map[string]any {
-	t.Helper()
-	var out map[string]any
-	require.NoError(t, json.Unmarshal([]byte(body), &out), body)
-	return out
-}
 
 func manual(o *mediamock.Options) { o.Clock = mediamock.ClockManual }
 
 func TestViewsAcrossWorkspaces(t *testing.T) {
 	srv := mediamock.RunT(t, manual)
-	gen := api(t, srv, "POST", "/generations", `{"modality":"image","model_id":"imagen-4","prompt":"a lighthouse"}`)
+	gen := testkit.API(t, srv, "POST", "/generations", `{"modality":"image","model_id":"imagen-4","prompt":"a lighthouse"}`)
 	assetID := gen["assets"].([]any)[0].(map[string]any)["id"].(float64)
-	api(t, srv, "GET", "/account", "")
+	testkit.API(t, srv, "GET", "/account", "")
 
-	status, body := ctl(t, srv, "GET", "/workspaces/1", "")
+	status, body := testkit.Control(t, srv, "GET", "/workspaces/1", "")
 	require.Equal(t, http.StatusOK, status, body)
-	ws := decode(t, body)
+	ws := testkit.JSON(t, body)
 	assert.Equal(t, "Acme Studio", ws["name"])
 	rw := ws["rate_window"].(map[string]any)
 	assert.EqualValues(t, 2, rw["used"], "two requests so far; reading the window counts none")
 	assert.EqualValues(t, 120, rw["limit"])
 	assert.Contains(t, body, `"token":"mk_test_all_scopes","masked":"mk_test_…opes"`)
-	status, _ = ctl(t, srv, "GET", "/workspaces/99", "")
+	status, _ = testkit.Control(t, srv, "GET", "/workspaces/99", "")
 	assert.Equal(t, http.StatusNotFound, status)
 
-	status, body = ctl(t, srv, "GET", "/jobs?limit=5", "")
+	status, body = testkit.Control(t, srv, "GET", "/jobs?limit=5", "")
 	require.Equal(t, http.StatusOK, status, body)
-	jobs := decode(t, body)["data"].([]any)
+	jobs := testkit.JSON(t, body)["data"].([]any)
 	require.Len(t, jobs, 1)
 	job := jobs[0].(map[string]any)
 	assert.Equal(t, assetID, job["id"])
@@ -102,41 +50,41 @@ func TestViewsAcrossWorkspaces(t *testing.T) {
 	assert.Equal(t, "queued", job["status"])
 
 	srv.Advance(time.Minute)
-	status, body = ctl(t, srv, "GET", "/jobs?status=completed&kind=generation", "")
+	status, body = testkit.Control(t, srv, "GET", "/jobs?status=completed&kind=generation", "")
 	require.Equal(t, http.StatusOK, status, body)
-	assert.Len(t, decode(t, body)["data"], 1)
+	assert.Len(t, testkit.JSON(t, body)["data"], 1)
 
-	status, body = ctl(t, srv, "GET", "/assets?limit=2", "")
+	status, body = testkit.Control(t, srv, "GET", "/assets?limit=2", "")
 	require.Equal(t, http.StatusOK, status, body)
-	page := decode(t, body)
+	page := testkit.JSON(t, body)
 	assert.Equal(t, true, page["has_more"])
 	first := page["data"].([]any)[0].(map[string]any)
 	assert.Equal(t, assetID, first["id"])
 	assert.Equal(t, first["url"], first["thumbnail_url"])
-	status, body = ctl(t, srv, "GET", fmt.Sprintf("/assets?limit=2&starting_after=%v", page["next_cursor"]), "")
+	status, body = testkit.Control(t, srv, "GET", fmt.Sprintf("/assets?limit=2&starting_after=%v", page["next_cursor"]), "")
 	require.Equal(t, http.StatusOK, status, body)
-	status, body = ctl(t, srv, "GET", "/assets?workspace_id=3&kind=audio&status=completed&query=northwind", "")
+	status, body = testkit.Control(t, srv, "GET", "/assets?workspace_id=3&kind=audio&status=completed&query=northwind", "")
 	require.Equal(t, http.StatusOK, status, body)
-	for _, a := range decode(t, body)["data"].([]any) {
+	for _, a := range testkit.JSON(t, body)["data"].([]any) {
 		assert.EqualValues(t, 3, a.(map[string]any)["workspace_id"])
 	}
-	status, body = ctl(t, srv, "GET", "/assets?kind=sculpture", "")
+	status, body = testkit.Control(t, srv, "GET", "/assets?kind=sculpture", "")
 	assert.Equal(t, http.StatusBadRequest, status, body)
 
-	api(t, srv, "POST", "/social/publications", fmt.Sprintf(`{"asset_ids":[%v],"caption":"hi","platforms":["instagram"]}`, assetID))
-	status, body = ctl(t, srv, "GET", "/publications?status=publishing", "")
+	testkit.API(t, srv, "POST", "/social/publications", fmt.Sprintf(`{"asset_ids":[%v],"caption":"hi","platforms":["instagram"]}`, assetID))
+	status, body = testkit.Control(t, srv, "GET", "/publications?status=publishing", "")
 	require.Equal(t, http.StatusOK, status, body)
-	pubs := decode(t, body)["data"].([]any)
+	pubs := testkit.JSON(t, body)["data"].([]any)
 	require.Len(t, pubs, 1)
 	assert.EqualValues(t, 1, pubs[0].(map[string]any)["workspace_id"])
 
 	// The journal finds one request by its id.
-	status, body = ctl(t, srv, "GET", "/journal?limit=1", "")
+	status, body = testkit.Control(t, srv, "GET", "/journal?limit=1", "")
 	require.Equal(t, http.StatusOK, status)
-	id := decode(t, body)["entries"].([]any)[0].(map[string]any)["id"].(string)
-	status, body = ctl(t, srv, "GET", "/journal?id="+id, "")
+	id := testkit.JSON(t, body)["entries"].([]any)[0].(map[string]any)["id"].(string)
+	status, body = testkit.Control(t, srv, "GET", "/journal?id="+id, "")
 	require.Equal(t, http.StatusOK, status)
-	require.Len(t, decode(t, body)["entries"], 1)
+	require.Len(t, testkit.JSON(t, body)["entries"], 1)
 }
 
 // events reads server-sent events from a stream.
@@ -209,11 +157,11 @@ func TestEventStream(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "the stream needs the token too")
-	status, _ := ctl(t, srv, "GET", "/clock?token=s3cret", "")
+	status, _ := testkit.Control(t, srv, "GET", "/clock?token=s3cret", "")
 	assert.Equal(t, http.StatusUnauthorized, status, "only the stream takes the token as a parameter")
 
 	ev := openEvents(t, srv, "?token=s3cret")
-	gen := api(t, srv, "POST", "/generations", `{"modality":"image","model_id":"imagen-4","prompt":"a lighthouse"}`)
+	gen := testkit.API(t, srv, "POST", "/generations", `{"modality":"image","model_id":"imagen-4","prompt":"a lighthouse"}`)
 	id := gen["assets"].([]any)[0].(map[string]any)["id"]
 	seen := ev.until(t, func(e event) bool { return e.name == "journal" })
 	names := []string{}
@@ -226,14 +174,14 @@ func TestEventStream(t *testing.T) {
 	assert.Equal(t, "charge", seen[0].data["entry"].(map[string]any)["type"])
 	assert.Equal(t, "createGeneration", seen[2].data["entry"].(map[string]any)["operation"])
 
-	ctl(t, srv, "POST", "/clock/advance", `{"duration":"1m"}`, "Authorization", "Bearer s3cret")
+	testkit.Control(t, srv, "POST", "/clock/advance", `{"duration":"1m"}`, "Authorization", "Bearer s3cret")
 	seen = ev.until(t, func(e event) bool { return e.name == "job" && e.data["status"] == "completed" })
 	assert.Equal(t, "clock", seen[0].name)
 	assert.Equal(t, "2026-01-05T09:01:00+00:00", seen[0].data["now"])
 	assert.Nil(t, seen[0].data["next_event_at"], "what the jump made due is applied: nothing is left")
 	assert.Equal(t, "processing", seen[1].data["status"])
 
-	ctl(t, srv, "POST", "/reset", ``, "Authorization", "Bearer s3cret")
+	testkit.Control(t, srv, "POST", "/reset", ``, "Authorization", "Bearer s3cret")
 	ev.until(t, func(e event) bool { return e.name == "reset" })
 }
 

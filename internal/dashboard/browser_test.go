@@ -2,14 +2,11 @@ package dashboard_test
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 var updateDocs = flag.Bool("update-docs", false, "write the README's screenshot, docs/dashboard.png")
@@ -167,23 +165,6 @@ func (b *browser) noConsoleErrors() {
 	assert.Empty(b.t, b.problems, "the page wrote errors to the console")
 }
 
-// rest calls the service's API with the all-scopes key.
-func rest(t *testing.T, srv *mediamock.Server, method, path, body string) map[string]any {
-	t.Helper()
-	req, err := http.NewRequest(method, srv.BaseURL()+path, strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+mediamock.KeyAllScopes)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := srv.Client().Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	var out map[string]any
-	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
-	return out
-}
-
 func firstAsset(t *testing.T, gen map[string]any) int {
 	t.Helper()
 	assets, ok := gen["assets"].([]any)
@@ -210,7 +191,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	assert.Equal(t, token, eval[string](b, `sessionStorage.getItem('mediamock.controlToken')`))
 
 	// A generation created over the API appears and moves with the page's clock.
-	id := firstAsset(t, rest(t, srv, "POST", "/generations", `{"modality":"image","model_id":"imagen-4","prompt":"a red fox in the snow"}`))
+	id := firstAsset(t, testkit.API(t, srv, "POST", "/generations", `{"modality":"image","model_id":"imagen-4","prompt":"a red fox in the snow"}`))
 	row := fmt.Sprintf(`#job-table tr[data-id="%d"]`, id)
 	b.visible("the new job appears", row+`[data-status="queued"]`)
 	b.click("advance the clock a minute", `#advance-minute`)
@@ -226,7 +207,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 
 	// A job failed from the page is refunded.
-	id2 := firstAsset(t, rest(t, srv, "POST", "/generations", `{"modality":"image","model_id":"imagen-4","prompt":"a paper kite over the dunes [mock:stuck]"}`))
+	id2 := firstAsset(t, testkit.API(t, srv, "POST", "/generations", `{"modality":"image","model_id":"imagen-4","prompt":"a paper kite over the dunes [mock:stuck]"}`))
 	b.panel("jobs")
 	row2 := fmt.Sprintf(`#job-table tr[data-id="%d"]`, id2)
 	b.visible("the second job appears", row2)
@@ -245,17 +226,17 @@ func TestDashboardInBrowser(t *testing.T) {
 		`{"modality":"3d","model_id":"meshy-5","prompt":"a low-poly teapot"}`,
 		`{"modality":"image","model_id":"seedream-4","prompt":"a watercolor city skyline","count":2}`,
 	} {
-		rest(t, srv, "POST", "/generations", body)
+		testkit.API(t, srv, "POST", "/generations", body)
 	}
-	rest(t, srv, "POST", "/encore/creations", `{"effect":"golden-hour","image_url":"https://example.com/portrait.jpg"}`)
-	rest(t, srv, "POST", "/social/publications", fmt.Sprintf(`{"asset_ids":[%d],"caption":"Spring is here [mock:fail-platform=linkedin]","platforms":["instagram","linkedin"]}`, id))
-	rest(t, srv, "GET", "/generations/999999", "")
-	rest(t, srv, "POST", "/generations", `{"modality":"image","model_id":"imagen-4"}`)
+	testkit.API(t, srv, "POST", "/encore/creations", `{"effect":"golden-hour","image_url":"https://example.com/portrait.jpg"}`)
+	testkit.API(t, srv, "POST", "/social/publications", fmt.Sprintf(`{"asset_ids":[%d],"caption":"Spring is here [mock:fail-platform=linkedin]","platforms":["instagram","linkedin"]}`, id))
+	testkit.API(t, srv, "GET", "/generations/999999", "")
+	testkit.API(t, srv, "POST", "/generations", `{"modality":"image","model_id":"imagen-4"}`)
 	b.click("advance the clock to the next event", `#advance-next`)
 	b.until("the clock moved to the next event", `document.querySelector('#clock-now').dataset.now > '2026-01-05T09:01:00+00:00'`)
 	assert.True(t, eval[bool](b, `document.querySelector('#toast').hidden`), eval[string](b, `document.querySelector('#toast').textContent`))
 	b.click("advance the clock a minute", `#advance-minute`)
-	rest(t, srv, "POST", "/generations", `{"modality":"video","model_id":"kling-2.5-turbo","prompt":"a paper boat in the rain","duration":5}`)
+	testkit.API(t, srv, "POST", "/generations", `{"modality":"video","model_id":"kling-2.5-turbo","prompt":"a paper boat in the rain","duration":5}`)
 
 	b.panel("faults")
 	b.do("add a fault from the page",

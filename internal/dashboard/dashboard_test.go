@@ -1,7 +1,6 @@
 package dashboard_test
 
 import (
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -12,26 +11,22 @@ import (
 
 	"github.com/mediamock/mediamock"
 	"github.com/mediamock/mediamock/internal/dashboard"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
+// get requests a path of the server; hdr are header names and values in
+// pairs, "Host" replacing the Host header. Redirects are not followed.
 func get(t *testing.T, srv *mediamock.Server, method, path string, hdr ...string) (*http.Response, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, srv.URL()+path, nil)
-	require.NoError(t, err)
+	host, header := "", map[string]string{}
 	for i := 0; i+1 < len(hdr); i += 2 {
 		if hdr[i] == "Host" {
-			req.Host = hdr[i+1]
+			host = hdr[i+1]
 			continue
 		}
-		req.Header.Set(hdr[i], hdr[i+1])
+		header[hdr[i]] = hdr[i+1]
 	}
-	client := srv.Client()
-	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	resp, err := client.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp, string(b)
+	return testkit.Send(t, srv, method, path, host, header, "")
 }
 
 func TestDashboardServesThePage(t *testing.T) {

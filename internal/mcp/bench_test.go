@@ -10,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 // The same two reads through each front, over loopback HTTP with
@@ -59,7 +60,7 @@ func BenchmarkMCPToolCall(b *testing.B) {
 		}
 		mc := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil)
 		cs, err := mc.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: srv.MCPURL(),
-			HTTPClient: &http.Client{Transport: bearer{key: token, base: srv.Client().Transport}}}, &sdk.ClientSessionOptions{ProtocolVersion: version})
+			HTTPClient: &http.Client{Transport: testkit.Bearer{Key: token, Base: srv.Client().Transport}}}, &sdk.ClientSessionOptions{ProtocolVersion: version})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,7 +1,6 @@
 package mcp_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -9,12 +8,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 // The protocol revisions the tests speak: the SDK's newest (sessionless,
@@ -25,29 +24,13 @@ const (
 	sessioned = "2025-11-25"
 )
 
-// bound caps every wait of these tests; it is a safety net, never a delay.
-const bound = 30 * time.Second
-
-// bearer adds an API key to every request of an MCP client.
-type bearer struct {
-	key  string
-	base http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	if b.key != "" {
-		r.Header.Set("Authorization", "Bearer "+b.key)
-	}
-	return b.base.RoundTrip(r)
-}
-
 // client is an MCP client session with what the server sent it.
 type client struct {
 	*sdk.ClientSession
-	t        *testing.T
-	mu       sync.Mutex
-	progress []*sdk.ProgressNotificationParams
+	t          *testing.T
+	mu         sync.Mutex
+	progress   []*sdk.ProgressNotificationParams
+	progressed testkit.Signal // notified at each progress notification
 }
 
 // connect opens an MCP session over Streamable HTTP with an API key, at a
@@ -58,13 +41,14 @@ func connect(t *testing.T, srv *mediamock.Server, key, version string) *client {
 	mc := sdk.NewClient(&sdk.Implementation{Name: "mediamock-test", Version: "1.0.0"}, &sdk.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 			c.mu.Lock()
-			defer c.mu.Unlock()
 			c.progress = append(c.progress, req.Params)
+			c.mu.Unlock()
+			c.progressed.Notify()
 		},
 	})
 	transport := &sdk.StreamableClientTransport{Endpoint: srv.MCPURL(), MaxRetries: -1,
-		HTTPClient: &http.Client{Transport: bearer{key: key, base: srv.Client().Transport}}}
-	ctx, cancel := context.WithTimeout(context.Background(), bound)
+		HTTPClient: &http.Client{Transport: testkit.Bearer{Key: key, Base: srv.Client().Transport}}}
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound)
 	defer cancel()
 	cs, err := mc.Connect(ctx, transport, &sdk.ClientSessionOptions{ProtocolVersion: version})
 	require.NoError(t, err)
@@ -81,7 +65,7 @@ func (c *client) call(name string, args map[string]any) *toolResult {
 
 func (c *client) callMeta(name string, args map[string]any, meta sdk.Meta) *toolResult {
 	c.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound)
 	defer cancel()
 	if args == nil {
 		args = map[string]any{}
@@ -95,6 +79,14 @@ func (c *client) progressSeen() []*sdk.ProgressNotificationParams {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]*sdk.ProgressNotificationParams{}, c.progress...)
+}
+
+// awaitProgress waits until the progress notifications received so far
+// satisfy cond: the client's handler wakes it at each one (bounded by
+// testkit.Bound).
+func (c *client) awaitProgress(what string, cond func(seen []*sdk.ProgressNotificationParams) bool) {
+	c.t.Helper()
+	testkit.Await(c.t, &c.progressed, what, func() bool { return cond(c.progressSeen()) })
 }
 
 // toolResult is a tool's result with its structured content decoded.
@@ -163,31 +155,6 @@ func (r *toolResult) id(path string) int64 {
 	f, ok := v.(float64)
 	require.True(r.t, ok, "%s: no number at %s in %s", r.name, path, r.Raw)
 	return int64(f)
-}
-
-// rest makes a REST request and decodes its JSON answer.
-func rest(t *testing.T, srv *mediamock.Server, key, method, path string, body any) (int, map[string]any, http.Header) {
-	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		require.NoError(t, err)
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, srv.BaseURL()+path, rd)
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+key)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := srv.Client().Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	var out map[string]any
-	require.NoError(t, json.Unmarshal(data, &out), "%s %s: %s", method, path, data)
-	return resp.StatusCode, out, resp.Header
 }
 
 // rpc posts one raw JSON-RPC message to /mcp with the headers a client

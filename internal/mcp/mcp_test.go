@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/mediamock/mediamock"
 	"github.com/mediamock/mediamock/internal/contract"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 // toolOps are the tools, one per operation of openapi.json that names one
@@ -161,7 +161,7 @@ func TestEveryToolAgainstFixtureKeys(t *testing.T) {
 			assert.Len(t, called, len(toolOps()), "every tool was called")
 
 			// The same answer as REST, byte for byte but for the links' host.
-			status, body, _ := rest(t, srv, mediamock.KeyAllScopes, "GET", "/generations/"+itoa(asset), nil)
+			status, body, _ := testkit.REST(t, srv, mediamock.KeyAllScopes, "GET", "/generations/"+itoa(asset), nil)
 			require.Equal(t, http.StatusOK, status)
 			mcpBody := call("get_generation", map[string]any{"id": asset}).JSON
 			assert.Equal(t, body, mcpBody)
@@ -223,7 +223,7 @@ func TestBadArgumentsGetTheRESTViolations(t *testing.T) {
 			if tc.method == "POST" {
 				body = tc.args
 			}
-			status, want, _ := rest(t, srv, mediamock.KeyAllScopes, tc.method, tc.path, body)
+			status, want, _ := testkit.REST(t, srv, mediamock.KeyAllScopes, tc.method, tc.path, body)
 			require.Equal(t, http.StatusBadRequest, status, "%v", want)
 			got := c.call(tc.tool, tc.args)
 			require.True(t, got.IsError)
@@ -254,20 +254,14 @@ func TestLongWaitSendsProgressAndEndsOnCancel(t *testing.T) {
 				done <- c.callMeta("create_generation", map[string]any{"modality": "image", "model_id": "imagen-4",
 					"prompt": "lighthouse [mock:delay=20]", "wait_seconds": 55}, sdk.Meta{"progressToken": "gen-1"})
 			}()
-			waitFor(t, func() bool { return len(c.progressSeen()) >= 1 })
+			c.awaitProgress("a first progress notification", func(seen []*sdk.ProgressNotificationParams) bool { return len(seen) >= 1 })
 			require.NoError(t, srv.Advance(25*time.Second))
-			var res *toolResult
-			select {
-			case res = <-done:
-			case <-time.After(bound):
-				t.Fatal("the call did not end after the job completed")
-			}
+			res := testkit.Receive(t, done, "the call's result after the job completed")
 			assert.Equal(t, "completed", res.ok().JSON["status"])
 			// The notifications came before the result on the call's stream;
 			// the client hands them to its handler on its own goroutine.
-			waitFor(t, func() bool {
-				seen := c.progressSeen()
-				return seen[len(seen)-1].Message == "completed"
+			c.awaitProgress("the completed notification", func(seen []*sdk.ProgressNotificationParams) bool {
+				return len(seen) > 0 && seen[len(seen)-1].Message == "completed"
 			})
 			var messages []string
 			var values []float64
@@ -289,15 +283,13 @@ func TestLongWaitSendsProgressAndEndsOnCancel(t *testing.T) {
 					Arguments: map[string]any{"id": stuck.id("assets.0.id"), "wait_seconds": 55}})
 				errc <- err
 			}()
-			waitFor(t, func() bool { return len(c.progressSeen()) > before }) // the server is waiting
+			c.awaitProgress("the server waiting", func(seen []*sdk.ProgressNotificationParams) bool { return len(seen) > before })
 			cancel()
-			select {
-			case err := <-errc:
-				assert.ErrorIs(t, err, context.Canceled)
-			case <-time.After(bound):
-				t.Fatal("cancel did not end the call")
-			}
-			waitFor(t, func() bool {
+			assert.ErrorIs(t, testkit.Receive(t, errc, "the end of the cancelled call"), context.Canceled)
+			// Nothing signals the count: the client's cancel can end the
+			// exchange (and the journal records it) before the server's
+			// tool call returns and is counted. Poll, bounded.
+			testkit.Poll(t, "getGeneration counted once for MCP", func() bool {
 				for _, oc := range srv.Coverage().Operations {
 					if oc.Operation == "getGeneration" {
 						return oc.Fronts["mcp"] == 1
@@ -306,19 +298,6 @@ func TestLongWaitSendsProgressAndEndsOnCancel(t *testing.T) {
 				return false
 			})
 		})
-	}
-}
-
-// waitFor polls a condition that another goroutine makes true; it never
-// sleeps on the simulated clock's behalf.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(bound)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met")
-		}
-		runtime.Gosched() // let the other goroutines run; no sleep
 	}
 }
 
@@ -490,12 +469,12 @@ func TestJournalAndCoverageCountMCPCalls(t *testing.T) {
 	c := connect(t, srv, mediamock.KeyReadOnly, sessioned)
 	c.call("get_account", nil).ok()
 	c.call("create_generation", map[string]any{"modality": "image", "model_id": "imagen-4", "prompt": "x"})
-	rest(t, srv, mediamock.KeyReadOnly, "GET", "/account", nil)
+	testkit.REST(t, srv, mediamock.KeyReadOnly, "GET", "/account", nil)
 
 	// Over SSE the client has the result a moment before the exchange ends
 	// and is journaled: wait for the entry (bounded), not for time.
 	var calls []mediamock.JournalEntry
-	waitFor(t, func() bool {
+	testkit.Await(t, testkit.Watch(t, srv), "both tool calls journaled", func() bool {
 		calls = srv.Journal(mediamock.JournalFilter{Front: "mcp", Operation: "createGeneration"})
 		return len(calls) == 1 && len(srv.Journal(mediamock.JournalFilter{Front: "mcp", Operation: "getAccount"})) > 0
 	})

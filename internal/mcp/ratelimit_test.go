@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 // TestRateLimitSharedWithREST: REST requests and MCP tool calls of one
@@ -41,7 +42,7 @@ func TestRateLimitSharedWithREST(t *testing.T) {
 				}
 			}
 			protocol()
-			status, _, h := rest(t, srv, mediamock.KeyFreePlan, "GET", "/account", nil)
+			status, _, h := testkit.REST(t, srv, mediamock.KeyFreePlan, "GET", "/account", nil)
 			require.Equal(t, http.StatusOK, status)
 			assert.Equal(t, "19", h.Get("X-RateLimit-Remaining"), "only this request counted so far")
 
@@ -49,7 +50,7 @@ func TestRateLimitSharedWithREST(t *testing.T) {
 				if i%2 == 0 {
 					c.call("list_assets", map[string]any{"limit": 1}).ok()
 				} else {
-					status, _, h := rest(t, srv, mediamock.KeyFreePlan, "GET", "/assets?limit=1", nil)
+					status, _, h := testkit.REST(t, srv, mediamock.KeyFreePlan, "GET", "/assets?limit=1", nil)
 					require.Equal(t, http.StatusOK, status, "request %d", i)
 					assert.Equal(t, strconv.Itoa(20-i), h.Get("X-RateLimit-Remaining"))
 				}
@@ -65,7 +66,7 @@ func TestRateLimitSharedWithREST(t *testing.T) {
 			assert.True(t, retry >= 1 && retry <= 60, "retry after %v s", retry)
 			assert.Contains(t, over.text(), fmt.Sprintf("retry in %d seconds", int(retry)))
 			// And through REST.
-			status, body, h := rest(t, srv, mediamock.KeyFreePlan, "GET", "/account", nil)
+			status, body, h := testkit.REST(t, srv, mediamock.KeyFreePlan, "GET", "/account", nil)
 			assert.Equal(t, http.StatusTooManyRequests, status)
 			assert.Equal(t, "rate_limited", body["error"].(map[string]any)["code"])
 			assert.NotEmpty(t, h.Get("Retry-After"))
@@ -131,7 +132,7 @@ func callOnce(srv *mediamock.Server, c *client, viaREST bool) (ok, limited bool,
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusOK, resp.StatusCode == http.StatusTooManyRequests, nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound)
 	defer cancel()
 	res, err := c.CallTool(ctx, &sdk.CallToolParams{Name: "get_account", Arguments: map[string]any{}})
 	if err != nil {

@@ -14,24 +14,16 @@ import (
 
 	"github.com/mediamock/mediamock"
 	"github.com/mediamock/mediamock/internal/ops"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 // callREST sends GET /account and returns the status and the error code.
 func callREST(t *testing.T, srv *mediamock.Server) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequest("GET", srv.BaseURL()+"/account", nil)
-	req.Header.Set("Authorization", "Bearer "+mediamock.KeyAllScopes)
-	resp, err := srv.Client().Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	var body struct {
-		Error struct {
-			Code    string         `json:"code"`
-			Details map[string]any `json:"details"`
-		} `json:"error"`
-	}
-	require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
-	return resp.StatusCode, body.Error.Code
+	status, body, _ := testkit.REST(t, srv, mediamock.KeyAllScopes, "GET", "/account", nil)
+	e, _ := body["error"].(map[string]any)
+	code, _ := e["code"].(string)
+	return status, code
 }
 
 // callMCP calls get_account over stdio and returns the tool's structured

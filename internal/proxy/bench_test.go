@@ -12,6 +12,7 @@ import (
 	"github.com/mediamock/mediamock"
 	"github.com/mediamock/mediamock/internal/check"
 	"github.com/mediamock/mediamock/internal/proxy"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 // The proxy's added latency: the same requests to an in-process mock over
@@ -33,7 +34,7 @@ func benchMock(b *testing.B) *mediamock.Server {
 	if _, err := srv.AddWorkspace(mediamock.WorkspaceSpec{Name: "bench", Plan: "business", Credits: 1 << 40, RateLimitPerMinute: 1 << 30, Token: benchKey}); err != nil {
 		b.Fatal(err)
 	}
-	img := dataURI("image/png", pngImage(b, 16, 16))
+	img := testkit.DataURI("image/png", testkit.PNG(b, 16, 16))
 	for i := range 20 {
 		body, _ := json.Marshal(map[string]any{"image_url": img, "title": fmt.Sprintf("bench %d.png", i)})
 		benchDo(b, srv.Client(), http.MethodPost, srv.BaseURL()+"/uploads", string(body), http.StatusCreated)
@@ -42,6 +43,7 @@ func benchMock(b *testing.B) *mediamock.Server {
 }
 
 func benchDo(b *testing.B, client *http.Client, method, url, body string, want int) {
+	b.Helper()
 	req, _ := http.NewRequest(method, url, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+benchKey)
 	if body != "" {

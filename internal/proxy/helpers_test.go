@@ -2,18 +2,13 @@ package proxy_test
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
-	"image"
-	"image/color"
-	"image/png"
 	"io"
 	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -21,38 +16,21 @@ import (
 	"github.com/mediamock/mediamock"
 	"github.com/mediamock/mediamock/internal/check"
 	"github.com/mediamock/mediamock/internal/proxy"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
-
-// syncBuffer is a buffer several goroutines write to: a report, a log.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // front is a proxy under test, listening on loopback, with its report and
 // log kept.
 type front struct {
 	p      *proxy.Proxy
 	srv    *httptest.Server
-	report *syncBuffer
-	log    *syncBuffer
+	report *testkit.SyncBuffer
+	log    *testkit.SyncBuffer
 }
 
 func startProxy(t *testing.T, upstream string, opts ...func(*proxy.Options)) *front {
 	t.Helper()
-	f := &front{report: &syncBuffer{}, log: &syncBuffer{}}
+	f := &front{report: &testkit.SyncBuffer{}, log: &testkit.SyncBuffer{}}
 	o := proxy.Options{Upstream: upstream, Document: mediamock.OpenAPIDocument, Report: f.report,
 		Logger: slog.New(slog.NewTextHandler(f.log, &slog.HandlerOptions{Level: slog.LevelDebug}))}
 	for _, fn := range opts {
@@ -94,11 +72,10 @@ type response struct {
 	Body   []byte
 }
 
+// JSON decodes the body, failing the test when it is not a JSON object.
 func (r *response) JSON(t *testing.T) map[string]any {
 	t.Helper()
-	var m map[string]any
-	require.NoError(t, json.Unmarshal(r.Body, &m), "%s", r.Body)
-	return m
+	return testkit.JSON(t, r.Body)
 }
 
 func do(t *testing.T, client *http.Client, method, url, token string, body io.Reader, contentType string) *response {
@@ -129,24 +106,6 @@ func postJSON(t *testing.T, client *http.Client, url, token string, body any) *r
 	b, err := json.Marshal(body)
 	require.NoError(t, err)
 	return do(t, client, http.MethodPost, url, token, bytes.NewReader(b), "application/json")
-}
-
-// pngImage is a w x h PNG.
-func pngImage(t testing.TB, w, h int) []byte {
-	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			img.Set(x, y, color.RGBA{uint8(x), uint8(y), 128, 255})
-		}
-	}
-	var b bytes.Buffer
-	require.NoError(t, png.Encode(&b, img))
-	return b.Bytes()
-}
-
-func dataURI(mime string, data []byte) string {
-	return "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)
 }
 
 // multipartUpload is a multipart/form-data upload of a PNG with a title.

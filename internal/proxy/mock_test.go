@@ -15,6 +15,7 @@ import (
 	"github.com/mediamock/mediamock"
 	"github.com/mediamock/mediamock/conformance"
 	"github.com/mediamock/mediamock/internal/check"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 // TestThroughProxyOfTheMock puts the proxy in front of this mock and runs
@@ -35,9 +36,9 @@ func TestThroughProxyOfTheMock(t *testing.T) {
 
 	key := mediamock.KeyAllScopes
 	getJSON(t, client, f.base()+"/account", key)
-	up := postJSON(t, client, f.base()+"/uploads", key, map[string]any{"image_url": dataURI("image/png", pngImage(t, 64, 48)), "title": "through the proxy.png"})
+	up := postJSON(t, client, f.base()+"/uploads", key, map[string]any{"image_url": testkit.DataURI("image/png", testkit.PNG(t, 64, 48)), "title": "through the proxy.png"})
 	require.Equal(t, http.StatusCreated, up.Status, "%s", up.Body)
-	body, ct := multipartUpload(t, pngImage(t, 32, 32), "multipart through the proxy.png")
+	body, ct := multipartUpload(t, testkit.PNG(t, 32, 32), "multipart through the proxy.png")
 	mp := do(t, client, http.MethodPost, f.base()+"/uploads", key, body, ct)
 	require.Equal(t, http.StatusCreated, mp.Status, "%s", mp.Body)
 	var ids []int64

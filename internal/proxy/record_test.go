@@ -14,6 +14,7 @@ import (
 	"github.com/mediamock/mediamock"
 	"github.com/mediamock/mediamock/fixtures"
 	"github.com/mediamock/mediamock/internal/proxy"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 // TestRecordReplays records a session through the proxy, then starts a
@@ -27,7 +28,7 @@ func TestRecordReplays(t *testing.T) {
 	client := f.srv.Client()
 	key := mediamock.KeyAllScopes
 
-	up := postJSON(t, client, f.base()+"/uploads", key, map[string]any{"image_url": dataURI("image/png", pngImage(t, 64, 48)), "title": "recorded upload.png"})
+	up := postJSON(t, client, f.base()+"/uploads", key, map[string]any{"image_url": testkit.DataURI("image/png", testkit.PNG(t, 64, 48)), "title": "recorded upload.png"})
 	require.Equal(t, http.StatusCreated, up.Status, "%s", up.Body)
 	g := postJSON(t, client, f.base()+"/generations", key, map[string]any{"modality": "image", "model_id": "imagen-4", "prompt": "a recorded lighthouse at dusk"})
 	require.Equal(t, http.StatusCreated, g.Status, "%s", g.Body)
