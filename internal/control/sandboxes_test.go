@@ -2,33 +2,27 @@ package control_test
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 // restAs calls the service's API with a key.
 func restAs(t *testing.T, srv *mediamock.Server, key, method, path, body string) (int, map[string]any) {
 	t.Helper()
-	req, err := http.NewRequest(method, srv.BaseURL()+path, strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+key)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := srv.Client().Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	var out map[string]any
-	_ = json.Unmarshal(data, &out)
-	return resp.StatusCode, out
+	status, out, _ := testkit.REST(t, srv, key, method, path, body)
+	return status, out
+}
+
+// ctl calls the control API and holds the answer to control.json.
+func ctl(t *testing.T, srv *mediamock.Server, method, path, body string, hdr ...string) (int, string) {
+	t.Helper()
+	return testkit.Control(t, srv, method, path, body, hdr...)
 }
 
 type sandboxJSON struct {
@@ -50,14 +44,7 @@ func createSandbox(t *testing.T, srv *mediamock.Server, body string, hdr ...stri
 	return sb
 }
 
-func errCode(t *testing.T, body string) string {
-	t.Helper()
-	var e struct {
-		Error struct{ Code string } `json:"error"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(body), &e), body)
-	return e.Error.Code
-}
+func errCode(t *testing.T, body string) string { t.Helper(); return testkit.ErrorCode(t, body) }
 
 const imageGeneration = `{"modality":"image","model_id":"imagen-4","prompt":"a lighthouse"}`
 

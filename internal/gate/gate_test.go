@@ -64,11 +64,24 @@ func fill(authorization string) func(*testing.T, *gate.Gate, *sim.Engine) {
 	}
 }
 
-// force answers the next request of op (every op for "*") with status.
+// force answers the next request of op (every op for "*") with status,
+// for every workspace.
 func force(op string, status int) func(*testing.T, *gate.Gate, *sim.Engine) {
-	return func(t *testing.T, g *gate.Gate, _ *sim.Engine) {
+	return forceFor("", op, status)
+}
+
+// forceFor answers the next request of op by the workspace of key ("" for
+// every workspace) with status.
+func forceFor(key, op string, status int) func(*testing.T, *gate.Gate, *sim.Engine) {
+	return func(t *testing.T, g *gate.Gate, eng *sim.Engine) {
 		t.Helper()
-		require.NoError(t, g.Force(op, status, 1, func(string) bool { return true }))
+		ws := gate.Global
+		if key != "" {
+			p, ok := eng.Authenticate(key)
+			require.True(t, ok)
+			ws = p.WorkspaceID
+		}
+		require.NoError(t, g.Force(ws, op, status, 1, func(string) bool { return true }))
 	}
 }
 
@@ -77,12 +90,15 @@ func fns(f ...func(*testing.T, *gate.Gate, *sim.Engine)) []func(*testing.T, *gat
 	return f
 }
 
-// forcedLeft is how many forced responses are still to come.
+// forcedLeft is how many forced responses are still to come, in every
+// scope of the default fixture.
 func forcedLeft(g *gate.Gate) int {
-	_, forced := g.Faults()
 	n := 0
-	for _, f := range forced {
-		n += f.Remaining
+	for ws := range uint64(5) {
+		_, forced := g.Faults(ws)
+		for _, f := range forced {
+			n += f.Remaining
+		}
 	}
 	return n
 }
@@ -144,6 +160,12 @@ func TestEnterAndIdentify(t *testing.T) {
 			status: http.StatusTooManyRequests, code: "rate_limited", counted: true},
 		{name: "forced for another operation", before: fns(force("listModels", 503)), auth: allScopes, op: "getAccount", scope: "read",
 			counted: true, forced: 1},
+		{name: "forced for the workspace", before: fns(forceFor("mk_test_all_scopes", "getAccount", 503)), auth: readOnly, op: "getAccount", scope: "read",
+			status: http.StatusServiceUnavailable, code: "service_unavailable", counted: true},
+		{name: "forced for another workspace", before: fns(forceFor("mk_test_free_plan", "*", 503)), auth: allScopes, op: "getAccount", scope: "read",
+			counted: true, forced: 1},
+		{name: "the workspace's own before the global one", before: fns(force("getAccount", 500), forceFor("mk_test_all_scopes", "getAccount", 503)), auth: allScopes, op: "getAccount", scope: "read",
+			status: http.StatusServiceUnavailable, code: "service_unavailable", counted: true, forced: 1},
 
 		{name: "identify", identify: true, auth: allScopes, scope: "read"},
 		{name: "identify without a scope to check", identify: true, auth: readOnly, scope: ""},

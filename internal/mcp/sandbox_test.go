@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 // An agent that connects with a sandbox's key is in the sandbox: its calls
@@ -14,6 +15,7 @@ import (
 // and leave every other workspace alone.
 func TestMCPInASandbox(t *testing.T) {
 	srv := mediamock.RunT(t)
+	journaled := testkit.Watch(t, srv)
 	sb := srv.Sandbox(t, func(s *mediamock.SandboxSpec) { s.Name = "agent run 7" })
 	require.NoError(t, sb.ForceResponses("getAccount", 503, 1))
 
@@ -26,8 +28,11 @@ func TestMCPInASandbox(t *testing.T) {
 	out := connect(t, srv, mediamock.KeyAllScopes, sessioned)
 	assert.Equal(t, "Acme Studio", out.call("get_account", nil).ok().JSON["workspace_name"], "another workspace never met it")
 
-	entries := sb.Journal(mediamock.JournalFilter{Operation: "getAccount"})
-	require.Len(t, entries, 2)
+	var entries []mediamock.JournalEntry
+	testkit.Await(t, journaled, "both calls in the sandbox's journal", func() bool {
+		entries = sb.Journal(mediamock.JournalFilter{Operation: "getAccount"})
+		return len(entries) == 2
+	})
 	for _, e := range entries {
 		assert.Equal(t, "mcp", e.Front)
 		assert.Equal(t, sb.ID, e.SandboxID)
