@@ -58,6 +58,16 @@
 
   class Unauthorized extends Error {}
 
+  // ApiError is an answer of the control API other than 2xx: its status and
+  // its error object (code, details).
+  class ApiError extends Error {
+    constructor(status, message, error) {
+      super(message);
+      this.status = status;
+      this.error = error || {};
+    }
+  }
+
   // api calls the control API; every state change is JSON.
   async function api(method, path, body) {
     const headers = {};
@@ -70,7 +80,10 @@
     const res = await fetch('/_mock' + path, opts);
     const data = await res.json().catch(() => null);
     if (res.status === 401) throw new Unauthorized('The control token is missing or wrong.');
-    if (!res.ok) throw new Error((data && data.error && data.error.message) || res.status + ' ' + res.statusText);
+    if (!res.ok) {
+      const e = data && data.error;
+      throw new ApiError(res.status, (e && e.message) || res.status + ' ' + res.statusText, e);
+    }
     return data;
   }
 
@@ -84,6 +97,15 @@
     toastTimer = setTimeout(() => { t.hidden = true; }, 4000);
   }
 
+  // failed says what went wrong. A scoped call that finds its sandbox gone
+  // (deleted elsewhere: no event tells of it) reads the sandboxes again,
+  // which leaves the scope for the whole server.
+  function failed(err) {
+    if (err instanceof Unauthorized) return askToken();
+    toast(err.message);
+    if (S.scope && err instanceof ApiError && err.status === 404 && (err.error.details || {}).resource === 'sandbox') listsChanged();
+  }
+
   // act runs an action of the page and says what went wrong.
   function act(fn) {
     return async (ev) => {
@@ -91,8 +113,7 @@
       try {
         await fn(ev);
       } catch (err) {
-        if (err instanceof Unauthorized) askToken();
-        else toast(err.message);
+        failed(err);
       }
     };
   }
@@ -121,9 +142,13 @@
 
   // --- state
 
+  const SCOPE_KEY = 'mediamock.scope';
   const S = {
     clock: null,
+    wsList: [], // every workspace, for the selectors
     workspaces: [], // details
+    sandboxes: [],
+    scope: sessionStorage.getItem(SCOPE_KEY) || '', // a sandbox's id, or '' for the whole server
     jobs: new Map(), jobsLoaded: false, jobStatus: '',
     library: [], libraryNext: null,
     publications: new Map(), publicationsLoaded: false,
@@ -136,6 +161,7 @@
 
   const panels = {
     workspaces: { load: loadWorkspaces, render: renderWorkspaces },
+    sandboxes: { load: loadSandboxesPanel, render: renderSandboxes },
     jobs: { load: loadJobs, render: renderJobs },
     library: { load: loadLibrary, render: renderLibrary },
     publications: { load: loadPublications, render: renderPublications },
@@ -165,8 +191,7 @@
       panels[name].render();
       panel.dataset.loaded = 'true';
     } catch (err) {
-      if (err instanceof Unauthorized) askToken();
-      else toast(err.message);
+      failed(err);
     }
   }
 
@@ -236,18 +261,33 @@
 
   // --- workspaces
 
-  async function loadWorkspaces() {
-    const list = await api('GET', '/workspaces');
-    S.workspaces = await Promise.all(list.map((w) => api('GET', '/workspaces/' + w.id)));
+  // loadWorkspaceList reads the workspaces for the selectors (one call);
+  // loadWorkspaces their details too, for the cards.
+  async function loadWorkspaceList() {
+    S.wsList = await api('GET', '/workspaces');
     fillWorkspaceSelects();
   }
+  async function loadWorkspaces() {
+    await loadWorkspaceList();
+    S.workspaces = await Promise.all(S.wsList.map((w) => api('GET', '/workspaces/' + w.id)));
+  }
+  // The selectors list the fixture's and added workspaces, then the
+  // sandboxes', each marked as one.
+  const wsOption = (w) => h('option', { value: w.id }, `${w.id} · ${w.name}${w.sandbox_id ? ' · sandbox' : ''}`);
   function fillWorkspaceSelects() {
+    const plain = S.wsList.filter((w) => !w.sandbox_id);
+    const boxes = S.wsList.filter((w) => w.sandbox_id);
     for (const sel of $$('.ws-select')) {
       const keep = sel.value;
       const all = sel.querySelector('option[value=""]');
-      sel.replaceChildren(...(all ? [all] : []), ...S.workspaces.map((w) => h('option', { value: w.id }, `${w.id} · ${w.name}`)));
-      sel.value = keep || (all ? '' : String(S.ledgerWs || (S.workspaces[0] && S.workspaces[0].id) || ''));
+      sel.replaceChildren(...(all ? [all] : []), ...plain.map(wsOption),
+        ...(boxes.length ? [h('optgroup', { label: 'Sandboxes' }, boxes.map(wsOption))] : []));
+      sel.value = keep;
+      if (sel.value !== keep || !keep) sel.value = all ? '' : String(S.ledgerWs || (S.wsList[0] && S.wsList[0].id) || '');
     }
+    $('#sandbox-from').replaceChildren(...plain.map((w) => h('option', { value: w.name })));
+    if (plain[0]) $('#sandbox-create').elements.from.placeholder = plain[0].name;
+    scopeFilters();
   }
   function copyButton(text) {
     return h('button', {
@@ -267,9 +307,11 @@
   function renderWorkspaces() {
     $('#workspace-cards').replaceChildren(...S.workspaces.map((w) => {
       const rw = w.rate_window;
-      return h('article', { class: 'card', dataset: { ws: w.id } },
-        h('h3', {}, w.name, h('span', { class: 'id' }, '#' + w.id), h('span', { class: 'badge' }, w.plan)),
+      return h('article', { class: 'card' + (w.sandbox_id ? ' sandbox' : ''), dataset: { ws: w.id, sandbox: w.sandbox_id } },
+        h('h3', {}, w.name, h('span', { class: 'id' }, '#' + w.id), h('span', { class: 'badge' }, w.plan),
+          w.sandbox_id ? h('span', { class: 'badge sbx', title: 'A sandbox: ' + w.sandbox_id }, 'sandbox') : ''),
         h('dl', { class: 'facts' },
+          w.sandbox_id ? [h('dt', {}, 'Sandbox'), h('dd', {}, h('code', {}, w.sandbox_id))] : '',
           h('dt', {}, 'Credits'), h('dd', { class: 'balance' }, w.credits_balance.toLocaleString('en')),
           h('dt', {}, 'Publishing'), h('dd', {}, w.publishing_allowed ? 'allowed' : 'not on this plan'),
           h('dt', {}, 'Monthly gifts'), h('dd', {}, w.monthly_gifts.length
@@ -289,11 +331,14 @@
 
   // --- jobs
 
+  // wsParam is the workspace a panel's selector shows, as a query parameter.
+  const wsParam = (sel) => (sel.value ? '&workspace_id=' + encodeURIComponent(sel.value) : '');
+
   async function loadJobs() {
-    const page = await api('GET', '/jobs?limit=200');
+    if (!S.wsList.length) await loadWorkspaceList();
+    const page = await api('GET', '/jobs?limit=200' + wsParam($('#job-ws')));
     S.jobs = new Map(page.data.map((j) => [j.job_id, j]));
     S.jobsLoaded = true;
-    if (!S.workspaces.length) await loadWorkspaces();
   }
   function jobAction(j, action) {
     const path = j.kind === 'encore' ? `/encore/creations/${j.id}/${action}` : `/assets/${j.id}/${action}`;
@@ -329,7 +374,7 @@
     $('#jobs-empty').hidden = S.jobs.size > 0;
   }
   $('#job-kind').addEventListener('change', renderJobs);
-  $('#job-ws').addEventListener('change', renderJobs);
+  $('#job-ws').addEventListener('change', () => reload('jobs'));
 
   function onJob(ev) {
     if (S.jobsLoaded) {
@@ -353,11 +398,13 @@
   function libraryQuery() {
     const q = new URLSearchParams();
     for (const [k, v] of new FormData($('#library-filter'))) if (v) q.set(k, v);
+    const ws = $('#library-filter').elements.workspace_id.value; // a disabled select is not in the form data
+    if (ws) q.set('workspace_id', ws);
     q.set('limit', '48');
     return q;
   }
   async function loadLibrary() {
-    if (!S.workspaces.length) await loadWorkspaces();
+    if (!S.wsList.length) await loadWorkspaceList();
     const page = await api('GET', '/assets?' + libraryQuery());
     S.library = page.data;
     S.libraryNext = page.next_cursor || null;
@@ -397,12 +444,15 @@
   // --- publications
 
   async function loadPublications() {
-    const page = await api('GET', '/publications?limit=100');
+    if (!S.wsList.length) await loadWorkspaceList();
+    const page = await api('GET', '/publications?limit=100' + wsParam($('#publication-ws')));
     S.publications = new Map(page.data.map((p) => [p.id, p]));
     S.publicationsLoaded = true;
   }
+  $('#publication-ws').addEventListener('change', () => reload('publications'));
   function renderPublications() {
-    const all = [...S.publications.values()].sort((a, b) => b.id - a.id);
+    const ws = $('#publication-ws').value;
+    const all = [...S.publications.values()].filter((p) => !ws || String(p.workspace_id) === ws).sort((a, b) => b.id - a.id);
     $('#publication-table tbody').replaceChildren(...all.map((p) => h('tr', { dataset: { publication: p.id } },
       h('td', { class: 'num' }, p.id), h('td', { class: 'num wide' }, p.workspace_id), h('td', {}, status(p.status)),
       h('td', { class: 'prompt wide', title: p.caption }, p.caption),
@@ -423,7 +473,7 @@
   // --- journal
 
   async function loadJournal() {
-    const j = await api('GET', '/journal?limit=100');
+    const j = await api('GET', inScope('/journal?limit=100'));
     S.journal = j.entries;
     S.journalLoaded = true;
   }
@@ -441,7 +491,9 @@
     time(e.sim_time, 'wide'),
     h('td', { class: 'path', title: e.path + (e.query ? '?' + e.query : '') }, h('strong', {}, e.method), ' ', e.path + (e.query ? '?' + e.query : '')),
     h('td', { class: 'num c' + classOf(e.status) }, e.status),
-    h('td', { class: 'num wide' }, e.workspace_id || ''), h('td', { class: 'op wide' }, e.operation || ''),
+    h('td', { class: 'num wide', title: e.sandbox_id ? 'Sandbox ' + e.sandbox_id : null }, e.workspace_id || '',
+      e.sandbox_id ? [h('span', { class: 'sbx-mark', 'aria-hidden': 'true' }, '◆'), h('span', { class: 'sr' }, ' (a sandbox)')] : ''),
+    h('td', { class: 'op wide' }, e.operation || ''),
     h('td', { class: 'num' }, e.duration_ms.toFixed(1)))));
   }
   function pretty(body, type) {
@@ -456,7 +508,7 @@
   async function selectRequest(id) {
     S.journalSelected = id;
     renderJournal();
-    const j = await api('GET', '/journal?id=' + encodeURIComponent(id));
+    const j = await api('GET', inScope('/journal?id=' + encodeURIComponent(id)));
     const e = j.entries[0];
     if (!e) {
       $('#journal-detail').replaceChildren(h('p', { class: 'empty' }, 'That request left the journal.'));
@@ -468,6 +520,7 @@
         h('dt', {}, 'Status'), h('dd', { class: 'c' + classOf(e.status) }, e.status + (e.error_code ? ' ' + e.error_code : '')),
         h('dt', {}, 'Operation'), h('dd', {}, e.operation || '—'),
         h('dt', {}, 'Workspace'), h('dd', {}, e.workspace_id || '—'),
+        e.sandbox_id ? [h('dt', {}, 'Sandbox'), h('dd', {}, h('code', {}, e.sandbox_id))] : '',
         h('dt', {}, 'Latency'), h('dd', {}, e.duration_ms.toFixed(2) + ' ms' + (e.injected_latency_ms ? ` (${e.injected_latency_ms} injected)` : '')),
         h('dt', {}, 'Sim time'), h('dd', {}, full(e.sim_time)),
         h('dt', {}, 'Request id'), h('dd', {}, h('code', {}, e.id))),
@@ -477,7 +530,7 @@
       h('pre', {}, pretty(e.response_body)));
   }
   function onJournal(ev) {
-    if (S.journalLoaded) {
+    if (S.journalLoaded && (!S.scope || ev.entry.sandbox_id === S.scope)) {
       S.journal.unshift(ev.entry);
       S.journal.length = Math.min(S.journal.length, 300);
       redraw('journal');
@@ -486,15 +539,15 @@
     stale('coverage');
   }
   $('#journal-clear').addEventListener('click', act(async () => {
-    await api('DELETE', '/journal');
+    await api('DELETE', inScope('/journal'));
     await reload('journal');
   }));
 
   // --- ledger
 
   async function loadLedger() {
-    if (!S.workspaces.length) await loadWorkspaces();
-    S.ledgerWs = Number($('#ledger-ws').value) || (S.workspaces[0] && S.workspaces[0].id);
+    if (!S.wsList.length) await loadWorkspaceList();
+    S.ledgerWs = Number($('#ledger-ws').value) || (S.wsList[0] && S.wsList[0].id);
     const l = await api('GET', `/workspaces/${S.ledgerWs}/ledger`);
     S.ledger = l.entries;
     S.ledgerBalance = l.credits_balance;
@@ -522,12 +575,17 @@
       w.credits_balance = ev.entry.balance_after;
       redraw('workspaces');
     }
+    const sb = S.sandboxes.find((x) => x.workspace_id === ev.workspace_id);
+    if (sb) {
+      sb.credits_balance = ev.entry.balance_after;
+      redraw('sandboxes');
+    }
   }
 
   // --- coverage
 
   async function loadCoverage() {
-    const cov = await api('GET', '/coverage');
+    const cov = await api('GET', inScope('/coverage'));
     S.operations = cov.operations.map((o) => o.operation);
     const s = cov.summary;
     $('#coverage-summary').textContent = `Operations exercised ${s.operations_exercised}/${s.operations}, declared statuses ${s.statuses_exercised}/${s.statuses_declared}, lifecycle paths ${s.lifecycle_paths_taken}/${s.lifecycle_paths}.`;
@@ -545,7 +603,7 @@
       h('code', {}, path), h('span', {}, n))));
   }
   $('#coverage-reset').addEventListener('click', act(async () => {
-    await api('DELETE', '/coverage');
+    await api('DELETE', inScope('/coverage'));
     await reload('coverage');
   }));
 
@@ -562,14 +620,14 @@
       sel.replaceChildren(...(any ? [any] : []), ...S.operations.map((op) => h('option', {}, op)));
       if (keep) sel.value = keep;
     }
-    S.faults = await api('GET', '/faults');
+    S.faults = await api('GET', inScope('/faults'));
   }
-  function faultsAction(method, path, body) {
-    return act(async () => {
-      S.faults = await api(method, path, body);
-      renderFaults();
-    });
+  // faultsCall changes the faults of the scope and shows them.
+  async function faultsCall(method, path, body) {
+    S.faults = await api(method, inScope(path), body);
+    renderFaults();
   }
+  const faultsAction = (method, path, body) => act(() => faultsCall(method, path, body));
   function renderFaults() {
     const f = S.faults;
     const items = [];
@@ -582,37 +640,217 @@
     for (const p of f.fail_platforms) items.push(item(`Deliveries to ${p} fail`, removeBtn('Stop failing ' + p, 'DELETE', '/faults/platforms/' + encodeURIComponent(p))));
     for (const [op, ms] of Object.entries(f.latency_ms)) items.push(item(`${op}: ${ms} ms more`, removeBtn('Remove the latency of ' + op, 'DELETE', '/faults/latency/' + encodeURIComponent(op))));
     for (const r of f.forced_responses) items.push(item(`${r.operation === '*' ? 'Any operation' : r.operation} answers ${r.status}, ${r.remaining} more time${r.remaining === 1 ? '' : 's'}`));
+    const sb = scoped();
     $('#faults-active').replaceChildren(
+      h('p', { id: 'faults-scope', class: 'scope-line', dataset: { scope: f.scope } }, 'Scope: ', h('strong', {}, f.scope),
+        sb ? ` (${sb.name}): the faults set here reach its requests and jobs alone.` : ': every workspace meets these faults, the sandboxes included.'),
+      f.global_faults ? h('p', { id: 'faults-global', class: 'note' }, 'Global faults are set too, and apply to this sandbox as well. ',
+        wholeServer('Show the global faults')) : '',
       h('h3', {}, 'Active'),
       items.length ? h('ul', { class: 'active-list' }, items) : h('p', { class: 'empty' }, 'No fault is injected.'),
-      items.length ? h('button', { type: 'button', class: 'danger', onclick: faultsAction('DELETE', '/faults') }, 'Clear every fault') : '');
+      items.length ? h('button', { type: 'button', class: 'danger', id: 'faults-clear', onclick: faultsAction('DELETE', '/faults') }, sb ? 'Clear every fault of this sandbox' : 'Clear every fault') : '');
   }
   const num = (v) => (v === '' ? undefined : Number(v));
   $('#fault-fail-next').addEventListener('submit', act(async (ev) => {
     const e = ev.target.elements;
     const rule = { count: num(e.count.value), stage: e.stage.value };
     for (const k of ['modality', 'model', 'code']) if (e[k].value) rule[k] = e[k].value.trim();
-    S.faults = await api('POST', '/faults/fail-next', rule);
-    renderFaults();
+    await faultsCall('POST', '/faults/fail-next', rule);
   }));
   $('#fault-rate').addEventListener('submit', act(async (ev) => {
-    S.faults = await api('PUT', '/faults/failure-rate', { rate: num(ev.target.elements.rate.value) });
-    renderFaults();
+    await faultsCall('PUT', '/faults/failure-rate', { rate: num(ev.target.elements.rate.value) });
   }));
   $('#fault-platform').addEventListener('submit', act(async (ev) => {
-    S.faults = await api('PUT', '/faults/platforms/' + encodeURIComponent(ev.target.elements.platform.value));
-    renderFaults();
+    await faultsCall('PUT', '/faults/platforms/' + encodeURIComponent(ev.target.elements.platform.value));
   }));
   $('#fault-latency').addEventListener('submit', act(async (ev) => {
     const e = ev.target.elements;
-    S.faults = await api('PUT', '/faults/latency/' + encodeURIComponent(e.operation.value), { ms: num(e.ms.value) });
-    renderFaults();
+    await faultsCall('PUT', '/faults/latency/' + encodeURIComponent(e.operation.value), { ms: num(e.ms.value) });
   }));
   $('#fault-force').addEventListener('submit', act(async (ev) => {
     const e = ev.target.elements;
-    S.faults = await api('POST', '/faults/responses', { operation: e.operation.value, status: num(e.status.value), count: num(e.count.value) });
-    renderFaults();
+    await faultsCall('POST', '/faults/responses', { operation: e.operation.value, status: num(e.status.value), count: num(e.count.value) });
   }));
+
+  // --- scope: the whole server, or one sandbox
+
+  // inScope names the chosen sandbox in a call of the faults, the journal
+  // or coverage; without it they are the whole server's.
+  function inScope(path) {
+    return S.scope ? path + (path.includes('?') ? '&' : '?') + 'sandbox=' + encodeURIComponent(S.scope) : path;
+  }
+  const scoped = () => S.sandboxes.find((x) => x.id === S.scope) || null;
+  const SCOPED = ['jobs', 'library', 'publications', 'journal', 'ledger', 'coverage', 'faults'];
+
+  function fillScope() {
+    const sel = $('#scope');
+    sel.replaceChildren(h('option', { value: '' }, 'Whole server'),
+      ...S.sandboxes.map((x) => h('option', { value: x.id }, `${x.name} · ${x.id}`)));
+    sel.value = S.scope;
+  }
+
+  // setScope chooses the whole server ('') or a sandbox, for this tab.
+  function setScope(id) {
+    const changed = id !== S.scope;
+    S.scope = id;
+    if (id) sessionStorage.setItem(SCOPE_KEY, id);
+    else sessionStorage.removeItem(SCOPE_KEY);
+    $('#scope').value = id;
+    scopeFilters(changed);
+    if (!changed) return;
+    S.journal = [];
+    S.journalLoaded = false;
+    S.journalSelected = '';
+    $('#journal-detail').replaceChildren(h('p', { class: 'empty' }, 'Choose a request to see its bodies.'));
+    if (SCOPED.includes(current)) reload(current);
+    redraw('sandboxes');
+  }
+  $('#scope').addEventListener('change', (ev) => setScope(ev.target.value));
+  // wholeServer is a button that leaves the scope; the focus goes to the
+  // scope's selector, as the button goes away.
+  const wholeServer = (label) => h('button', { type: 'button', class: 'small', onclick: () => { setScope(''); $('#scope').focus(); } }, label);
+
+  // scopeFilters shows the scope in the panels: the workspace selectors
+  // hold the sandbox's workspace (another needs the whole server first),
+  // and each scoped panel says whose share it shows.
+  function scopeFilters(changed) {
+    const sb = scoped();
+    for (const sel of $$('.ws-select')) {
+      if (sb) {
+        const v = String(sb.workspace_id);
+        if (![...sel.options].some((o) => o.value === v)) sel.append(wsOption({ id: sb.workspace_id, name: sb.name, sandbox_id: sb.id }));
+        sel.value = v;
+      } else if (changed && sel.disabled) {
+        sel.value = sel.querySelector('option[value=""]') ? '' : String((S.wsList[0] && S.wsList[0].id) || '');
+      }
+      sel.disabled = !!sb;
+      sel.title = sb ? `The scope is sandbox ${sb.name}: choose Whole server, above, to show another workspace.` : '';
+    }
+    for (const p of $$('.scope-note')) {
+      if (p.dataset.for === S.scope) continue; // drawn already: a button in it keeps the focus
+      p.dataset.for = S.scope;
+      p.classList.toggle('on', !!sb);
+      p.hidden = !sb && !p.dataset.all;
+      if (sb) p.replaceChildren('Sandbox ', h('strong', {}, sb.name), ` (${sb.id}, workspace #${sb.workspace_id}): ${p.dataset.what} alone. `, wholeServer('Show the whole server'));
+      else p.replaceChildren(p.dataset.all || '');
+    }
+    $('#journal-clear').textContent = sb ? 'Clear its journal' : 'Clear journal';
+    $('#coverage-reset').textContent = sb ? 'Reset its coverage' : 'Reset coverage';
+  }
+
+  // --- sandboxes
+
+  // loadSandboxes reads the sandboxes; when the chosen one is gone, the
+  // scope is the whole server again.
+  async function loadSandboxes() {
+    S.sandboxes = (await api('GET', '/sandboxes')).data;
+    fillScope();
+    if (S.scope && !scoped()) {
+      const gone = S.scope;
+      setScope('');
+      toast(`Sandbox ${gone} is gone: the panels show the whole server.`, true);
+    } else {
+      scopeFilters();
+    }
+    redraw('sandboxes');
+  }
+  async function loadSandboxesPanel() {
+    await Promise.all([loadSandboxes(), loadWorkspaceList()]);
+  }
+
+  // listsChanged reads the sandboxes and the workspaces again, once per
+  // burst, whatever the panel shown: the scope and the selectors need them.
+  let listsTimer = 0;
+  function listsChanged() {
+    if (listsTimer) return;
+    listsTimer = setTimeout(async () => {
+      listsTimer = 0;
+      try {
+        await loadSandboxesPanel();
+      } catch (err) {
+        failed(err);
+      }
+    }, 250);
+  }
+
+  // forgetRecords drops what the panels hold after a sandbox was reset or
+  // deleted (no event tells what went): they read again when shown.
+  function forgetRecords() {
+    S.jobsLoaded = S.publicationsLoaded = S.journalLoaded = false;
+    S.workspaces = [];
+  }
+
+  function sandboxButton(x, action, label, title, fn) {
+    return h('button', {
+      type: 'button', class: 'small' + (action === 'delete' ? ' danger' : ''), dataset: { action }, title,
+      'aria-label': `${label} sandbox ${x.name}`, onclick: act(() => fn(x)),
+    }, label);
+  }
+  function renderSandboxes() {
+    // Keep the focus on the button it was on: the rows are drawn anew.
+    const f = document.activeElement;
+    const was = f && f.closest && f.closest('#sandbox-table tr') ? [f.closest('tr').dataset.sandbox, f.dataset.action] : null;
+    $('#sandbox-table tbody').replaceChildren(...S.sandboxes.map((x) => {
+      const chosen = x.id === S.scope;
+      return h('tr', { dataset: { sandbox: x.id, ws: x.workspace_id }, class: chosen ? 'selected' : null },
+        h('td', {}, h('strong', {}, x.name), h('div', { class: 'hint mono' }, x.id)),
+        h('td', { class: 'wide' }, x.from),
+        h('td', { class: 'num' }, x.workspace_id),
+        h('td', { class: 'num balance' }, x.credits_balance.toLocaleString('en')),
+        h('td', { class: 'time wide', title: x.created_at }, full(x.created_at)),
+        h('td', {}, h('div', { class: 'buttons' },
+          h('button', {
+            type: 'button', class: 'small', dataset: { action: 'scope' }, 'aria-pressed': String(chosen),
+            'aria-label': `Scope the panels to sandbox ${x.name}`, onclick: () => setScope(chosen ? '' : x.id),
+          }, 'Scope'),
+          sandboxButton(x, 'reset', 'Reset', 'Back to its starting state: nothing it made, no faults, an empty journal and coverage', resetSandbox),
+          sandboxButton(x, 'run', 'Run', 'Finish its work now: apply its events due within the hour, without moving the shared clock', runSandbox),
+          sandboxButton(x, 'delete', 'Delete', 'Delete it with every record it made', deleteSandbox))));
+    }));
+    $('#sandboxes-empty').hidden = S.sandboxes.length > 0;
+    if (was) {
+      const again = $(`#sandbox-table tr[data-sandbox="${CSS.escape(was[0])}"] button[data-action="${CSS.escape(was[1] || '')}"]`);
+      if (again) again.focus();
+    }
+  }
+  const sandboxPath = (x, tail) => '/sandboxes/' + encodeURIComponent(x.id) + (tail || '');
+  async function resetSandbox(x) {
+    await api('POST', sandboxPath(x, '/reset'));
+    forgetRecords();
+    toast(`Sandbox ${x.name} is back to its start: what it made, its faults, journal and coverage are gone.`, true);
+    await loadSandboxes();
+  }
+  async function runSandbox(x) {
+    const r = await api('POST', sandboxPath(x, '/run'), { limit: '1h' });
+    toast(`Sandbox ${x.name}: ${r.events_applied} event${r.events_applied === 1 ? '' : 's'} applied now; the clock did not move.`, true);
+  }
+  async function deleteSandbox(x) {
+    if (!(await confirmAction(`Delete sandbox ${x.name}?`, `${x.id}, workspace #${x.workspace_id}: its keys, and every record it made, go with it. Its keys answer 401 from then on.`, 'Delete'))) return;
+    await api('DELETE', sandboxPath(x));
+    forgetRecords();
+    toast(`Sandbox ${x.name} is deleted.`, true);
+    await loadSandboxesPanel();
+  }
+  $('#sandbox-create').addEventListener('submit', act(async (ev) => {
+    const form = ev.target;
+    const spec = {};
+    for (const k of ['name', 'from']) if (form.elements[k].value.trim()) spec[k] = form.elements[k].value.trim();
+    const x = await api('POST', '/sandboxes', spec);
+    form.reset();
+    toast(`Sandbox ${x.name} (${x.id}) is ready: workspace #${x.workspace_id}.`, true);
+    await loadSandboxesPanel();
+  }));
+
+  // confirmAction asks before what cannot be undone; Cancel has the focus.
+  function confirmAction(title, text, ok) {
+    const d = $('#confirm-dialog');
+    $('#confirm-title').textContent = title;
+    $('#confirm-text').textContent = text;
+    $('#confirm-ok').textContent = ok;
+    d.returnValue = '';
+    d.showModal();
+    return new Promise((resolve) => d.addEventListener('close', () => resolve(d.returnValue === 'ok'), { once: true }));
+  }
 
   // --- live: /_mock/events
 
@@ -630,7 +868,10 @@
     on('ready', (c) => {
       setClock(c);
       setLive('live');
-      if (wasLive) reload(current); // what happened while away
+      if (wasLive) { // what happened while away
+        reload(current);
+        listsChanged();
+      }
       wasLive = true;
     });
     on('clock', (c) => { setClock(c); stale('workspaces'); });
@@ -638,10 +879,19 @@
     on('publication', onPublication);
     on('ledger', onLedger);
     on('journal', onJournal);
-    on('workspaces', () => { S.workspaces = []; stale('workspaces'); });
-    const again = () => {
+    on('workspaces', () => {
+      S.workspaces = [];
+      stale('workspaces');
+      listsChanged(); // a sandbox, maybe
+    });
+    const again = async () => {
       S.jobsLoaded = S.publicationsLoaded = S.journalLoaded = false;
       S.workspaces = [];
+      try {
+        await loadSandboxesPanel(); // first: the chosen sandbox may be gone
+      } catch (err) {
+        failed(err);
+      }
       reload(current);
     };
     on('reset', again);
@@ -656,6 +906,12 @@
       if (err instanceof Unauthorized) askToken();
       else toast(err.message);
       return;
+    }
+    try {
+      await loadSandboxes();
+    } catch (err) {
+      if (!(err instanceof Unauthorized)) setScope(''); // the scope cannot be checked
+      failed(err);
     }
     connect();
     await show(location.hash.slice(1));
