@@ -85,8 +85,12 @@ type ForcedResponse struct {
 	Remaining int    `json:"remaining"`
 }
 
-// Faults is every injected fault, as GET /_mock/faults shows it.
+// Faults is every injected fault of a scope, as GET /_mock/faults shows it.
 type Faults struct {
+	// Scope is "global" (the faults every workspace meets), or the sandbox
+	// ("sandbox sbx_1_4f0c9a2e") or workspace ("workspace 4") they are kept
+	// for.
+	Scope string `json:"scope"`
 	// FailNext are the fail rules still to apply, in order.
 	FailNext []FailRule `json:"fail_next"`
 	// FailureRate overrides every model's failure rate; nil when not set.
@@ -98,10 +102,13 @@ type Faults struct {
 	LatencyMS map[string]int64 `json:"latency_ms"`
 	// Forced are the forced responses still to come.
 	Forced []ForcedResponse `json:"forced_responses"`
+	// GlobalFaults, for a sandbox or a workspace, says whether global faults
+	// are set too: they apply to it as well.
+	GlobalFaults bool `json:"global_faults"`
 }
 
 func faultsOf(f front.Faults) Faults {
-	out := Faults{FailureRate: f.FailureRate, FailPlatforms: f.FailPlatforms, LatencyMS: f.LatencyMS,
+	out := Faults{Scope: f.Scope, GlobalFaults: f.GlobalFaults, FailureRate: f.FailureRate, FailPlatforms: f.FailPlatforms, LatencyMS: f.LatencyMS,
 		FailNext: make([]FailRule, 0, len(f.FailNext)), Forced: make([]ForcedResponse, 0, len(f.Forced))}
 	for _, r := range f.FailNext {
 		out.FailNext = append(out.FailNext, FailRule{Count: r.Count, Modality: r.Modality, Model: r.Model, Stage: r.Stage, Code: r.Code})

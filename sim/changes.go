@@ -24,7 +24,8 @@ const (
 	// ChangeClock: the clock jumped (advance, set, a waiting client in
 	// virtual mode) or changed mode. A real clock flowing is no jump.
 	ChangeClock ChangeKind = "clock"
-	// ChangeWorkspaces: a workspace or a token was added.
+	// ChangeWorkspaces: a workspace or a token was added, or a sandbox was
+	// created, reset or deleted.
 	ChangeWorkspaces ChangeKind = "workspaces"
 	// ChangeReset: the whole state was replaced (reset or restore); what
 	// a subscriber knew is stale.
@@ -138,7 +139,8 @@ func (t *tx) publishChanges() {
 	if !hub.Active() {
 		return
 	}
-	if t.reloadPrincipals || len(t.addedTokens) > 0 || len(t.addedWorkspaces) > 0 {
+	if t.reloadPrincipals || len(t.addedTokens) > 0 || len(t.addedWorkspaces) > 0 || len(t.removedWorkspaces) > 0 ||
+		len(t.addedSandboxes) > 0 || len(t.removedSandboxes) > 0 || t.workspacesChanged {
 		t.changes = append(t.changes, Change{Kind: ChangeWorkspaces, At: t.now})
 	}
 	hub.Publish(t.changes...)

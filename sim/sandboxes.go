@@ -406,6 +406,7 @@ func (e *Engine) ResetSandbox(id string) (Sandbox, error) {
 			return err
 		}
 		_, err = t.seedWorkspace(old.ID, old.CreatedAt, fw)
+		t.workspacesChanged = true
 		return err
 	})
 	return sb, err

@@ -360,3 +360,30 @@ func BenchmarkSandboxCreateDelete(b *testing.B) {
 		})
 	}
 }
+
+// Subscribers hear of a sandbox created, reset or deleted.
+func TestSandboxChangesAreHeard(t *testing.T) {
+	e := newEngine(t, engineOpts{})
+	changes, stop := e.Subscribe()
+	defer stop()
+	heard := func(what string) {
+		t.Helper()
+		for {
+			select {
+			case c := <-changes:
+				if c.Kind == ChangeWorkspaces {
+					return
+				}
+			default:
+				t.Fatalf("%s: no workspaces change", what)
+			}
+		}
+	}
+	sb := newSandbox(t, e, SandboxSpec{})
+	heard("create")
+	_, err := e.ResetSandbox(sb.ID)
+	require.NoError(t, err)
+	heard("reset")
+	require.NoError(t, e.DeleteSandbox(sb.ID))
+	heard("delete")
+}

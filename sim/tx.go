@@ -23,6 +23,7 @@ type tx struct {
 	removedWorkspaces []uint64     // workspaces deleted: forgotten once committed
 	addedSandboxes    []*Sandbox   // sandboxes added: indexed once committed
 	removedSandboxes  []*Sandbox   // sandboxes deleted: forgotten once committed
+	workspacesChanged bool         // a workspace was put back to its start: subscribers hear of it
 	bulk              *bulk        // the bulk write this transaction is part of, if any
 }
 
