@@ -71,7 +71,7 @@ func main() {
 		deletes := parallel(*n, *clients, func(i int) {
 			call(client, "DELETE", base+"/sandboxes/"+ids[i], "{}", http.StatusOK)
 		})
-		fmt.Printf("round %d: %d sandboxes (the default fixture's Acme Studio, 79 records each), %d clients\n", r, *n, *clients)
+		fmt.Printf("round %d: %d sandboxes started as the default fixture's Acme Studio (library, accounts, kits), %d clients\n", r, *n, *clients)
 		fmt.Printf("  create  median %s  p99 %s\n", pct(creates, 50), pct(creates, 99))
 		fmt.Printf("  delete  median %s  p99 %s\n", pct(deletes, 50), pct(deletes, 99))
 		report(fmt.Sprintf("after %d created and deleted", r**n))

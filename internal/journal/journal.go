@@ -69,11 +69,13 @@ func (f Filter) match(e *Entry) bool {
 // Journal is a ring of the most recent requests. Its memory is bounded: at
 // most size entries, each with at most bodyCap bytes of request and of
 // response body, in buffers each slot keeps and grows to the largest body
-// it held. A nil *Journal records nothing.
+// it held; slots are made as entries come, so an idle journal costs
+// nothing. A nil *Journal records nothing.
 type Journal struct {
 	mu       sync.Mutex
-	slots    []journalSlot
-	next     int // where the next entry goes
+	slots    []journalSlot // grown to size as entries come, then reused
+	size     int
+	next     int // where the next entry goes once the ring is full
 	recorded int64
 	bodyCap  int
 	feed     fanout.Hub[Recorded]
@@ -90,7 +92,7 @@ func New(size, bodyCap int) *Journal {
 	if size <= 0 {
 		return nil
 	}
-	return &Journal{slots: make([]journalSlot, size), bodyCap: bodyCap}
+	return &Journal{size: size, bodyCap: bodyCap}
 }
 
 // Add records an entry with the first bytes of its bodies.
@@ -100,8 +102,11 @@ func (j *Journal) Add(e Entry, req, res []byte) {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if len(j.slots) < j.size {
+		j.slots = append(j.slots, journalSlot{})
+	}
 	s := &j.slots[j.next]
-	j.next = (j.next + 1) % len(j.slots)
+	j.next = (j.next + 1) % j.size
 	j.recorded++
 	s.used, s.entry = true, e
 	s.req = append(s.req[:0], req[:min(len(req), j.bodyCap)]...)
@@ -138,7 +143,7 @@ func (j *Journal) List(f Filter) []Entry {
 	defer j.mu.Unlock()
 	out := []Entry{}
 	for i := 1; i <= len(j.slots); i++ {
-		s := &j.slots[(j.next-i+len(j.slots))%len(j.slots)]
+		s := &j.slots[(j.next-i+j.size)%j.size]
 		if !s.used || !f.match(&s.entry) {
 			continue
 		}
@@ -159,10 +164,7 @@ func (j *Journal) Clear() {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	for i := range j.slots {
-		j.slots[i].used = false
-	}
-	j.next, j.recorded = 0, 0
+	j.slots, j.next, j.recorded = nil, 0, 0
 }
 
 // Capture keeps the first bytes of a stream for the journal.
@@ -217,7 +219,7 @@ func (j *Journal) Stats() (size, bodyCap int, recorded int64) {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return len(j.slots), j.bodyCap, j.recorded
+	return j.size, j.bodyCap, j.recorded
 }
 
 // BodyCap is how many bytes of each body an entry keeps.
