@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mediamock/mediamock/fixtures"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -95,7 +96,7 @@ func TestListModelsGroupedByModality(t *testing.T) {
 	}
 	all := decodeAs[catalog](e.get(keyRead, "/models").expect(http.StatusOK))
 	assert.Equal(t, "model_catalog", all.Object)
-	require.ElementsMatch(t, []string{"image", "video", "audio", "3d"}, keys(all.Modalities))
+	require.ElementsMatch(t, fixtures.ModalityNames(), keys(all.Modalities))
 	seen := map[string]bool{}
 	for modality, models := range all.Modalities {
 		assert.NotEmpty(t, models, modality)
@@ -164,7 +165,7 @@ func TestListModelsGroupedByModality(t *testing.T) {
 		res := e.get(keyRead, "/models?modality=painting").expectInvalid("modality")
 		v := violation(t, res, "modality")
 		assert.Equal(t, "query", v.In)
-		assert.Equal(t, []any{"image", "video", "audio", "3d"}, v.Allowed)
+		assert.ElementsMatch(t, modalityNames(), v.Allowed)
 
 		res = e.get(keyRead, "/models?track=podcast").expectInvalid("track")
 		assert.Equal(t, []any{"voice", "music"}, violation(t, res, "track").Allowed)

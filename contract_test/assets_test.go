@@ -163,7 +163,7 @@ func TestListAssetsFilters(t *testing.T) {
 	t.Run("values outside the enums", func(t *testing.T) {
 		e := e.sub(t)
 		res := e.get(keyAll, "/assets?kind=photo").expectInvalid("kind")
-		assert.Equal(t, []any{"image", "video", "voice", "music", "audio", "model3d", "upload"}, violation(t, res, "kind").Allowed)
+		assert.ElementsMatch(t, kindNames(), violation(t, res, "kind").Allowed)
 		res = e.get(keyAll, "/assets?status=done").expectInvalid("status")
 		assert.Equal(t, []any{"queued", "processing", "completed", "failed"}, violation(t, res, "status").Allowed)
 		e.get(keyAll, "/assets?project_id=0").expectInvalid("project_id")

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/fixtures"
 	"github.com/mediamock/mediamock/internal/testkit"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -379,4 +380,23 @@ func (e *env) sub(t *testing.T) *env {
 	c := *e
 	c.t = t
 	return &c
+}
+
+// modalityNames are the modalities of the table of modalities, as the
+// contract's enums list them.
+func modalityNames() []any {
+	var out []any
+	for _, m := range fixtures.ModalityNames() {
+		out = append(out, m)
+	}
+	return out
+}
+
+// kindNames are the asset kinds of the table of modalities.
+func kindNames() []any {
+	var out []any
+	for _, k := range fixtures.AssetKinds() {
+		out = append(out, k.Name)
+	}
+	return out
 }

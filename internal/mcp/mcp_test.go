@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/fixtures"
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/testkit"
 )
@@ -112,7 +113,7 @@ func TestToolsAreTheOperationsOfOpenAPI(t *testing.T) {
 	}
 	gen := schema("create_generation")
 	assert.ElementsMatch(t, []any{"modality", "model_id", "prompt"}, gen["required"])
-	assert.Equal(t, []any{"image", "video", "audio", "3d"}, gen["properties"].(map[string]any)["modality"].(map[string]any)["enum"])
+	assert.ElementsMatch(t, fixtures.ModalityNames(), gen["properties"].(map[string]any)["modality"].(map[string]any)["enum"])
 	assert.EqualValues(t, 5000, gen["properties"].(map[string]any)["prompt"].(map[string]any)["maxLength"])
 	get := schema("get_generation")
 	assert.Equal(t, []any{"id"}, get["required"])
