@@ -44,7 +44,10 @@ func buildTools(env *front.Env) ([]*tool, error) {
 		}
 		summary, description := env.API.Describe(op.ID)
 		if op.ToolDescription != "" {
-			description = op.ToolDescription + "\n\nRequired scope: `" + op.Scope + "`."
+			description = op.ToolDescription
+		}
+		if scope := "Required scope: `" + op.Scope + "`."; !strings.Contains(description, scope) {
+			description += "\n\n" + scope
 		}
 		if _, waits := args.Schema["properties"].(map[string]any)["wait_seconds"]; waits {
 			description += " While it waits, the call sends progress notifications (queued, processing, completed) when the request carries a progress token."
