@@ -5,11 +5,12 @@
 //     by 4 clients at once) and reports the median and p99 of a create and
 //     of a delete, and the server's RSS and state file after each round:
 //     what a long CI day of suites leaves behind;
+//
 //   - creates -existing sandboxes that stay, then times create+delete of
 //     one more beside them.
 //
-//	go run ./bench/sandboxes
-//	go run ./bench/sandboxes -rounds 3 -n 1000 -existing 10000
+//     go run ./bench/sandboxes
+//     go run ./bench/sandboxes -rounds 3 -n 1000 -existing 10000
 //
 // It listens on loopback only.
 package main
