@@ -145,3 +145,14 @@ func documentOrder(data []byte) map[string]int {
 		}
 	}
 }
+
+// Extension is an operation's x- extension as the document writes it (a
+// string, a number, a boolean, an object), and whether it has it.
+func (c *Contract) Extension(opID, name string) (any, bool) {
+	r := c.routes[opID]
+	if r == nil {
+		return nil, false
+	}
+	v, ok := r.Operation.Extensions[name]
+	return v, ok
+}

@@ -177,5 +177,10 @@ func TestControlRoutesAreInControlJSON(t *testing.T) {
 	require.NoError(t, err)
 	for _, op := range control.Routes() {
 		assert.True(t, c.Has(op), "control route %s is not in control.json", op)
+		if op == "getHealth" {
+			continue
+		}
+		reach, _ := c.Extension(op, "x-sandbox")
+		assert.Contains(t, []any{"scoped", "own", "shared"}, reach, "control.json: %s says in x-sandbox how a sandbox's token reaches it", op)
 	}
 }

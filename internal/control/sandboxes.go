@@ -47,30 +47,32 @@ func (f *Front) credential(r *http.Request, op string) (scope, error) {
 	return scope{}, nil
 }
 
-// scoped are the operations that take a scope: ?sandbox= or ?workspace_id=
-// (the journal takes ?sandbox= only; its workspace_id filters).
-var scoped = map[string]bool{
-	"getFaults": true, "clearFaults": true, "failNext": true, "setFailureRate": true, "failPlatform": true,
-	"unfailPlatform": true, "setLatency": true, "clearLatency": true, "forceResponses": true,
-	"getCoverage": true, "resetCoverage": true, "getJournal": true, "clearJournal": true,
-}
-
-// withinSandbox are the operations a sandbox's control token may call;
-// those that name a record are checked further (ownRecord).
-var withinSandbox = map[string]bool{
-	"getClock": true, "getControlDocument": true, "controlAsset": true, "controlEncore": true, "cancelPublication": true,
-	"listJobs": true, "listAllAssets": true, "listAllPublications": true, "getWorkspace": true, "addToken": true,
-	"grantCredits": true, "getLedger": true, "getSandbox": true, "deleteSandbox": true, "resetSandbox": true,
-	"runSandbox": true,
+// reach is how a sandbox's control token reaches an operation, as
+// control.json says in its x-sandbox extension: "scoped" (the operation
+// takes ?sandbox= or ?workspace_id=, and the token scopes it to the
+// sandbox), "own" (the sandbox's own records only) or "shared" (refused).
+// An operation that does not say is shared.
+func (f *Front) reach(op string) string {
+	c, err := f.load()
+	if err != nil {
+		return "shared"
+	}
+	if v, ok := c.Extension(op, "x-sandbox"); ok {
+		if s, ok := v.(string); ok {
+			return s
+		}
+	}
+	return "shared"
 }
 
 // narrow applies the query's scope (sandbox, workspace_id) to a call of op,
 // and refuses what a sandbox's token may not reach.
 func (f *Front) narrow(s scope, r *http.Request, op string, vars map[string]string) (scope, error) {
-	if s.bound && !scoped[op] && !withinSandbox[op] {
+	reach := f.reach(op)
+	if s.bound && reach == "shared" {
 		return s, outside(op)
 	}
-	if !scoped[op] {
+	if reach != "scoped" {
 		return s, nil
 	}
 	q := r.URL.Query()
