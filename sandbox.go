@@ -88,17 +88,7 @@ func (s *Server) NewSandbox(spec SandboxSpec) (*Sandbox, error) {
 		return nil, err
 	}
 	out := &Sandbox{Controls: Controls{env: s.env, ws: sb.WorkspaceID}, srv: s, ID: sb.ID, Name: sb.Name,
-		WorkspaceID: sb.WorkspaceID, Keys: map[string]string{}, ControlToken: sb.ControlToken}
-	best := -1
-	for _, t := range sb.Tokens {
-		out.Keys[sim.KeyName(t.Name)] = t.Token
-		if t.Type == "api_key" && len(t.Scopes) > best {
-			out.APIKey, best = t.Token, len(t.Scopes)
-		}
-	}
-	if out.APIKey == "" && len(sb.Tokens) > 0 {
-		out.APIKey = sb.Tokens[0].Token
-	}
+		WorkspaceID: sb.WorkspaceID, Keys: sb.Keys(), APIKey: sb.APIKey(), ControlToken: sb.ControlToken}
 	return out, nil
 }
 

@@ -1,7 +1,6 @@
 package mediamock_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -12,22 +11,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 // callAs makes an API request with a key.
 func callAs(t testing.TB, srv *mediamock.Server, key, method, path, body string) (int, map[string]any) {
 	t.Helper()
-	req, _ := http.NewRequest(method, srv.BaseURL()+path, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+key)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := srv.Client().Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	var out map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&out)
-	return resp.StatusCode, out
+	status, out, _ := testkit.REST(t, srv, key, method, path, body)
+	return status, out
 }
 
 // The Go side of a sandbox: its own keys and Controls, its work finished

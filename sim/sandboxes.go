@@ -65,6 +65,30 @@ type Sandbox struct {
 	CreatedAt    Stamp  `json:"created_at"`
 }
 
+// Keys are the sandbox's tokens by key name (KeyName: all_scopes, ...).
+func (s Sandbox) Keys() map[string]string {
+	out := make(map[string]string, len(s.Tokens))
+	for _, t := range s.Tokens {
+		out[KeyName(t.Name)] = t.Token
+	}
+	return out
+}
+
+// APIKey is the sandbox's API key with the most scopes, the one to use by
+// default (its first token when it has no API key).
+func (s Sandbox) APIKey() string {
+	best, out := -1, ""
+	for _, t := range s.Tokens {
+		if t.Type == "api_key" && len(t.Scopes) > best {
+			best, out = len(t.Scopes), t.Token
+		}
+	}
+	if out == "" && len(s.Tokens) > 0 {
+		out = s.Tokens[0].Token
+	}
+	return out
+}
+
 // DefaultMaxSandboxes is how many sandboxes may exist at once, unless the
 // engine is configured otherwise.
 const DefaultMaxSandboxes = 1000

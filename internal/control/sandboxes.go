@@ -188,33 +188,25 @@ type sandboxJSON struct {
 	CreatedAt      string `json:"created_at"`
 }
 
-// SandboxJSON renders a sandbox, with addresses built from base (the
+// sandboxOf renders a sandbox, with addresses built from base (the
 // server's root address as the caller reaches it).
-func SandboxJSON(eng *sim.Engine, sb sim.Sandbox, base string) (any, error) {
+func sandboxOf(eng *sim.Engine, sb sim.Sandbox, base string) (any, error) {
 	d, err := eng.WorkspaceDetail(sb.WorkspaceID)
 	if err != nil {
 		return nil, err
 	}
 	out := sandboxJSON{ID: sb.ID, Object: "sandbox", Name: sb.Name, From: sb.From, WorkspaceID: sb.WorkspaceID,
-		Keys: map[string]string{}, Tokens: []tokenJSON{}, ControlToken: sb.ControlToken,
+		Keys: sb.Keys(), APIKey: sb.APIKey(), Tokens: []tokenJSON{}, ControlToken: sb.ControlToken,
 		BaseURL: base + wire.BasePath, MCPURL: base + "/mcp", ControlURL: base + Path,
 		Plan: d.Plan, CreditsBalance: d.Balance, RateLimit: d.RateLimit, CreatedAt: sb.CreatedAt.String()}
-	best := -1
 	for _, t := range sb.Tokens {
-		out.Keys[sim.KeyName(t.Name)] = t.Token
 		out.Tokens = append(out.Tokens, tokenJSON{Token: t.Token, Masked: mask(t.Token), Type: t.Type, Name: t.Name, Scopes: t.Scopes})
-		if t.Type == "api_key" && len(t.Scopes) > best {
-			out.APIKey, best = t.Token, len(t.Scopes)
-		}
-	}
-	if out.APIKey == "" && len(sb.Tokens) > 0 {
-		out.APIKey = sb.Tokens[0].Token
 	}
 	return out, nil
 }
 
 func (c *call) sandboxJSON(sb sim.Sandbox) (any, error) {
-	return SandboxJSON(c.env.Eng, sb, c.env.View(c.r).Base)
+	return sandboxOf(c.env.Eng, sb, c.env.View(c.r).Base)
 }
 
 func createSandbox(c *call) (int, any, error) {

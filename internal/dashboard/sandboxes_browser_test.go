@@ -1,7 +1,6 @@
 package dashboard_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -14,23 +13,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 // restAs calls the service's API with a key and checks the status.
 func restAs(t *testing.T, srv *mediamock.Server, key string, want int, method, path, body string) map[string]any {
 	t.Helper()
-	req, err := http.NewRequest(method, srv.BaseURL()+path, strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+key)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := srv.Client().Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	var out map[string]any
-	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
-	require.Equal(t, want, resp.StatusCode, "%s %s: %v", method, path, out)
+	status, out, _ := testkit.REST(t, srv, key, method, path, body)
+	require.Equal(t, want, status, "%s %s: %v", method, path, out)
 	return out
 }
 
