@@ -161,7 +161,7 @@ func TestDashboardSandboxesInBrowser(t *testing.T) {
 	// Run finishes red's job now, and the clock stays.
 	now := srv.Now()
 	b.panel("sandboxes")
-	b.click("run red", row(red.ID)+` button[data-action="run"]`)
+	b.press("run red", row(red.ID)+` button[data-action="run"]`)
 	b.until("the run is done", `document.querySelector('#toast').textContent.includes('applied now')`)
 	a, err := srv.Asset(uint64(redAsset))
 	require.NoError(t, err)
@@ -169,7 +169,7 @@ func TestDashboardSandboxesInBrowser(t *testing.T) {
 	assert.Equal(t, now, srv.Now(), "the shared clock did not move")
 
 	// Reset puts red back to its start.
-	b.click("reset red", row(red.ID)+` button[data-action="reset"]`)
+	b.press("reset red", row(red.ID)+` button[data-action="reset"]`)
 	b.until("the reset is done", `document.querySelector('#toast').textContent.includes('back to its start')`)
 	assert.Empty(t, red.Journal(mediamock.JournalFilter{}), "its journal is empty")
 	redFaults, err = red.Faults()
@@ -182,19 +182,19 @@ func TestDashboardSandboxesInBrowser(t *testing.T) {
 
 	// Delete asks first: Escape keeps blue, the dialog's Delete removes it.
 	b.panel("sandboxes")
-	b.click("delete blue", row(blue.ID)+` button[data-action="delete"]`)
+	b.press("delete blue", row(blue.ID)+` button[data-action="delete"]`)
 	b.visible("the page asks", `#confirm-dialog[open]`)
 	assert.Equal(t, "Cancel", eval[string](b, `document.activeElement.textContent`), "Cancel has the focus")
 	b.do("change one's mind", chromedp.KeyEvent(kb.Escape))
 	b.until("the dialog closed", `!document.querySelector('#confirm-dialog').open`)
 	assert.Contains(t, sandboxIDs(srv), blue.ID, "blue is kept")
-	b.click("delete blue", row(blue.ID)+` button[data-action="delete"]`)
+	b.press("delete blue", row(blue.ID)+` button[data-action="delete"]`)
 	b.click("confirm", `#confirm-ok`)
 	b.until("blue leaves the list", fmt.Sprintf(`!document.querySelector('%s')`, row(blue.ID)))
 	assert.NotContains(t, sandboxIDs(srv), blue.ID, "blue is deleted")
 
 	// Deleting the chosen sandbox leaves the scope for the whole server.
-	b.click("delete red", row(red.ID)+` button[data-action="delete"]`)
+	b.press("delete red", row(red.ID)+` button[data-action="delete"]`)
 	b.click("confirm", `#confirm-ok`)
 	b.until("the scope is the whole server", `document.querySelector('#scope').value === '' && !sessionStorage.getItem('mediamock.scope')`)
 	assert.Equal(t, []string{green.ID}, sandboxIDs(srv))
@@ -255,4 +255,13 @@ func TestDashboardSandboxesInBrowser(t *testing.T) {
 	b.mu.Lock()
 	assert.Len(t, b.problems, logged, "no call failed: %q", b.problems)
 	b.mu.Unlock()
+}
+
+// press clicks the element css names as soon as it is there, in one step
+// of the page's own thread: the sandbox list is drawn again whenever the
+// event stream reports a change, and a node found a moment before may be
+// gone when a click from outside reaches it.
+func (b *browser) press(what, css string) {
+	b.t.Helper()
+	b.until(what, fmt.Sprintf(`(() => { const e = document.querySelector(%q); if (!e) return false; e.click(); return true; })()`, css))
 }

@@ -742,8 +742,14 @@
 
   // loadSandboxes reads the sandboxes; when the chosen one is gone, the
   // scope is the whole server again.
+  // Loads of the list may overlap (an event, an action): only the answer to
+  // the last one started is drawn, never an older list that came late.
+  let sandboxLoads = 0;
   async function loadSandboxes() {
-    S.sandboxes = (await api('GET', '/sandboxes')).data;
+    const seq = ++sandboxLoads;
+    const list = (await api('GET', '/sandboxes')).data;
+    if (seq !== sandboxLoads) return;
+    S.sandboxes = list;
     fillScope();
     if (S.scope && !scoped()) {
       const gone = S.scope;
@@ -842,14 +848,30 @@
   }));
 
   // confirmAction asks before what cannot be undone; Cancel has the focus.
+  // The dialog's close event is queued: one left from the previous question
+  // may come while the dialog is open again. It answers the previous
+  // question (with no), never this one.
+  let pendingConfirm = null;
   function confirmAction(title, text, ok) {
     const d = $('#confirm-dialog');
+    if (pendingConfirm) pendingConfirm(false);
     $('#confirm-title').textContent = title;
     $('#confirm-text').textContent = text;
     $('#confirm-ok').textContent = ok;
     d.returnValue = '';
     d.showModal();
-    return new Promise((resolve) => d.addEventListener('close', () => resolve(d.returnValue === 'ok'), { once: true }));
+    return new Promise((resolve) => {
+      const onClose = () => {
+        if (!d.open) finish(d.returnValue === 'ok');
+      };
+      const finish = (answer) => {
+        d.removeEventListener('close', onClose);
+        if (pendingConfirm === finish) pendingConfirm = null;
+        resolve(answer);
+      };
+      pendingConfirm = finish;
+      d.addEventListener('close', onClose);
+    });
   }
 
   // --- live: /_mock/events
