@@ -333,6 +333,9 @@ func (e *Engine) CreateSandbox(spec SandboxSpec, max int) (Sandbox, error) {
 		sb := &Sandbox{Seq: seq, From: fw.Name, Spec: spec, CreatedAt: StampOf(t.now),
 			ID:           fmt.Sprintf("sbx_%d_%08x", seq, DeriveSeed(secret, "sandbox", seq)>>32),
 			ControlToken: fmt.Sprintf("sbc_%d_%016x", seq, DeriveSeed(secret, "sandbox/control", seq))}
+		// The function may run again (a group that failed is retried one
+		// write at a time): it works on a copy.
+		fw := fw
 		fw.Name = spec.Name
 		if fw.Name == "" {
 			fw.Name = fmt.Sprintf("Sandbox %d", seq)
