@@ -340,3 +340,21 @@ func SetRateHeaders(h http.Header, d sim.RateDecision) {
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(d.Reset.Unix(), 10))
 }
+
+// WWWAuthenticate is the challenge of an answer to a request whose
+// credential was missing or unknown.
+const WWWAuthenticate = `Bearer realm="api", error="invalid_token"`
+
+// Identify authenticates a request that counts against no rate window (an
+// answer outside the operations, an MCP protocol message) and puts its
+// workspace's window on the answer; a credential refused is the error, for
+// a front that answers with it (and WWWAuthenticate).
+func (env *Env) Identify(w *Writer, authorization string) error {
+	pass, err := env.Gate.Identify(authorization, "")
+	if err != nil {
+		return err
+	}
+	w.SetPrincipal(pass.Principal)
+	SetRateHeaders(w.Header(), pass.Rate)
+	return nil
+}

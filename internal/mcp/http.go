@@ -90,15 +90,11 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		front.WriteError(w, err)
 		return
 	}
-	authorization := r.Header.Get("Authorization")
-	pass, err := f.env.Gate.Identify(authorization, "")
-	if err != nil {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="api", error="invalid_token"`)
+	if err := f.env.Identify(w, r.Header.Get("Authorization")); err != nil {
+		w.Header().Set("WWW-Authenticate", front.WWWAuthenticate)
 		front.WriteError(w, err)
 		return
 	}
-	w.SetPrincipal(pass.Principal)
-	front.SetRateHeaders(w.Header(), pass.Rate)
 	var msg peeked
 	if r.Method == http.MethodPost {
 		body, err := io.ReadAll(r.Body)

@@ -121,7 +121,7 @@ func Invoke(env *front.Env, in *Invocation) *Result {
 		case problem.EINTERNAL:
 			env.Log.Error("internal error", "request_id", in.RequestID, "front", in.Front, "operation", in.Op, "err", err)
 		case problem.EUNAUTHORIZED:
-			in.Header.Set("WWW-Authenticate", `Bearer realm="api", error="invalid_token"`)
+			in.Header.Set("WWW-Authenticate", front.WWWAuthenticate)
 		case problem.ERATELIMIT:
 			in.Header.Set("Retry-After", strconv.Itoa(int(res.Pass.Rate.RetryAfter/time.Second)))
 		}
