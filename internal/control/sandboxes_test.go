@@ -147,6 +147,7 @@ func TestSandboxControlToken(t *testing.T) {
 	server := []string{"Authorization", "Bearer server-secret"}
 	status, body := ctl(t, srv, "POST", "/sandboxes", `{}`)
 	assert.Equal(t, http.StatusUnauthorized, status, "the server's token is needed to create one")
+	assert.Equal(t, "invalid_control_token", errCode(t, body))
 	a := createSandbox(t, srv, `{}`, server...)
 	b := createSandbox(t, srv, `{"from":"Pixel Garage"}`, server...)
 	own := []string{"Authorization", "Bearer " + a.ControlToken}

@@ -34,8 +34,8 @@ type Env struct {
 	// Sleep waits wall time, for injected latency.
 	Sleep func(context.Context, time.Duration)
 	// PublicURL is the base of the addresses handed out; "" uses the
-	// address the client reached the server with when its Host is allowed
-	// (HostAllowed), else ListenURL.
+	// address the client reached the server with when its Host is a name
+	// the server answers to (named), else ListenURL.
 	PublicURL string
 	ListenURL string
 	// AllowedHosts are host names, besides loopback ones, that may reach

@@ -50,10 +50,10 @@ func (env *Env) named(host string) bool {
 	return slices.Contains(env.AllowedHosts, host) || slices.Contains(env.AllowedHosts, "*")
 }
 
-// HostAllowed reports whether a Host names this server safely: a name it
+// hostAllowed reports whether a Host names this server safely: a name it
 // answers to (named) or an IP address. A web page that rebinds its own name
 // to 127.0.0.1 sends its own name, and is refused.
-func (env *Env) HostAllowed(hostport string) bool {
+func (env *Env) hostAllowed(hostport string) bool {
 	host := hostname(hostport)
 	if env.named(host) {
 		return true
@@ -81,7 +81,7 @@ func (env *Env) OriginAllowed(r *http.Request) bool {
 // another site could send: a Host that does not name this server, or an
 // Origin that may not talk to it. what names the front in the error.
 func (env *Env) Guard(r *http.Request, what string) error {
-	if !env.HostAllowed(r.Host) {
+	if !env.hostAllowed(r.Host) {
 		return &sim.Error{Kind: sim.EFORBIDDEN, Code: "forbidden_host",
 			Message: "Host " + r.Host + " may not reach " + what + ": use a loopback address or name, an IP address, the public URL (--public-url), or add the host with --allowed-hosts (MOCKSERVER_ALLOWED_HOSTS)."}
 	}

@@ -149,6 +149,3 @@ func (h atLeast) WithAttrs(attrs []slog.Attr) slog.Handler {
 func (h atLeast) WithGroup(name string) slog.Handler {
 	return atLeast{h.Handler.WithGroup(name), h.level}
 }
-
-// logError logs an internal error of a call.
-func (f *Front) logError(msg string, args ...any) { f.env.Log.Error(msg, args...) }
