@@ -43,6 +43,16 @@ func (c Controls) ForceResponses(operation string, status, count int) error {
 	return c.env.ForceResponses(c.ws, operation, status, count)
 }
 
+// AddFault injects a fault below a well-formed answer (a reset, a
+// truncated or slow body, a latency distribution, an expiring file URL, a
+// lost MCP session...) as a rule of the scope: the requests it targets
+// meet it, with its probability, until it is deleted or, with First, spent.
+// A spec that breaks a rule is refused whole, naming the field.
+func (c Controls) AddFault(spec FaultSpec) (FaultRule, error) { return c.env.AddFaultRule(c.ws, spec) }
+
+// DeleteFault removes a fault rule of the scope.
+func (c Controls) DeleteFault(id string) error { return c.env.DeleteFaultRule(c.ws, id) }
+
 // Faults returns the injected faults of the scope.
 func (c Controls) Faults() (Faults, error) {
 	f, err := c.env.Faults(c.ws)

@@ -38,6 +38,7 @@ import (
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/control"
 	"github.com/mediamock/mediamock/internal/dashboard"
+	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/fetch"
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
@@ -157,8 +158,8 @@ func New(o Options) (*Server, error) {
 		s.removeTemp()
 		return nil, err
 	}
-	s.env = &front.Env{Eng: s.eng, Gate: gate.New(s.eng), API: api,
-		Journal: journal.New(o.JournalSize, o.JournalBodyBytes), Coverage: &journal.Counts{}, Log: log,
+	s.env = &front.Env{Eng: s.eng, Gate: gate.New(s.eng), Rules: fault.NewSet(o.Seed), API: api,
+		Journal: journal.New(o.JournalSize, o.JournalBodyBytes), Coverage: &journal.Counts{FaultKinds: fault.Kinds}, Log: log,
 		WallClock: o.WallClock, Stop: s.stop, Sleep: sleep, PublicURL: o.PublicURL, MaxBodyBytes: o.MaxBodyBytes,
 		Strict: o.Strict, ControlToken: o.ControlToken, Start: start, Operations: operations(api),
 		AllowedHosts: allowedHosts(o), MaxSandboxes: o.MaxSandboxes,
@@ -166,9 +167,9 @@ func New(o Options) (*Server, error) {
 	s.Controls = Controls{env: s.env}
 	s.rest, s.ctl = rest.New(s.env, OpenAPIDocument), control.New(s.env, ControlDocument, loadControl)
 	// REST caps bodies itself, after authentication.
-	s.restDoor = front.Door{Front: "rest", Journaled: true}
+	s.restDoor = front.Door{Front: "rest", Journaled: true, Faults: true}
 	// MCP checks its tool results itself: its HTTP bodies are JSON-RPC.
-	s.mcpDoor = front.Door{Front: "mcp", Journaled: true, BodyLimit: func(*http.Request) (int64, error) {
+	s.mcpDoor = front.Door{Front: "mcp", Journaled: true, Faults: true, BodyLimit: func(*http.Request) (int64, error) {
 		return o.MaxBodyBytes, problem.TooLarge(o.MaxBodyBytes)
 	}}
 	s.ctlDoor = front.Door{Front: "control"} // caps bodies itself

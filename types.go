@@ -4,6 +4,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/wire"
@@ -102,13 +103,25 @@ type Faults struct {
 	LatencyMS map[string]int64 `json:"latency_ms"`
 	// Forced are the forced responses still to come.
 	Forced []ForcedResponse `json:"forced_responses"`
+	// Rules are the fault rules below a well-formed answer (resets,
+	// truncations, latency distributions, file expiry, MCP session loss),
+	// in the order they are tried.
+	Rules []FaultRule `json:"rules"`
 	// GlobalFaults, for a sandbox or a workspace, says whether global faults
 	// are set too: they apply to it as well.
 	GlobalFaults bool `json:"global_faults"`
 }
 
+// FaultSpec is a fault to inject: its kind, whom it targets, how often it
+// strikes and the kind's parameters. See the README's "Rehearse failures".
+type FaultSpec = fault.Spec
+
+// FaultRule is a fault kept in a scope, with how many requests it matched
+// and struck.
+type FaultRule = fault.Rule
+
 func faultsOf(f front.Faults) Faults {
-	out := Faults{Scope: f.Scope, GlobalFaults: f.GlobalFaults, FailureRate: f.FailureRate, FailPlatforms: f.FailPlatforms, LatencyMS: f.LatencyMS,
+	out := Faults{Scope: f.Scope, GlobalFaults: f.GlobalFaults, FailureRate: f.FailureRate, FailPlatforms: f.FailPlatforms, LatencyMS: f.LatencyMS, Rules: f.Rules,
 		FailNext: make([]FailRule, 0, len(f.FailNext)), Forced: make([]ForcedResponse, 0, len(f.Forced))}
 	for _, r := range f.FailNext {
 		out.FailNext = append(out.FailNext, FailRule{Count: r.Count, Modality: r.Modality, Model: r.Model, Stage: r.Stage, Code: r.Code})
@@ -155,6 +168,10 @@ type JournalEntry struct {
 	ResponseBytes         int64  `json:"response_bytes"`
 	ResponseBody          string `json:"response_body,omitempty"`
 	ResponseBodyTruncated bool   `json:"response_body_truncated,omitempty"`
+	// Fault names the injected faults the exchange met ("latency,truncate");
+	// FaultRule the rules that struck, or "header", in the same order.
+	Fault     string `json:"fault,omitempty"`
+	FaultRule string `json:"fault_rule,omitempty"`
 }
 
 func journalEntryOf(e journal.Entry) JournalEntry {
@@ -164,7 +181,7 @@ func journalEntryOf(e journal.Entry) JournalEntry {
 		WorkspaceID: e.WorkspaceID, SandboxID: e.SandboxID, DurationMS: e.DurationMS, InjectedLatencyMS: e.InjectedLatencyMS,
 		RequestContentType: e.RequestContentType, RequestBytes: e.RequestBytes, RequestBody: e.RequestBody,
 		RequestBodyTruncated: e.RequestBodyTruncated, ResponseBytes: e.ResponseBytes, ResponseBody: e.ResponseBody,
-		ResponseBodyTruncated: e.ResponseBodyTruncated}
+		ResponseBodyTruncated: e.ResponseBodyTruncated, Fault: e.Fault, FaultRule: e.FaultRule}
 }
 
 // JournalFilter selects journal entries; zero fields match everything.
@@ -190,9 +207,17 @@ type Coverage struct {
 	Operations []OperationCoverage `json:"operations"`
 	// Lifecycle counts how often each path of the simulation was taken:
 	// generation_completed, generation_failed_refunded, ...
-	Lifecycle map[string]int  `json:"lifecycle"`
-	Summary   CoverageSummary `json:"summary"`
+	Lifecycle map[string]int `json:"lifecycle"`
+	// FailurePaths list every kind of injected fault: how often the
+	// clients met it, and what they did next.
+	FailurePaths []FailurePath   `json:"failure_paths"`
+	Summary      CoverageSummary `json:"summary"`
 }
+
+// FailurePath is how often the clients met a kind of fault, and what their
+// next request was: retried, resumed_with_range, reread, reinitialized,
+// resumed_stream or other.
+type FailurePath = journal.FailurePath
 
 // OperationCoverage is one operation's answers.
 type OperationCoverage struct {
@@ -220,10 +245,12 @@ type CoverageSummary struct {
 	StatusesDeclared    int `json:"statuses_declared"`
 	LifecycleTaken      int `json:"lifecycle_paths_taken"`
 	LifecyclePaths      int `json:"lifecycle_paths"`
+	FaultKindsMet       int `json:"fault_kinds_met"`
+	FaultKinds          int `json:"fault_kinds"`
 }
 
 func coverageOf(c journal.Coverage) Coverage {
-	out := Coverage{Lifecycle: c.Lifecycle, Summary: CoverageSummary(c.Summary)}
+	out := Coverage{Lifecycle: c.Lifecycle, FailurePaths: c.FailurePaths, Summary: CoverageSummary(c.Summary)}
 	for _, oc := range c.Operations {
 		o := OperationCoverage{Operation: oc.Operation, Method: oc.Method, Path: oc.Path, Fronts: oc.Fronts}
 		for _, sc := range oc.Statuses {
@@ -235,7 +262,7 @@ func coverageOf(c journal.Coverage) Coverage {
 }
 
 func (c Coverage) journal() journal.Coverage {
-	out := journal.Coverage{Lifecycle: c.Lifecycle, Summary: journal.CoverageSummary(c.Summary)}
+	out := journal.Coverage{Lifecycle: c.Lifecycle, FailurePaths: c.FailurePaths, Summary: journal.CoverageSummary(c.Summary)}
 	for _, oc := range c.Operations {
 		o := journal.OperationCoverage{Operation: oc.Operation, Method: oc.Method, Path: oc.Path, Fronts: oc.Fronts}
 		for _, sc := range oc.Statuses {

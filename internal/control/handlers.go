@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/problem"
@@ -31,6 +32,8 @@ var routes = []route{
 	{"PUT", "/faults/latency/{operation}", "setLatency", latency(true)},
 	{"DELETE", "/faults/latency/{operation}", "clearLatency", latency(false)},
 	{"POST", "/faults/responses", "forceResponses", force},
+	{"POST", "/faults/rules", "addFaultRule", addFaultRule},
+	{"DELETE", "/faults/rules/{rule}", "deleteFaultRule", deleteFaultRule},
 	{"POST", "/assets/{id}/{action}", "controlAsset", jobAction(assetJob)},
 	{"POST", "/encore/creations/{id}/{action}", "controlEncore", jobAction(encoreJob)},
 	{"POST", "/publications/{id}/cancel", "cancelPublication", cancelPublication},
@@ -225,6 +228,25 @@ func force(c *call) (int, any, error) {
 		return 0, nil, err
 	}
 	if err := c.env.ForceResponses(c.scope.ws, body.Operation, body.Status, body.Count); err != nil {
+		return 0, nil, err
+	}
+	return c.faults()
+}
+
+func addFaultRule(c *call) (int, any, error) {
+	var spec fault.Spec
+	if err := c.decode(&spec); err != nil {
+		return 0, nil, err
+	}
+	rule, err := c.env.AddFaultRule(c.scope.ws, spec)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, rule, nil
+}
+
+func deleteFaultRule(c *call) (int, any, error) {
+	if err := c.env.DeleteFaultRule(c.scope.ws, c.vars["rule"]); err != nil {
 		return 0, nil, err
 	}
 	return c.faults()

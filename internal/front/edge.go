@@ -26,6 +26,9 @@ type Door struct {
 	// whom it serves first (REST: authentication before the size) calls
 	// LimitBody itself.
 	BodyLimit func(*http.Request) (int64, error)
+	// Faults lets the requests meet injected faults (rules and the
+	// Mock-Fault header): the API, the files and MCP.
+	Faults bool
 }
 
 // Serve passes a request through the edge: a request id, a Date from the
@@ -34,7 +37,7 @@ type Door struct {
 // request carries are checked and counted by their pipeline (ops.Invoke).
 func (env *Env) Serve(w http.ResponseWriter, r *http.Request, d Door, next func(*Writer, *http.Request)) {
 	started := env.WallClock()
-	rw := &Writer{ResponseWriter: w, env: env, door: d}
+	rw := &Writer{ResponseWriter: w, env: env, door: d, req: r}
 	h := rw.Header()
 	h.Set("X-Request-Id", env.NewRequestID())
 	// The Date agrees with X-RateLimit-Reset, Retry-After and every
@@ -56,6 +59,14 @@ func (env *Env) Serve(w http.ResponseWriter, r *http.Request, d Door, next func(
 		rw.logInternal(r)
 		env.record(rw, r, started)
 	}()
+	if d.Faults {
+		rw.faults.class = faultClass(r)
+		if err := env.readFaultHeader(rw, r); err != nil {
+			WriteError(rw, err)
+			return
+		}
+		defer rw.finishFaults()
+	}
 	if d.BodyLimit != nil {
 		if max, tooBig := d.BodyLimit(r); !LimitBody(rw, r, max, tooBig) {
 			return
@@ -129,13 +140,17 @@ type Writer struct {
 	latency     time.Duration
 	reqCapture  *journal.Capture // the journal's copy of the bodies
 	resCapture  *journal.Capture
+	req         *http.Request
+	workspace   uint64 // the journal's workspace of a request without a principal (a file's)
+	faults      faultState
+	sentBytes   int64 // what a broken answer sent
 }
 
 // SetPrincipal records who made the request.
 func (w *Writer) SetPrincipal(p sim.Principal) { w.principal = &p }
 
-// SetLatency records the latency injected into the request.
-func (w *Writer) SetLatency(d time.Duration) { w.latency = d }
+// AddLatency records latency injected into the request.
+func (w *Writer) AddLatency(d time.Duration) { w.latency += d }
 
 // SetAnswer records the operation of openapi.json the request was, and its
 // error code, for the journal.
@@ -164,6 +179,10 @@ func (w *Writer) WriteHeader(status int) {
 		return
 	}
 	w.wroteHeader, w.status = true, status
+	w.decideFaults()
+	if w.faults.deliver != nil || w.faults.abort.Load() {
+		return // held: finishFaults sends it, broken
+	}
 	w.ResponseWriter.WriteHeader(status)
 }
 
@@ -175,7 +194,22 @@ func (w *Writer) Write(b []byte) (int, error) {
 	if w.resCapture != nil {
 		w.resCapture.Keep(b)
 	}
+	if w.faults.deliver != nil || w.faults.abort.Load() {
+		return w.faults.held.Write(b)
+	}
 	return w.ResponseWriter.Write(b)
+}
+
+// FlushError sends what was written so far, unless the answer is held for
+// a delivery fault.
+func (w *Writer) FlushError() error {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.faults.deliver != nil || w.faults.abort.Load() {
+		return nil
+	}
+	return http.NewResponseController(w.ResponseWriter).Flush()
 }
 
 // Unwrap lets http.ResponseController reach the connection.
@@ -226,6 +260,17 @@ func (env *Env) record(w *Writer, r *http.Request, started time.Time) {
 	}
 	if w.principal != nil {
 		e.WorkspaceID = w.principal.WorkspaceID
+	} else {
+		e.WorkspaceID = w.workspace
+	}
+	e.Fault, e.FaultRule = w.faults.journal()
+	if w.faults.class != "" {
+		x := journal.Exchange{Workspace: e.WorkspaceID, Method: r.Method, Path: r.URL.Path, Operation: e.Operation, MCPMethod: e.MCPMethod,
+			Ranged: r.Header.Get("Range") != "", Resuming: r.Header.Get("Last-Event-ID") != ""}
+		if e.Fault != "" {
+			x.Faults = strings.Split(e.Fault, ",")
+		}
+		env.Coverage.Follow(x)
 	}
 	var bodies Bodies
 	if w.reqCapture != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mediamock/mediamock/internal/contract"
+	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/wire"
@@ -21,8 +22,10 @@ import (
 
 // Env is what the fronts of one server share.
 type Env struct {
-	Eng      *sim.Engine
-	Gate     *gate.Gate
+	Eng  *sim.Engine
+	Gate *gate.Gate
+	// Rules are the fault rules of every scope.
+	Rules    *fault.Set
 	API      *contract.Contract // openapi.json
 	Journal  *journal.Journal   // nil when off
 	Coverage *journal.Counts
@@ -76,17 +79,21 @@ func (env *Env) UntilStop(ctx context.Context) (context.Context, context.CancelF
 // a name the server answers to (named), or from the listen address: a
 // client's Host header is never reflected into addresses as it is.
 func (env *Env) View(r *http.Request) wire.View {
-	if env.PublicURL != "" {
-		return wire.View{Base: env.PublicURL, Eng: env.Eng}
+	v := env.listenView()
+	switch {
+	case env.PublicURL != "":
+		v.Base = env.PublicURL
+	case env.named(hostname(r.Host)):
+		scheme := "http"
+		if r.TLS != nil {
+			scheme = "https"
+		}
+		v.Base = scheme + "://" + r.Host
 	}
-	if !env.named(hostname(r.Host)) {
-		return env.listenView()
+	if env.Rules.HasKind(fault.FileExpiry) {
+		v.Sign = env.signFile
 	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return wire.View{Base: scheme + "://" + r.Host, Eng: env.Eng}
+	return v
 }
 
 // Reset puts the whole simulation back to its fixtures: state, clock,
@@ -96,6 +103,7 @@ func (env *Env) Reset() error {
 		return err
 	}
 	env.Gate.ClearAll()
+	env.Rules.ClearAll()
 	env.Journal.Clear()
 	env.Journals.CloseAll()
 	env.ResetCoverage(0)
@@ -109,6 +117,7 @@ func (env *Env) Reset() error {
 func (env *Env) Restored() {
 	env.Journals.CloseAll()
 	env.Gate.ClearScoped()
+	env.Rules.ClearScoped()
 	env.Coverage.ResetScoped()
 }
 
@@ -134,6 +143,7 @@ func (env *Env) ClearFaults(ws uint64) error {
 		return err
 	}
 	env.Gate.Clear(ws)
+	env.Rules.Clear(ws)
 	return nil
 }
 
@@ -146,6 +156,7 @@ type Faults struct {
 	sim.FaultsView
 	LatencyMS map[string]int64      `json:"latency_ms"`
 	Forced    []gate.ForcedResponse `json:"forced_responses"`
+	Rules     []fault.Rule          `json:"rules"`
 	// GlobalFaults, for a scope of one workspace, says whether global
 	// faults are set too: they apply to it as well.
 	GlobalFaults bool `json:"global_faults"`
@@ -176,14 +187,32 @@ func (env *Env) Faults(ws uint64) (Faults, error) {
 	}
 	out := Faults{Scope: env.ScopeName(ws), FaultsView: v}
 	out.LatencyMS, out.Forced = env.Gate.Faults(ws)
+	out.Rules = env.Rules.Rules(ws)
 	if ws != gate.Global {
 		global, err := env.Eng.Faults(gate.Global)
 		if err != nil {
 			return Faults{}, err
 		}
-		out.GlobalFaults = !global.Empty() || env.Gate.Active(gate.Global)
+		out.GlobalFaults = !global.Empty() || env.Gate.Active(gate.Global) || len(env.Rules.Rules(gate.Global)) > 0
 	}
 	return out, nil
+}
+
+// AddFaultRule checks a fault spec and keeps it as a rule of scope ws
+// (gate.Global: every workspace's).
+func (env *Env) AddFaultRule(ws uint64, spec fault.Spec) (fault.Rule, error) {
+	if err := spec.Validate("body", env.API.Has); err != nil {
+		return fault.Rule{}, err
+	}
+	return env.Rules.Add(ws, spec)
+}
+
+// DeleteFaultRule removes a rule of scope ws.
+func (env *Env) DeleteFaultRule(ws uint64, id string) error {
+	if !env.Rules.Delete(ws, id) {
+		return &sim.Error{Kind: sim.ENOTFOUND, Code: "not_found", Message: "No fault rule " + id + " in scope " + env.ScopeName(ws) + "."}
+	}
+	return nil
 }
 
 // ForceResponses answers the next count requests of an operation of
@@ -232,5 +261,6 @@ func (env *Env) ResetSandbox(id string) (sim.Sandbox, error) {
 // forget drops what the fronts keep of a workspace.
 func (env *Env) forget(ws uint64) {
 	env.Gate.Clear(ws)
+	env.Rules.Clear(ws)
 	env.ResetCoverage(ws)
 }

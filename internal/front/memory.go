@@ -24,6 +24,9 @@ func (t MemoryTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		r.RemoteAddr = "127.0.0.1:1"
 	}
 	t.Handler.ServeHTTP(rec, r)
+	if rec.broken != "" {
+		return rec.brokenResponse(r)
+	}
 	return rec.response(r), nil
 }
 
@@ -32,6 +35,10 @@ type memResponse struct {
 	header http.Header
 	status int
 	body   bytes.Buffer
+	// broken is the kind of fault that broke the exchange; sent what
+	// reached the client before it did.
+	broken string
+	sent   []byte
 }
 
 func (m *memResponse) Header() http.Header { return m.header }

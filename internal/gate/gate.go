@@ -114,12 +114,19 @@ func (g *Gate) Enter(authorization, op, scope string) (Pass, error) {
 		return pass, scopeError(scope, p)
 	}
 	if status := g.take(p.WorkspaceID, op); status != 0 {
-		if status == 429 {
-			pass.Rate.RetryAfter = sim.RetryAfter(pass.Rate.Reset, g.eng.Clock().Now())
-		}
-		return pass, forcedError(status, pass.Rate)
+		return pass, g.Forced(status, &pass)
 	}
 	return pass, nil
+}
+
+// Forced is the error of a forced status for a request the gate let in:
+// a 429 sets the pass's Retry-After to the time until the workspace's
+// window resets.
+func (g *Gate) Forced(status int, pass *Pass) error {
+	if status == 429 && pass.Authenticated() {
+		pass.Rate.RetryAfter = sim.RetryAfter(pass.Rate.Reset, g.eng.Clock().Now())
+	}
+	return ForcedError(status, pass.Rate)
 }
 
 // Identify lets in what does not count against the rate limit (MCP's
@@ -299,8 +306,8 @@ func (g *Gate) ClearAll() {
 	g.faults = nil
 }
 
-// forcedError is the error of a forced response.
-func forcedError(status int, d sim.RateDecision) *sim.Error {
+// ForcedError is the error of a forced response.
+func ForcedError(status int, d sim.RateDecision) *sim.Error {
 	switch status {
 	case 429:
 		return &sim.Error{Kind: sim.ERATELIMIT, Code: "rate_limited", Message: "Rate limit reached (forced by the control API).",

@@ -19,12 +19,17 @@ type Counts struct {
 	mu   sync.Mutex
 	all  tally
 	byWS map[uint64]*tally
+	// pending is each workspace's last exchange that met a fault.
+	pending map[uint64]pending
+	// FaultKinds are the kinds of fault the failure paths list.
+	FaultKinds []string
 }
 
 // tally is one scope's counts.
 type tally struct {
 	counts map[string]map[int]int
 	fronts map[string]map[string]int
+	faults map[string]*FailurePath
 }
 
 func (t *tally) hit(front, op string, status int) {
@@ -64,10 +69,11 @@ func (c *Counts) Reset(ws uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if ws == 0 {
-		c.all, c.byWS = tally{}, nil
+		c.all, c.byWS, c.pending = tally{}, nil, nil
 		return
 	}
 	delete(c.byWS, ws)
+	delete(c.pending, ws)
 }
 
 // Coverage reports what the clients exercised: each operation of
@@ -76,7 +82,10 @@ func (c *Counts) Reset(ws uint64) {
 type Coverage struct {
 	Operations []OperationCoverage `json:"operations"`
 	Lifecycle  map[string]int      `json:"lifecycle"`
-	Summary    CoverageSummary     `json:"summary"`
+	// FailurePaths are the kinds of injected fault the clients met, and
+	// what they did next.
+	FailurePaths []FailurePath   `json:"failure_paths"`
+	Summary      CoverageSummary `json:"summary"`
 }
 
 // OperationCoverage is one operation's answers.
@@ -104,6 +113,8 @@ type CoverageSummary struct {
 	StatusesDeclared    int `json:"statuses_declared"`
 	LifecycleTaken      int `json:"lifecycle_paths_taken"`
 	LifecyclePaths      int `json:"lifecycle_paths"`
+	FaultKindsMet       int `json:"fault_kinds_met"`
+	FaultKinds          int `json:"fault_kinds"`
 }
 
 // Operation is an operation of the contract a coverage report lists.
@@ -116,7 +127,7 @@ type Operation struct {
 func (c *Counts) ResetScoped() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.byWS = nil
+	c.byWS, c.pending = nil, nil
 }
 
 // Report builds the coverage report of ops, in their order, with the
@@ -135,6 +146,7 @@ func (c *Counts) Report(ws uint64, ops []Operation, lifecycle map[string]int) Co
 	for op, m := range t.counts {
 		counts[op], fronts[op] = maps.Clone(m), maps.Clone(t.fronts[op])
 	}
+	failures := t.failurePaths(c.FaultKinds)
 	c.mu.Unlock()
 	var out Coverage
 	for _, op := range ops {
@@ -169,6 +181,13 @@ func (c *Counts) Report(ws uint64, ops []Operation, lifecycle map[string]int) Co
 		out.Operations = append(out.Operations, oc)
 	}
 	out.Lifecycle = lifecycle
+	out.FailurePaths = failures
+	out.Summary.FaultKinds = len(failures)
+	for _, f := range failures {
+		if f.Met > 0 {
+			out.Summary.FaultKindsMet++
+		}
+	}
 	out.Summary.LifecyclePaths = len(out.Lifecycle)
 	for _, n := range out.Lifecycle {
 		if n > 0 {
@@ -203,9 +222,17 @@ func (c Coverage) WriteTable(w io.Writer) error {
 	for _, p := range sim.LifecyclePaths {
 		fmt.Fprintf(tw, "%s\t%d\t\t\t\n", p, c.Lifecycle[p])
 	}
-	fmt.Fprintf(tw, "\noperations exercised %d/%d, declared statuses %d/%d, lifecycle paths %d/%d\n",
+	fmt.Fprintf(tw, "\nFAILURE PATH\tMET\tTHEN\t\t\n")
+	for _, f := range c.FailurePaths {
+		var then []string
+		for _, n := range slices.Sorted(maps.Keys(f.Next)) {
+			then = append(then, fmt.Sprintf("%s×%d", n, f.Next[n]))
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t\t\n", f.Kind, f.Met, dash(then))
+	}
+	fmt.Fprintf(tw, "\noperations exercised %d/%d, declared statuses %d/%d, lifecycle paths %d/%d, fault kinds met %d/%d\n",
 		c.Summary.OperationsExercised, c.Summary.Operations, c.Summary.StatusesExercised, c.Summary.StatusesDeclared,
-		c.Summary.LifecycleTaken, c.Summary.LifecyclePaths)
+		c.Summary.LifecycleTaken, c.Summary.LifecyclePaths, c.Summary.FaultKindsMet, c.Summary.FaultKinds)
 	return tw.Flush()
 }
 

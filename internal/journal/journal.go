@@ -36,6 +36,11 @@ type Entry struct {
 	ResponseBytes         int64   `json:"response_bytes"`
 	ResponseBody          string  `json:"response_body,omitempty"`
 	ResponseBodyTruncated bool    `json:"response_body_truncated,omitempty"`
+	// Fault names the injected faults the exchange met, in the order it
+	// met them ("latency,truncate"); FaultRule the rules (or "header")
+	// that struck, in the same order.
+	Fault     string `json:"fault,omitempty"`
+	FaultRule string `json:"fault_rule,omitempty"`
 }
 
 // maxJournalString caps the path, query, method and content type kept per

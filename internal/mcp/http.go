@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/problem"
 	"github.com/mediamock/mediamock/internal/wire"
@@ -49,6 +50,9 @@ func (f *Front) newTransports() transports {
 	opts := func(stateless, jsonResponse bool) *sdk.StreamableHTTPOptions {
 		return &sdk.StreamableHTTPOptions{Stateless: stateless, JSONResponse: jsonResponse, Logger: quiet(f.env.Log),
 			MaxRequestBodyBytes:        -1, // the edge caps bodies
+			// Events are kept so that a stream dropped mid-call (a fault,
+			// or a network) resumes with Last-Event-ID.
+			EventStore:                 f.events,
 			DisableLocalhostProtection: true, PropagateRequestCancellation: true, SessionTimeout: time.Hour}
 	}
 	// The bearer middleware puts the workspace into the request as the
@@ -66,6 +70,45 @@ func (f *Front) newTransports() transports {
 		stateless:    sdk.NewStreamableHTTPHandler(getServer, opts(true, true)),
 		statelessSSE: sdk.NewStreamableHTTPHandler(getServer, opts(true, false)),
 	}
+}
+
+// sessionFault applies the faults an MCP request meets as it arrives: the
+// server unavailable (503, answered here: true), or the session ended (the
+// SDK then answers 404, as for any session it does not know).
+func (f *Front) sessionFault(w *front.Writer, r *http.Request) bool {
+	session := r.Header.Get("Mcp-Session-Id")
+	h := w.PickFault(fault.Session, fault.Request{Session: session != ""})
+	if h == nil {
+		return false
+	}
+	switch h.Kind {
+	case fault.MCPUnavailable:
+		secs := h.RetryAfter()
+		w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
+		front.WriteError(w, &sim.Error{Kind: sim.EUNAVAILABLE, Code: "service_unavailable",
+			Message: fmt.Sprintf("The MCP server is temporarily unavailable; retry in %d seconds (an injected fault).", secs)})
+		return true
+	case fault.MCPSessionExpire:
+		for ss := range f.server.Sessions() {
+			if ss.ID() == session {
+				_ = ss.Close()
+			}
+		}
+	}
+	return false
+}
+
+// dropStream ends a tool call's event stream before its result, for the
+// mcp_stream_drop fault: with sessions, the client resumes the stream with
+// Last-Event-ID and reads the result the server kept; without (the
+// sessionless revision), the connection closes and the client reports the
+// call failed.
+func dropStream(req *sdk.CallToolRequest, w *front.Writer) {
+	if req.Extra != nil && req.Extra.CloseSSEStream != nil && req.Extra.Header.Get("Mcp-Protocol-Version") < sessionlessVersion {
+		req.Extra.CloseSSEStream(sdk.CloseSSEStreamArgs{})
+		return
+	}
+	w.Abort()
 }
 
 // BodyLimit is the cap of an MCP request's body.
@@ -93,6 +136,9 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 	if err := f.env.Identify(w, r.Header.Get("Authorization")); err != nil {
 		w.Header().Set("WWW-Authenticate", front.WWWAuthenticate)
 		front.WriteError(w, err)
+		return
+	}
+	if w.Faultable() && f.sessionFault(w, r) {
 		return
 	}
 	var msg peeked
@@ -188,7 +234,7 @@ func (x *exchange) finish() {
 	x.done = true
 	if x.call != nil {
 		x.w.SetCall(*x.call)
-		x.w.SetLatency(x.latency)
+		x.w.AddLatency(x.latency)
 	}
 }
 

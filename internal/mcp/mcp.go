@@ -41,10 +41,16 @@ type Front struct {
 	// Authorization header of the HTTP request that carried it.
 	server *sdk.Server
 	http   transports
+	// events keep what sessions' streams sent, for resumption.
+	events *sdk.MemoryEventStore
 
 	exchanges sync.Map // request id -> *exchange, while an HTTP request is served
 	sessions  atomic.Uint64
 }
+
+// eventStoreBytes caps what the sessions' streams keep for resumption: the
+// oldest events go first.
+const eventStoreBytes = 4 << 20
 
 // New returns the MCP front of a server.
 func New(env *front.Env) (*Front, error) {
@@ -54,6 +60,8 @@ func New(env *front.Env) (*Front, error) {
 		return nil, err
 	}
 	f.server = f.newServer(f.httpCaller)
+	f.events = sdk.NewMemoryEventStore(nil)
+	f.events.SetMaxBytes(eventStoreBytes)
 	f.http = f.newTransports()
 	// A session's hanging requests end when the server begins to shut
 	// down, as REST's long polls do.

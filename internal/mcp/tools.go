@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mediamock/mediamock/internal/contract"
+	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
@@ -100,8 +101,16 @@ func (f *Front) call(ctx context.Context, t *tool, req *sdk.CallToolRequest, c c
 		}}
 	if c.x != nil {
 		in.RequestID = c.x.w.Header().Get("X-Request-Id")
+		if c.x.w.Faultable() {
+			in.Fault = c.x.w.PickFault
+		}
 	}
 	res := ops.Invoke(env, &in)
+	if in.Fault != nil {
+		if h := in.Fault(fault.Call, fault.Request{Operation: t.op, Workspace: res.Pass.Principal.WorkspaceID}); h != nil {
+			dropStream(req, c.x.w)
+		}
+	}
 	// The result holds the body's bytes until the SDK has written it: the
 	// buffer is left to the collector, not given back.
 	data := bytes.TrimSuffix(res.Body(), []byte("\n"))

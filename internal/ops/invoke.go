@@ -1,6 +1,9 @@
 package ops
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"runtime/debug"
@@ -8,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/problem"
@@ -52,6 +56,10 @@ type Invocation struct {
 	// decided, before the handler runs: MCP puts the rate window on its
 	// HTTP response before a progress event sends the headers.
 	Admitted func(gate.Pass)
+	// Fault, when set, decides whether the call meets an injected fault
+	// at a stage (the front's request: its Mock-Fault header, the rules of
+	// its scope).
+	Fault func(fault.Stage, fault.Request) *fault.Hit
 }
 
 // Result is what an operation answered, as REST sends it.
@@ -105,6 +113,15 @@ func Invoke(env *front.Env, in *Invocation) *Result {
 	if err == nil {
 		err = validate(env, in)
 	}
+	if err == nil && in.Fault != nil {
+		req := fault.Request{Operation: in.Op, Workspace: res.Pass.Principal.WorkspaceID}
+		if in.Op == "createGeneration" {
+			req.Modality = peekModality(in.Request)
+		}
+		if h := in.Fault(fault.Admit, req); h != nil {
+			err = env.Gate.Forced(h.Status, &res.Pass)
+		}
+	}
 	var status int
 	var body any
 	if err == nil {
@@ -141,6 +158,24 @@ func Invoke(env *front.Env, in *Invocation) *Result {
 		env.Coverage.Hit(res.Pass.Principal.WorkspaceID, in.Front, res.Operation, res.Status)
 	}
 	return res
+}
+
+// peekModality reads the modality a generation's request asks for, and
+// leaves its body to be read again.
+func peekModality(r *http.Request) string {
+	if r.Body == nil || r.Body == http.NoBody {
+		return ""
+	}
+	data, err := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(data))
+	if err != nil {
+		return ""
+	}
+	var body struct {
+		Modality string `json:"modality"`
+	}
+	_ = json.Unmarshal(data, &body)
+	return body.Modality
 }
 
 func setBodyHeaders(h http.Header, res *Result) {

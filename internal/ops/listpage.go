@@ -14,7 +14,12 @@ import (
 func listAssetsPage(c *Call, q sim.AssetQuery) (int, any, error) {
 	view, epoch := c.View, c.eng().Epoch()
 	cache := &c.Env.Rendered
+	// Signed file addresses change with the clock: they are never kept.
+	keep := view.Sign == nil
 	ids, assets, more, err := c.eng().ListAssetsSkipping(c.Principal, q, func(id uint64) bool {
+		if !keep {
+			return false
+		}
 		_, ok := cache.Get(wire.RenderKey{ID: id, Epoch: epoch, Base: view.Base})
 		return ok
 	})
@@ -46,7 +51,7 @@ func listAssetsPage(c *Call, q sim.AssetQuery) (int, any, error) {
 		if err != nil {
 			return 0, nil, err
 		}
-		if sim.Final(a.Status) {
+		if keep && sim.Final(a.Status) {
 			cache.Put(k, b)
 		}
 		out = append(out, b...)

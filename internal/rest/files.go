@@ -9,7 +9,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -33,7 +35,16 @@ func (f *Front) serveFile(w *front.Writer, r *http.Request) {
 		front.WriteError(w, &sim.Error{Kind: sim.ENOTFOUND, Code: "not_found", Message: "No such file."})
 		return
 	}
+	w.SetFile(ref)
 	file, content, err := eng.OpenFile(ref)
+	if err == nil {
+		err = w.FileExpired(ref, file.Modified.Time())
+	}
+	if err == nil {
+		if h := w.PickFault(fault.Admit, fault.Request{Path: r.URL.Path}); h != nil {
+			err = gate.ForcedError(h.Status, sim.RateDecision{})
+		}
+	}
 	if err != nil {
 		front.WriteError(w, err)
 		return

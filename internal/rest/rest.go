@@ -101,6 +101,9 @@ func (f *Front) operation(w *front.Writer, r *http.Request, m front.Match) {
 	env := f.env
 	in := ops.Invocation{Front: "rest", Op: m.Name, RequestID: w.Header().Get("X-Request-Id"),
 		Authorization: r.Header.Get("Authorization"), Request: r, Vars: m.Vars, Header: w.Header(), View: env.View(r)}
+	if w.Faultable() {
+		in.Fault = w.PickFault
+	}
 	max, tooBig := f.BodyLimit(r)
 	if r.ContentLength > max {
 		in.TooLarge = tooBig
@@ -116,7 +119,7 @@ func (f *Front) operation(w *front.Writer, r *http.Request, m front.Match) {
 		w.Header().Set("Connection", "close") // the unread body must not be taken for the next request
 	}
 	w.SetAnswer(res.Operation, res.ErrorCode)
-	w.SetLatency(res.Latency)
+	w.AddLatency(res.Latency)
 	w.WriteHeader(res.Status)
 	w.Write(res.Body())
 }

@@ -13,10 +13,20 @@ import (
 type View struct {
 	Base string
 	Eng  *sim.Engine
+	// Sign, when set, gives the query a file's address carries ("" for
+	// none): an expiry and its signature, while a fault makes file
+	// addresses expire.
+	Sign func(sim.FileRef) string
 }
 
 // FileURL is the public address of a stored file.
-func (v View) FileURL(ref sim.FileRef) string { return v.Base + FilesPath + ref.Path() }
+func (v View) FileURL(ref sim.FileRef) string {
+	u := v.Base + FilesPath + ref.Path()
+	if v.Sign != nil {
+		u += v.Sign(ref)
+	}
+	return u
+}
 
 // BasePath is the REST base path of the service: {base_url} is a server's
 // address and this.

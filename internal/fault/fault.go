@@ -1,0 +1,489 @@
+// Package fault describes the faults a client may ask for below a
+// well-formed answer, and decides which request meets which: a connection
+// reset, an empty reply, a body cut short or trickling, garbage, a latency
+// drawn from a distribution, a forced status, an expired or broken file
+// download, a lost MCP session, a dropped MCP stream, an MCP server that is
+// briefly unavailable.
+//
+// A fault is asked for as a Spec: once for one request (the Mock-Fault
+// header) or as a Rule kept in a scope (the control API). Whether a rule's
+// n-th matching request meets it is a function of the server's seed, the
+// rule's place in its scope and n alone, so the same seed and the same
+// requests meet the same faults, whatever else the server serves.
+package fault
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mediamock/mediamock/internal/problem"
+	"github.com/mediamock/mediamock/internal/seed"
+)
+
+// Fault kinds.
+const (
+	Reset            = "reset"              // the connection is reset (RST) after AfterBytes of the response
+	EmptyReply       = "empty_reply"        // the connection closes with no answer
+	Truncate         = "truncate"           // the body stops short of its Content-Length, then the connection closes
+	SlowBody         = "slow_body"          // the body trickles at BytesPerSecond
+	Garbage          = "garbage_then_close" // bytes that are not HTTP, then the connection closes
+	Latency          = "latency"            // wall-clock latency drawn from a distribution
+	Status           = "status"             // a 429, 500 or 503 in the spec's error object, before the operation runs
+	FileExpiry       = "file_expiry"        // file URLs older than TTLSeconds answer 403 (or 404)
+	FileTruncate     = "file_truncate"      // a file's first whole download breaks; a Range request resumes it
+	MCPSessionExpire = "mcp_session_expire" // the MCP session ends; its next request answers 404
+	MCPStreamDrop    = "mcp_stream_drop"    // a tool call's event stream closes before its result
+	MCPUnavailable   = "mcp_unavailable"    // the MCP endpoint answers 503 with Retry-After
+)
+
+// Kinds are the fault kinds, in the order the documents list them.
+var Kinds = []string{Reset, EmptyReply, Truncate, SlowBody, Garbage, Latency, Status,
+	FileExpiry, FileTruncate, MCPSessionExpire, MCPStreamDrop, MCPUnavailable}
+
+// Path classes: what a request is for.
+const (
+	API   = "api"   // the service's REST operations
+	Files = "files" // the files behind the URLs
+	MCP   = "mcp"   // the MCP endpoint
+)
+
+// Classes are the path classes.
+var Classes = []string{API, Files, MCP}
+
+// Modalities are the modalities a fault may target.
+var Modalities = []string{"image", "video", "audio", "3d"}
+
+// Distributions of a latency.
+var Distributions = []string{"fixed", "uniform", "lognormal"}
+
+// Limits of the parameters.
+const (
+	MaxLatencyMS    = 60_000    // a latency over a minute would outlast clients' own timeouts
+	MaxGarbageBytes = 1 << 20   // garbage_then_close sends at most 1 MiB
+	MaxTTLSeconds   = 366 * 86400
+	DefaultGarbage  = 256
+	DefaultFraction = 0.5
+	MaxSigma        = 4.0
+	MaxFirst        = 1_000_000
+)
+
+// Spec is a fault as a client asks for it: a kind, whom it targets, how
+// often it strikes and the kind's parameters.
+type Spec struct {
+	Kind string `json:"kind"`
+	// Targeting; empty matches everything.
+	Class     string `json:"class,omitempty"`
+	Operation string `json:"operation,omitempty"`
+	Modality  string `json:"modality,omitempty"`
+	// Probability is the chance that a matching request meets the fault;
+	// nil means 1.
+	Probability *float64 `json:"probability,omitempty"`
+	// First, when set, spends the rule after it struck that many requests.
+	First int `json:"first,omitempty"`
+	// truncate, file_truncate, reset: where the body stops.
+	AfterBytes    *int64   `json:"after_bytes,omitempty"`
+	AfterFraction *float64 `json:"after_fraction,omitempty"`
+	// slow_body
+	BytesPerSecond int64 `json:"bytes_per_second,omitempty"`
+	// garbage_then_close
+	Bytes int64 `json:"bytes,omitempty"`
+	// latency
+	Distribution string   `json:"distribution,omitempty"`
+	MS           *int64   `json:"ms,omitempty"`
+	MinMS        *int64   `json:"min_ms,omitempty"`
+	MaxMS        *int64   `json:"max_ms,omitempty"`
+	MedianMS     *int64   `json:"median_ms,omitempty"`
+	Sigma        *float64 `json:"sigma,omitempty"`
+	// status
+	Status int `json:"status,omitempty"`
+	// file_expiry
+	TTLSeconds    *int64 `json:"ttl_seconds,omitempty"`
+	ExpiredStatus int    `json:"expired_status,omitempty"`
+	// mcp_unavailable
+	RetryAfterSeconds *int64 `json:"retry_after_seconds,omitempty"`
+}
+
+// Stage is where in a request's life a kind is decided.
+type Stage int
+
+const (
+	// Admit: before the operation runs (status).
+	Admit Stage = iota
+	// Delay: when the answer is ready to go (latency).
+	Delay
+	// Deliver: while the answer is sent (reset, empty_reply, truncate,
+	// slow_body, garbage_then_close, file_truncate).
+	Deliver
+	// Access: when a file is asked for (file_expiry).
+	Access
+	// Session: when an MCP request arrives (mcp_session_expire,
+	// mcp_unavailable).
+	Session
+	// Call: when an MCP tool call has run (mcp_stream_drop).
+	Call
+)
+
+// Point is the point where a kind is decided.
+func Point(kind string) Stage {
+	switch kind {
+	case Status:
+		return Admit
+	case Latency:
+		return Delay
+	case FileExpiry:
+		return Access
+	case MCPSessionExpire, MCPUnavailable:
+		return Session
+	case MCPStreamDrop:
+		return Call
+	}
+	return Deliver
+}
+
+// classes are the path classes a kind can strike.
+func classes(kind string) []string {
+	switch kind {
+	case FileExpiry, FileTruncate:
+		return []string{Files}
+	case MCPSessionExpire, MCPStreamDrop, MCPUnavailable:
+		return []string{MCP}
+	}
+	return Classes
+}
+
+// params are the parameters each kind takes, beside the targeting.
+var params = map[string][]string{
+	Reset:            {"after_bytes"},
+	EmptyReply:       {},
+	Truncate:         {"after_bytes", "after_fraction"},
+	SlowBody:         {"bytes_per_second"},
+	Garbage:          {"bytes"},
+	Latency:          {"distribution", "ms", "min_ms", "max_ms", "median_ms", "sigma"},
+	Status:           {"status"},
+	FileExpiry:       {"ttl_seconds", "expired_status"},
+	FileTruncate:     {"after_bytes", "after_fraction"},
+	MCPSessionExpire: {},
+	MCPStreamDrop:    {},
+	MCPUnavailable:   {"retry_after_seconds"},
+}
+
+// set lists the parameters a spec sets.
+func (s *Spec) set() []string {
+	var out []string
+	add := func(name string, on bool) {
+		if on {
+			out = append(out, name)
+		}
+	}
+	add("after_bytes", s.AfterBytes != nil)
+	add("after_fraction", s.AfterFraction != nil)
+	add("bytes_per_second", s.BytesPerSecond != 0)
+	add("bytes", s.Bytes != 0)
+	add("distribution", s.Distribution != "")
+	add("ms", s.MS != nil)
+	add("min_ms", s.MinMS != nil)
+	add("max_ms", s.MaxMS != nil)
+	add("median_ms", s.MedianMS != nil)
+	add("sigma", s.Sigma != nil)
+	add("status", s.Status != 0)
+	add("ttl_seconds", s.TTLSeconds != nil)
+	add("expired_status", s.ExpiredStatus != 0)
+	add("retry_after_seconds", s.RetryAfterSeconds != nil)
+	return out
+}
+
+// Validate checks a spec whole, in the field named `in` (body, header):
+// every violation is reported, and nothing of a spec with one is kept.
+// known tells which operationIds exist.
+func (s *Spec) Validate(in string, known func(string) bool) error {
+	var v []problem.Violation
+	bad := func(field, reason string, allowed ...any) {
+		v = append(v, problem.Violation{In: in, Field: field, Reason: reason, Allowed: allowed})
+	}
+	allowed, ok := params[s.Kind]
+	if !ok {
+		if s.Kind == "" {
+			bad("kind", "is required", anys(Kinds)...)
+		} else {
+			bad("kind", fmt.Sprintf("unknown fault kind %q", s.Kind), anys(Kinds)...)
+		}
+		return problem.InvalidError(v)
+	}
+	for _, p := range s.set() {
+		if !slices.Contains(allowed, p) {
+			bad(p, fmt.Sprintf("is not a parameter of %s (it takes %s)", s.Kind, listOr(allowed, "none")))
+		}
+	}
+	if s.Class != "" && !slices.Contains(classes(s.Kind), s.Class) {
+		bad("class", fmt.Sprintf("%s strikes %s only", s.Kind, strings.Join(classes(s.Kind), ", ")), anys(classes(s.Kind))...)
+	}
+	if s.Operation != "" {
+		switch {
+		case s.Kind == MCPSessionExpire || s.Kind == MCPUnavailable || slices.Equal(classes(s.Kind), []string{Files}):
+			bad("operation", s.Kind+" strikes whole requests, not an operation's")
+		case s.Class == Files:
+			bad("operation", "files are not operations: leave operation out, or target the api or mcp class")
+		case s.Operation != "*" && !known(s.Operation):
+			bad("operation", fmt.Sprintf("unknown operation %q", s.Operation))
+		}
+	}
+	if s.Modality != "" && !slices.Contains(Modalities, s.Modality) {
+		bad("modality", fmt.Sprintf("unknown modality %q", s.Modality), anys(Modalities)...)
+	}
+	if p := s.Probability; p != nil && (math.IsNaN(*p) || *p < 0 || *p > 1) {
+		bad("probability", "must be between 0 and 1")
+	}
+	if s.First < 0 || s.First > MaxFirst {
+		bad("first", fmt.Sprintf("must be between 0 and %d", MaxFirst))
+	}
+	if s.Kind == FileExpiry && (s.Probability != nil || s.First != 0) {
+		bad("probability", "file_expiry applies to every download in its scope: leave probability and first out")
+	}
+	if b := s.AfterBytes; b != nil && *b < 0 {
+		bad("after_bytes", "must not be negative")
+	}
+	if f := s.AfterFraction; f != nil && (math.IsNaN(*f) || *f < 0 || *f >= 1) {
+		bad("after_fraction", "must be at least 0 and below 1")
+	}
+	if s.AfterBytes != nil && s.AfterFraction != nil {
+		bad("after_fraction", "give after_bytes or after_fraction, not both")
+	}
+	switch s.Kind {
+	case SlowBody:
+		if s.BytesPerSecond <= 0 {
+			bad("bytes_per_second", "is required and must be positive")
+		}
+	case Garbage:
+		if s.Bytes < 0 || s.Bytes > MaxGarbageBytes {
+			bad("bytes", fmt.Sprintf("must be between 1 and %d", MaxGarbageBytes))
+		}
+	case Latency:
+		s.validateLatency(bad)
+	case Status:
+		if s.Status != 429 && s.Status != 500 && s.Status != 503 {
+			bad("status", "must be 429, 500 or 503", 429, 500, 503)
+		}
+	case FileExpiry:
+		if t := s.TTLSeconds; t == nil || *t < 0 || *t > MaxTTLSeconds {
+			bad("ttl_seconds", fmt.Sprintf("is required, between 0 and %d", MaxTTLSeconds))
+		}
+		if e := s.ExpiredStatus; e != 0 && e != 403 && e != 404 {
+			bad("expired_status", "must be 403 or 404", 403, 404)
+		}
+	case MCPUnavailable:
+		if r := s.RetryAfterSeconds; r != nil && (*r < 0 || *r > 3600) {
+			bad("retry_after_seconds", "must be between 0 and 3600")
+		}
+	}
+	if len(v) > 0 {
+		return problem.InvalidError(v)
+	}
+	return nil
+}
+
+func (s *Spec) validateLatency(bad func(string, string, ...any)) {
+	ms := func(field string, p *int64, required bool) {
+		switch {
+		case p == nil && required:
+			bad(field, "is required by the "+s.Distribution+" distribution")
+		case p != nil && (*p < 0 || *p > MaxLatencyMS):
+			bad(field, fmt.Sprintf("must be between 0 and %d", MaxLatencyMS))
+		}
+	}
+	switch s.Distribution {
+	case "fixed":
+		ms("ms", s.MS, true)
+	case "uniform":
+		ms("min_ms", s.MinMS, true)
+		ms("max_ms", s.MaxMS, true)
+		if s.MinMS != nil && s.MaxMS != nil && *s.MinMS > *s.MaxMS {
+			bad("max_ms", "must not be below min_ms")
+		}
+	case "lognormal":
+		ms("median_ms", s.MedianMS, true)
+		if s.Sigma == nil || math.IsNaN(*s.Sigma) || *s.Sigma < 0 || *s.Sigma > MaxSigma {
+			bad("sigma", fmt.Sprintf("is required by the lognormal distribution, between 0 and %g", MaxSigma))
+		}
+	case "":
+		bad("distribution", "is required", anys(Distributions)...)
+		return
+	default:
+		bad("distribution", fmt.Sprintf("unknown distribution %q", s.Distribution), anys(Distributions)...)
+		return
+	}
+	// A parameter of another distribution is a mistake, not a default.
+	own := map[string][]string{"fixed": {"ms"}, "uniform": {"min_ms", "max_ms"}, "lognormal": {"median_ms", "sigma"}}[s.Distribution]
+	for name, set := range map[string]bool{"ms": s.MS != nil, "min_ms": s.MinMS != nil, "max_ms": s.MaxMS != nil, "median_ms": s.MedianMS != nil, "sigma": s.Sigma != nil} {
+		if set && !slices.Contains(own, name) {
+			bad(name, "is not a parameter of the "+s.Distribution+" distribution")
+		}
+	}
+}
+
+// Request is what a decision knows of a request.
+type Request struct {
+	// Workspace is whose rules apply, when the front knows better than
+	// the edge (0: the edge's).
+	Workspace uint64
+	Class     string
+	Operation string
+	Modality  string
+	// Ranged is a file request with a Range header.
+	Ranged bool
+	// Session is an MCP request that carries a session id.
+	Session bool
+	// Path is the request's path (file_truncate breaks a file's first
+	// download only).
+	Path string
+}
+
+// matches reports whether a spec targets a request at point p.
+func (s *Spec) matches(p Stage, r Request) bool {
+	if Point(s.Kind) != p || (s.Class != "" && s.Class != r.Class) || !slices.Contains(classes(s.Kind), r.Class) {
+		return false
+	}
+	if s.Operation != "" && s.Operation != "*" && s.Operation != r.Operation {
+		return false
+	}
+	if s.Modality != "" && s.Modality != r.Modality {
+		return false
+	}
+	switch s.Kind {
+	case FileTruncate:
+		return !r.Ranged
+	case MCPSessionExpire:
+		return r.Session
+	}
+	return true
+}
+
+// Fits checks that a kind can strike a request of class (a Mock-Fault
+// header on the request).
+func Fits(kind, class string) error {
+	if !slices.Contains(classes(kind), class) {
+		return problem.InvalidError([]problem.Violation{{In: "header", Field: Header,
+			Reason: fmt.Sprintf("%s strikes %s requests only; this is a request of the %s class", kind, strings.Join(classes(kind), ", "), class)}})
+	}
+	return nil
+}
+
+// ModalityOf is the modality of a file's media type.
+func ModalityOf(mime string) string {
+	switch kind, _, _ := strings.Cut(mime, "/"); kind {
+	case "image", "video", "audio":
+		return kind
+	case "model":
+		return "3d"
+	}
+	return ""
+}
+
+// Hit is a fault a request meets.
+type Hit struct {
+	Spec
+	// Rule is the id of the rule that struck, or "header".
+	Rule string
+	// rng draws the hit's own random values (a latency, garbage bytes).
+	rng *seed.RNG
+}
+
+// FromHeader is the hit of a Mock-Fault header, drawn from the server's
+// seed and the request's id.
+func FromHeader(s Spec, serverSeed uint64, requestID string) *Hit {
+	return &Hit{Spec: s, Rule: "header", rng: seed.For(serverSeed, "fault/header/"+requestID, 0)}
+}
+
+// Strikes reports whether a header's fault strikes its request: it targets
+// the request, and its probability, drawn from the request's id, says so.
+func (h *Hit) Strikes(r Request) bool {
+	if !h.matches(Point(h.Kind), r) {
+		return false
+	}
+	return h.Probability == nil || h.rng.Float64() < *h.Probability
+}
+
+// LatencyOf draws the hit's latency.
+func (h *Hit) LatencyOf() time.Duration {
+	ms := 0.0
+	switch h.Distribution {
+	case "fixed":
+		ms = float64(*h.MS)
+	case "uniform":
+		ms = float64(*h.MinMS) + h.rng.Float64()*float64(*h.MaxMS-*h.MinMS)
+	case "lognormal":
+		// Box–Muller: a standard normal from two uniforms.
+		u1, u2 := 1-h.rng.Float64(), h.rng.Float64()
+		z := math.Sqrt(-2*math.Log(u1)) * math.Cos(2*math.Pi*u2)
+		ms = float64(*h.MedianMS) * math.Exp(*h.Sigma*z)
+	}
+	return time.Duration(min(ms, MaxLatencyMS) * float64(time.Millisecond))
+}
+
+// Cut is where a body of n bytes stops: after_bytes, or after_fraction of
+// it (half by default); never past its end.
+func (h *Hit) Cut(n int64) int64 {
+	switch {
+	case h.AfterBytes != nil:
+		return min(*h.AfterBytes, n)
+	case h.AfterFraction != nil:
+		return int64(float64(n) * *h.AfterFraction)
+	case h.Kind == Reset:
+		return 0
+	}
+	return int64(float64(n) * DefaultFraction)
+}
+
+// GarbageBytes draws the bytes garbage_then_close sends.
+func (h *Hit) GarbageBytes() []byte {
+	n := h.Bytes
+	if n == 0 {
+		n = DefaultGarbage
+	}
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(h.rng.Uint64())
+	}
+	return b
+}
+
+// ExpiredStatusOr is the status of an expired file URL: 403 unless 404 was asked for.
+func (h *Hit) ExpiredStatusOr() int {
+	if h.ExpiredStatus == 404 {
+		return 404
+	}
+	return 403
+}
+
+// RetryAfter is the Retry-After of mcp_unavailable, 1 second by default.
+func (h *Hit) RetryAfter() int64 {
+	if h.RetryAfterSeconds != nil {
+		return *h.RetryAfterSeconds
+	}
+	return 1
+}
+
+// Describe names a hit in one short line for logs and the journal:
+// "truncate (rule flt_3)".
+func (h *Hit) Describe() string { return h.Kind + " (" + h.Rule + ")" }
+
+func anys(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+func listOr(s []string, none string) string {
+	if len(s) == 0 {
+		return none
+	}
+	return strings.Join(s, ", ")
+}
+
+// ruleID names the n-th rule of the server.
+func ruleID(n uint64) string { return "flt_" + strconv.FormatUint(n, 10) }

@@ -1,0 +1,229 @@
+package fault
+
+import (
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mediamock/mediamock/internal/problem"
+	"github.com/mediamock/mediamock/internal/seed"
+)
+
+// Global is the scope of the rules every workspace meets.
+const Global uint64 = 0
+
+// MaxRules caps the rules of one scope.
+const MaxRules = 256
+
+// maxBroken caps the files a file_truncate rule remembers having broken.
+const maxBroken = 4096
+
+// Rule is a fault kept in a scope, as the control API shows it.
+type Rule struct {
+	ID string `json:"id"`
+	Spec
+	// Matched counts the requests the rule targeted; Hits those that met
+	// the fault.
+	Matched int64 `json:"matched"`
+	Hits    int64 `json:"hits"`
+
+	index  uint64          // the rule's place in its scope: its draws depend on it alone
+	broken map[string]bool // file_truncate: the files whose first download broke
+}
+
+// Set holds the rules of every scope of one server.
+type Set struct {
+	seed   uint64
+	count  atomic.Int64 // rules in every scope: the fast path when none
+	mu     sync.Mutex
+	next   uint64
+	scopes map[uint64]*scope
+}
+
+type scope struct {
+	rules []*Rule
+	added uint64
+}
+
+// NewSet returns the rules of a server whose draws follow seed.
+func NewSet(seed uint64) *Set { return &Set{seed: seed} }
+
+// Active reports whether any scope has a rule.
+func (s *Set) Active() bool { return s != nil && s.count.Load() > 0 }
+
+// Add keeps a validated spec as a rule of scope ws.
+func (s *Set) Add(ws uint64, spec Spec) (Rule, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.scopes == nil {
+		s.scopes = map[uint64]*scope{}
+	}
+	sc := s.scopes[ws]
+	if sc == nil {
+		sc = &scope{}
+		s.scopes[ws] = sc
+	}
+	if len(sc.rules) >= MaxRules {
+		return Rule{}, &problem.Error{Kind: problem.ECONFLICT, Code: "fault_limit_reached",
+			Message: "This scope has " + strconv.Itoa(MaxRules) + " fault rules already; delete some first.",
+			Details: map[string]any{"limit": MaxRules}}
+	}
+	s.next++
+	sc.added++
+	r := &Rule{ID: ruleID(s.next), Spec: spec, index: sc.added}
+	sc.rules = append(sc.rules, r)
+	s.count.Add(1)
+	return r.view(), nil
+}
+
+func (r *Rule) view() Rule { return Rule{ID: r.ID, Spec: r.Spec, Matched: r.Matched, Hits: r.Hits} }
+
+// Rules lists the rules of scope ws, oldest first.
+func (s *Set) Rules(ws uint64) []Rule {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []Rule{}
+	if sc := s.scopes[ws]; sc != nil {
+		for _, r := range sc.rules {
+			out = append(out, r.view())
+		}
+	}
+	return out
+}
+
+// Delete removes rule id of scope ws; false when the scope has no such rule.
+func (s *Set) Delete(ws uint64, id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sc := s.scopes[ws]
+	if sc == nil {
+		return false
+	}
+	for i, r := range sc.rules {
+		if r.ID == id {
+			sc.rules = append(sc.rules[:i], sc.rules[i+1:]...)
+			s.count.Add(-1)
+			return true
+		}
+	}
+	return false
+}
+
+// Clear removes the rules of scope ws.
+func (s *Set) Clear(ws uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.drop(ws)
+}
+
+func (s *Set) drop(ws uint64) {
+	if sc := s.scopes[ws]; sc != nil {
+		s.count.Add(-int64(len(sc.rules)))
+		delete(s.scopes, ws)
+	}
+}
+
+// ClearScoped removes the rules of every workspace, keeping the global ones.
+func (s *Set) ClearScoped() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for ws := range s.scopes {
+		if ws != Global {
+			s.drop(ws)
+		}
+	}
+}
+
+// ClearAll removes every rule.
+func (s *Set) ClearAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.scopes = nil
+	s.count.Store(0)
+}
+
+// Pick decides whether a request of workspace ws (0: unknown) meets a
+// fault at point p: the workspace's rules come first, then the global
+// ones, each in the order they were added. A rule that matches counts the
+// request; whether it strikes is drawn from the seed, the rule's place in
+// its scope and how many requests it matched before. A rule with First
+// is spent, and removed, once it struck that many.
+func (s *Set) Pick(ws uint64, p Stage, req Request) *Hit {
+	if !s.Active() {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, scope := range [2]uint64{ws, Global} {
+		if sc := s.scopes[scope]; sc != nil {
+			for i, r := range sc.rules {
+				if !r.matches(p, req) || (r.Kind == FileTruncate && r.broken[req.Path]) {
+					continue
+				}
+				n := uint64(r.Matched)
+				r.Matched++
+				if r.Probability != nil && seed.For(s.seed, "fault/strike/"+strconv.FormatUint(r.index, 10), n).Float64() >= *r.Probability {
+					continue
+				}
+				r.Hits++
+				if r.Kind == FileTruncate {
+					if r.broken == nil || len(r.broken) >= maxBroken {
+						r.broken = map[string]bool{}
+					}
+					r.broken[req.Path] = true
+				}
+				hit := &Hit{Spec: r.Spec, Rule: r.ID, rng: seed.For(s.seed, "fault/draw/"+strconv.FormatUint(r.index, 10), n)}
+				if r.First > 0 && r.Hits >= int64(r.First) {
+					sc.rules = append(sc.rules[:i:i], sc.rules[i+1:]...)
+					s.count.Add(-1)
+				}
+				return hit
+			}
+		}
+		if ws == Global {
+			break
+		}
+	}
+	return nil
+}
+
+// Find returns the first rule of kind in scope ws, or else the global
+// scope, that targets req, without counting the request: file_expiry,
+// which the links a response hands out must know of.
+func (s *Set) Find(ws uint64, kind string, req Request) *Hit {
+	if !s.Active() {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, scope := range [2]uint64{ws, Global} {
+		if sc := s.scopes[scope]; sc != nil {
+			for _, r := range sc.rules {
+				if r.Kind == kind && r.matches(Point(kind), req) {
+					return &Hit{Spec: r.Spec, Rule: r.ID}
+				}
+			}
+		}
+		if ws == Global {
+			break
+		}
+	}
+	return nil
+}
+
+// HasKind reports whether any scope has a rule of kind.
+func (s *Set) HasKind(kind string) bool {
+	if !s.Active() {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, sc := range s.scopes {
+		for _, r := range sc.rules {
+			if r.Kind == kind {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,440 @@
+package front
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mediamock/mediamock/internal/fault"
+	"github.com/mediamock/mediamock/internal/seed"
+	"github.com/mediamock/mediamock/internal/wire"
+	"github.com/mediamock/mediamock/sim"
+)
+
+// faultClass is the path class of a request that passed a faultable door:
+// the MCP endpoint, a file, or an operation of the API.
+func faultClass(r *http.Request) string {
+	switch {
+	case HasPathPrefix(r.URL.Path, "/mcp"):
+		return fault.MCP
+	case strings.HasPrefix(r.URL.Path, wire.FilesPath):
+		return fault.Files
+	}
+	return fault.API
+}
+
+// faultState is what the edge knows of the faults of one request.
+type faultState struct {
+	class string
+	// header is the request's own fault (Mock-Fault), nil when none.
+	header *fault.Hit
+	// modality and ws are set by the front once it knows them (a file's
+	// media type and workspace).
+	modality string
+	ws       uint64
+	// decided: the answer's faults (latency, delivery) were drawn.
+	decided bool
+	// deliver is the delivery fault the answer meets; its bytes are held
+	// until the handler is done, then sent broken.
+	deliver *fault.Hit
+	held    bytes.Buffer
+	// mu guards what an MCP tool call, on a goroutine of its own, may
+	// set while the request is answered: met and modality.
+	mu sync.Mutex
+	// met are the faults the request met, for the journal and the coverage.
+	met []*fault.Hit
+	// abort breaks the connection once the handler is done (a fault
+	// decided by the front: an MCP stream dropped without resumption).
+	abort atomic.Bool
+}
+
+// readFaultHeader reads the Mock-Fault header of a request to a faultable
+// door. A server whose test controls are closed (a control token is set)
+// ignores it, with a log line: strangers must not steer it. A malformed
+// header, or one of a kind the request's class cannot meet, is the
+// request's error.
+func (env *Env) readFaultHeader(w *Writer, r *http.Request) error {
+	values := r.Header.Values(fault.Header)
+	if len(values) == 0 {
+		return nil
+	}
+	if env.ControlToken != "" {
+		env.Log.Warn("Mock-Fault header ignored: the server's test controls are closed by its control token",
+			"request_id", w.Header().Get("X-Request-Id"), "path", r.URL.Path, "value", truncate(values[0], 200))
+		return nil
+	}
+	spec, err := fault.ParseHeader(values, env.API.Has)
+	if err != nil {
+		return err
+	}
+	if err := fault.Fits(spec.Kind, w.faults.class); err != nil {
+		return err
+	}
+	w.faults.header = fault.FromHeader(spec, env.Eng.Seed(), w.Header().Get("X-Request-Id"))
+	return nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// SetFile tells the edge what file a request is for: its workspace (the
+// journal and the faults of its scope) and its modality (which faults
+// target).
+func (w *Writer) SetFile(ref sim.FileRef) {
+	w.faults.ws, w.faults.modality = ref.WS, fault.ModalityOf(mimeOfExt(ref.Ext))
+	if w.principal == nil {
+		w.workspace = ref.WS
+	}
+}
+
+// SetModality tells the edge the modality a request is about (a
+// generation's), for the faults that target one.
+func (w *Writer) SetModality(m string) { w.faults.modality = m }
+
+// Abort breaks the connection once the handler is done, without a
+// complete answer: a fault the front decided.
+func (w *Writer) Abort() { w.faults.abort.Store(true) }
+
+// Met records a fault the request met, for the journal and the coverage.
+func (w *Writer) Met(h *fault.Hit) {
+	if h != nil {
+		w.faults.mu.Lock()
+		w.faults.met = append(w.faults.met, h)
+		w.faults.mu.Unlock()
+	}
+}
+
+// FaultWorkspace is the workspace whose faults a request meets: its
+// principal's, else its file's.
+func (w *Writer) FaultWorkspace() uint64 {
+	if w.principal != nil {
+		return w.principal.WorkspaceID
+	}
+	return w.faults.ws
+}
+
+// Faultable reports whether the request may meet a fault: its door lets
+// faults in, and it asks for one or a rule is set somewhere.
+func (w *Writer) Faultable() bool {
+	return w.faults.class != "" && (w.faults.header != nil || w.env.Rules.Active())
+}
+
+// PickFault decides whether the request meets a fault at point p: its own
+// Mock-Fault header when that asks for one there, else the rules of its
+// workspace and the global ones. The hit is recorded as met.
+func (w *Writer) PickFault(p fault.Stage, req fault.Request) *fault.Hit {
+	if w.faults.class == "" {
+		return nil
+	}
+	req.Class = w.faults.class
+	w.faults.mu.Lock()
+	if req.Modality == "" {
+		req.Modality = w.faults.modality
+	} else if w.faults.modality == "" {
+		w.faults.modality = req.Modality // the answer's faults target it too
+	}
+	w.faults.mu.Unlock()
+	ws := req.Workspace
+	if ws == 0 {
+		ws = w.FaultWorkspace()
+	}
+	var h *fault.Hit
+	if hd := w.faults.header; hd != nil {
+		if fault.Point(hd.Kind) == p && hd.Strikes(req) {
+			h = hd
+		}
+	} else {
+		h = w.env.Rules.Pick(ws, p, req)
+	}
+	w.Met(h)
+	return h
+}
+
+// decideFaults draws the answer's latency and delivery faults, once, when
+// the answer is about to go.
+func (w *Writer) decideFaults() {
+	st := &w.faults
+	if st.decided || st.class == "" || (st.header == nil && !w.env.Rules.Active()) {
+		return
+	}
+	st.decided = true
+	req := fault.Request{Operation: w.op, Path: w.req.URL.Path, Ranged: w.req.Header.Get("Range") != ""}
+	if w.call != nil {
+		req.Operation = w.call.Operation
+	}
+	if h := w.PickFault(fault.Delay, req); h != nil {
+		d := h.LatencyOf()
+		w.latency += d
+		ctx, cancel := w.env.UntilStop(w.req.Context())
+		w.env.Sleep(ctx, d)
+		cancel()
+	}
+	// A GET of the MCP endpoint is a stream that may never end: it is never held.
+	if st.class == fault.MCP && w.req.Method == http.MethodGet {
+		return
+	}
+	st.deliver = w.PickFault(fault.Deliver, req)
+}
+
+// finishFaults sends an answer held for a delivery fault, broken as the
+// fault says; a front's abort breaks the connection.
+func (w *Writer) finishFaults() {
+	st := &w.faults
+	if st.abort.Load() && st.deliver == nil {
+		st.deliver = &fault.Hit{Spec: fault.Spec{Kind: fault.EmptyReply}}
+		w.resetHeld()
+	}
+	h := st.deliver
+	if h == nil {
+		return
+	}
+	status := w.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	body := st.held.Bytes()
+	head := w.Header()
+	head.Set("Content-Length", strconv.Itoa(len(body)))
+	head.Del("Transfer-Encoding")
+	if h.Kind == fault.SlowBody {
+		w.slowBody(status, body, h.BytesPerSecond)
+		return
+	}
+	var sent []byte
+	switch h.Kind {
+	case fault.Truncate, fault.FileTruncate, fault.Reset:
+		cut := h.Cut(int64(len(body)))
+		if h.Kind != fault.Reset || cut > 0 {
+			head.Set("Connection", "close")
+			sent = append(rawHead(status, head), body[:cut]...)
+		}
+	case fault.Garbage:
+		sent = h.GarbageBytes()
+	}
+	w.sentBytes = int64(len(sent))
+	breakConnection(w.ResponseWriter, h.Kind, status, head, sent)
+}
+
+func (w *Writer) resetHeld() { w.faults.held.Reset() }
+
+// slowBody sends the answer at bytesPerSecond, in chunks ten times a second.
+func (w *Writer) slowBody(status int, body []byte, bytesPerSecond int64) {
+	w.ResponseWriter.WriteHeader(status)
+	chunk := max(1, bytesPerSecond/10)
+	rc := http.NewResponseController(w.ResponseWriter)
+	ctx, cancel := w.env.UntilStop(w.req.Context())
+	defer cancel()
+	for len(body) > 0 && ctx.Err() == nil {
+		n := min(int64(len(body)), chunk)
+		if _, err := w.ResponseWriter.Write(body[:n]); err != nil {
+			return
+		}
+		w.sentBytes += n
+		body = body[n:]
+		_ = rc.Flush()
+		if len(body) > 0 {
+			w.env.Sleep(ctx, time.Duration(n)*time.Second/time.Duration(bytesPerSecond))
+		}
+	}
+}
+
+// rawHead is an HTTP/1.1 status line and header block.
+func rawHead(status int, h http.Header) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "HTTP/1.1 %03d %s\r\n", status, http.StatusText(status))
+	_ = h.Write(&b)
+	b.WriteString("\r\n")
+	return b.Bytes()
+}
+
+// Breaker is a ResponseWriter that breaks its exchange by itself, without
+// a connection to hijack (the in-memory transport).
+type Breaker interface {
+	Break(kind string, status int, h http.Header, sent []byte)
+}
+
+// breakConnection takes the connection from net/http, writes sent and ends
+// it: reset sends a TCP RST, every other kind closes it. A connection that
+// cannot be taken (HTTP/2) is aborted, which resets its stream.
+func breakConnection(rw http.ResponseWriter, kind string, status int, h http.Header, sent []byte) {
+	if b, ok := unwrapBreaker(rw); ok {
+		b.Break(kind, status, h, sent)
+		return
+	}
+	conn, buf, err := http.NewResponseController(rw).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	defer conn.Close()
+	if len(sent) > 0 {
+		_, _ = buf.Write(sent)
+		_ = buf.Flush()
+	}
+	if kind == fault.Reset {
+		if tcp, ok := conn.(*net.TCPConn); ok {
+			_ = tcp.SetLinger(0)
+		}
+	}
+}
+
+func unwrapBreaker(rw http.ResponseWriter) (Breaker, bool) {
+	for {
+		if b, ok := rw.(Breaker); ok {
+			return b, true
+		}
+		u, ok := rw.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return nil, false
+		}
+		rw = u.Unwrap()
+	}
+}
+
+// ErrConnectionReset is what a client of the in-memory transport reads
+// when a fault resets the connection.
+var ErrConnectionReset = errors.New("read: connection reset by peer")
+
+// memory transport: a broken exchange is the error a client over TCP meets.
+func (m *memResponse) Break(kind string, status int, h http.Header, sent []byte) {
+	m.broken, m.sent = kind, sent
+}
+
+func (m *memResponse) brokenResponse(r *http.Request) (*http.Response, error) {
+	switch m.broken {
+	case fault.Reset:
+		if len(m.sent) == 0 {
+			return nil, &net.OpError{Op: "read", Net: "tcp", Err: syscallReset}
+		}
+	case fault.EmptyReply:
+		return nil, io.EOF
+	case fault.Garbage:
+		return nil, fmt.Errorf("net/http: malformed HTTP response %q", truncate(string(m.sent), 40))
+	}
+	// A head was sent, then part of the body: the body ends early.
+	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(m.sent)), r)
+	if err != nil {
+		return nil, err
+	}
+	end := error(io.ErrUnexpectedEOF)
+	if m.broken == fault.Reset {
+		end = &net.OpError{Op: "read", Net: "tcp", Err: syscallReset}
+	}
+	resp.Body = &brokenBody{r: resp.Body, err: end}
+	return resp, nil
+}
+
+// brokenBody reads what was sent, then fails as a broken connection does.
+type brokenBody struct {
+	r   io.ReadCloser
+	err error
+}
+
+func (b *brokenBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+		return n, b.err
+	}
+	return n, err
+}
+
+func (b *brokenBody) Close() error { return b.r.Close() }
+
+// journal names the faults met, and their rules, for the journal entry.
+func (st *faultState) journal() (kinds, rules string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if len(st.met) == 0 {
+		return "", ""
+	}
+	k, r := make([]string, len(st.met)), make([]string, len(st.met))
+	for i, h := range st.met {
+		k[i], r[i] = h.Kind, h.Rule
+	}
+	return strings.Join(k, ","), strings.Join(r, ",")
+}
+
+// signFile is the query of a file's address while file URLs expire: when
+// it expires (on the simulated clock, ttl_seconds from now) and a
+// signature of that, so that a client cannot move it.
+func (env *Env) signFile(ref sim.FileRef) string {
+	h := env.Rules.Find(ref.WS, fault.FileExpiry, fault.Request{Class: fault.Files, Modality: fault.ModalityOf(mimeOfExt(ref.Ext))})
+	if h == nil {
+		return ""
+	}
+	expires := env.Eng.Clock().Now().Unix() + *h.TTLSeconds
+	return "?expires=" + strconv.FormatInt(expires, 10) + "&signature=" + env.fileSignature(ref, expires)
+}
+
+func (env *Env) fileSignature(ref sim.FileRef, expires int64) string {
+	return fmt.Sprintf("%016x", seed.Derive(env.Eng.Seed(), "file-expiry/"+ref.Path(), uint64(expires)))
+}
+
+// mimeOfExt is the media type of a file extension, for the modality of a
+// file address.
+func mimeOfExt(ext string) string {
+	switch ext {
+	case ".png", ".jpg", ".jpeg", ".webp", ".gif":
+		return "image/"
+	case ".mp4", ".webm", ".mov":
+		return "video/"
+	case ".mp3", ".wav", ".ogg", ".m4a":
+		return "audio/"
+	case ".glb", ".gltf", ".obj":
+		return "model/"
+	}
+	return ""
+}
+
+// FileExpired checks a file request against the file_expiry fault of its
+// scope (or its own Mock-Fault header): an address that carries an expiry
+// expires then, if its signature holds; one without expires ttl_seconds
+// after the file was made. An expired address is the error to answer
+// with, and the fault is met.
+func (w *Writer) FileExpired(ref sim.FileRef, made time.Time) error {
+	var h *fault.Hit
+	if hd := w.faults.header; hd != nil {
+		if hd.Kind == fault.FileExpiry {
+			h = hd
+		}
+	} else {
+		h = w.env.Rules.Find(ref.WS, fault.FileExpiry, fault.Request{Class: fault.Files, Modality: w.faults.modality})
+	}
+	if h == nil {
+		return nil
+	}
+	now := w.env.Eng.Clock().Now()
+	expires := made.Add(time.Duration(*h.TTLSeconds) * time.Second)
+	q := w.req.URL.Query()
+	if e := q.Get("expires"); e != "" {
+		n, err := strconv.ParseInt(e, 10, 64)
+		if err != nil || q.Get("signature") != w.env.fileSignature(ref, n) {
+			w.Met(h)
+			return &sim.Error{Kind: sim.EFORBIDDEN, Code: "invalid_signature",
+				Message: "The file address's expiry or signature was changed; read the asset again for a fresh address."}
+		}
+		expires = time.Unix(n, 0)
+	}
+	if !now.After(expires) {
+		return nil
+	}
+	w.Met(h)
+	if h.ExpiredStatusOr() == http.StatusNotFound {
+		return &sim.Error{Kind: sim.ENOTFOUND, Code: "not_found", Message: "No such file."}
+	}
+	return &sim.Error{Kind: sim.EFORBIDDEN, Code: "file_url_expired",
+		Message: "This file address expired at " + sim.FormatTime(expires) + "; read the asset again for a fresh address.",
+		Details: map[string]any{"expired_at": sim.FormatTime(expires)}}
+}

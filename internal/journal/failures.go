@@ -1,0 +1,160 @@
+package journal
+
+import "slices"
+
+// What a client did after it met a fault: the request of the same
+// workspace that came next.
+const (
+	NextRetried       = "retried"            // the same operation, file or MCP method again
+	NextResumedRange  = "resumed_with_range" // the same file, with a Range header
+	NextReread        = "reread"             // the asset or generation read again, for a fresh file address
+	NextReinitialized = "reinitialized"      // an MCP initialize: a new session
+	NextResumedStream = "resumed_stream"     // an MCP GET with Last-Event-ID
+	NextOther         = "other"              // something else
+)
+
+// Exchange is what the coverage of failure paths reads of a recorded
+// request.
+type Exchange struct {
+	Workspace uint64
+	Method    string
+	Path      string
+	Operation string
+	MCPMethod string
+	// Ranged: it carried a Range header; Resuming: a Last-Event-ID header.
+	Ranged, Resuming bool
+	// Faults are the kinds of fault it met.
+	Faults []string
+}
+
+// FailurePath is how often the clients met a kind of fault, and what they
+// did next.
+type FailurePath struct {
+	Kind string         `json:"kind"`
+	Met  int            `json:"met"`
+	Next map[string]int `json:"next"`
+}
+
+// pending is the last exchange of a workspace that met a fault, waiting
+// for the client's next request.
+type pending struct {
+	Exchange
+}
+
+// Follow counts an exchange for the failure paths: what it did after the
+// workspace's last fault, if one waits; then the faults it met itself.
+func (c *Counts) Follow(x Exchange) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pending == nil {
+		c.pending = map[uint64]pending{}
+	}
+	if p, ok := c.pending[x.Workspace]; ok {
+		delete(c.pending, x.Workspace)
+		next := classify(p.Exchange, x)
+		for _, kind := range p.Faults {
+			c.all.next(kind, next)
+			if t := c.scoped(x.Workspace); t != nil {
+				t.next(kind, next)
+			}
+		}
+	}
+	if len(x.Faults) == 0 {
+		return
+	}
+	for _, kind := range x.Faults {
+		c.all.met(kind)
+		if t := c.scoped(x.Workspace); t != nil {
+			t.met(kind)
+		}
+	}
+	if len(c.pending) < maxPending {
+		c.pending[x.Workspace] = pending{x}
+	}
+}
+
+// maxPending bounds the workspaces waiting for their next request.
+const maxPending = 4096
+
+// scoped is the tally of a workspace, made on first use; nil for none.
+func (c *Counts) scoped(ws uint64) *tally {
+	if ws == 0 {
+		return nil
+	}
+	if c.byWS == nil {
+		c.byWS = map[uint64]*tally{}
+	}
+	t := c.byWS[ws]
+	if t == nil {
+		t = &tally{}
+		c.byWS[ws] = t
+	}
+	return t
+}
+
+func classify(prev, x Exchange) string {
+	switch {
+	case x.MCPMethod == "initialize" || slices.Contains(splitMethods(x.MCPMethod), "initialize"):
+		return NextReinitialized
+	case x.Method == "GET" && x.Resuming:
+		return NextResumedStream
+	case x.Path == prev.Path && prev.Operation == "" && x.Ranged:
+		return NextResumedRange
+	case x.Operation != "" && x.Operation == prev.Operation,
+		prev.Operation == "" && x.Path == prev.Path && x.MCPMethod == prev.MCPMethod:
+		return NextRetried
+	case prev.Operation == "" && (x.Operation == "getAsset" || x.Operation == "getGeneration" || x.Operation == "listAssets"):
+		return NextReread
+	}
+	return NextOther
+}
+
+func splitMethods(s string) []string {
+	var out []string
+	for len(s) > 0 {
+		i := 0
+		for i < len(s) && s[i] != ',' {
+			i++
+		}
+		out = append(out, s[:i])
+		if i < len(s) {
+			i++
+		}
+		s = s[i:]
+	}
+	return out
+}
+
+func (t *tally) met(kind string) {
+	if t.faults == nil {
+		t.faults = map[string]*FailurePath{}
+	}
+	f := t.faults[kind]
+	if f == nil {
+		f = &FailurePath{Kind: kind, Next: map[string]int{}}
+		t.faults[kind] = f
+	}
+	f.Met++
+}
+
+func (t *tally) next(kind, what string) {
+	if f := t.faults[kind]; f != nil {
+		f.Next[what]++
+	}
+}
+
+// failurePaths reports every kind, in order, with what was met of it.
+func (t *tally) failurePaths(kinds []string) []FailurePath {
+	out := make([]FailurePath, 0, len(kinds))
+	for _, k := range kinds {
+		fp := FailurePath{Kind: k, Next: map[string]int{}}
+		if f := t.faults[k]; f != nil {
+			fp.Met = f.Met
+			for n, v := range f.Next {
+				fp.Next[n] = v
+			}
+		}
+		out = append(out, fp)
+	}
+	return out
+}
