@@ -62,8 +62,8 @@ var Distributions = []string{"fixed", "uniform", "lognormal"}
 
 // Limits of the parameters.
 const (
-	MaxLatencyMS    = 60_000    // a latency over a minute would outlast clients' own timeouts
-	MaxGarbageBytes = 1 << 20   // garbage_then_close sends at most 1 MiB
+	MaxLatencyMS    = 60_000  // a latency over a minute would outlast clients' own timeouts
+	MaxGarbageBytes = 1 << 20 // garbage_then_close sends at most 1 MiB
 	MaxTTLSeconds   = 366 * 86400
 	DefaultGarbage  = 256
 	DefaultFraction = 0.5

@@ -49,7 +49,7 @@ func (f *Front) newTransports() transports {
 	// public URL, steps aside.
 	opts := func(stateless, jsonResponse bool) *sdk.StreamableHTTPOptions {
 		return &sdk.StreamableHTTPOptions{Stateless: stateless, JSONResponse: jsonResponse, Logger: quiet(f.env.Log),
-			MaxRequestBodyBytes:        -1, // the edge caps bodies
+			MaxRequestBodyBytes: -1, // the edge caps bodies
 			// Events are kept so that a stream dropped mid-call (a fault,
 			// or a network) resumes with Last-Event-ID.
 			EventStore:                 f.events,
