@@ -98,6 +98,10 @@ func (f *Front) sessionFault(w *front.Writer, r *http.Request) bool {
 	return false
 }
 
+// streamRetry is the SSE retry a dropped stream closes with: clients
+// reconnect after it, not after their own back-off.
+const streamRetry = 10 * time.Millisecond
+
 // dropStream ends a tool call's event stream before its result, for the
 // mcp_stream_drop fault: with sessions, the client resumes the stream with
 // Last-Event-ID and reads the result the server kept; without (the
@@ -105,7 +109,7 @@ func (f *Front) sessionFault(w *front.Writer, r *http.Request) bool {
 // call failed.
 func dropStream(req *sdk.CallToolRequest, w *front.Writer) {
 	if req.Extra != nil && req.Extra.CloseSSEStream != nil && req.Extra.Header.Get("Mcp-Protocol-Version") < sessionlessVersion {
-		req.Extra.CloseSSEStream(sdk.CloseSSEStreamArgs{})
+		req.Extra.CloseSSEStream(sdk.CloseSSEStreamArgs{RetryAfter: streamRetry})
 		return
 	}
 	w.Abort()

@@ -4,6 +4,8 @@
 package wire
 
 import (
+	"strings"
+
 	"github.com/mediamock/mediamock/fixtures"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -26,6 +28,14 @@ func (v View) FileURL(ref sim.FileRef) string {
 		u += v.Sign(ref)
 	}
 	return u
+}
+
+// querySep is what joins one more query parameter to an address.
+func querySep(u string) string {
+	if strings.Contains(u, "?") {
+		return "&"
+	}
+	return "?"
 }
 
 // BasePath is the REST base path of the service: {base_url} is a server's
@@ -94,7 +104,7 @@ func (v View) Asset(a sim.Asset) Asset {
 		Prompt: a.Prompt, ProjectID: a.ProjectID, Credits: a.Credits, Error: a.Error, CreatedAt: a.CreatedAt.String()}
 	if a.Status == sim.StatusCompleted {
 		out.URL = v.FileURL(v.Eng.AssetFile(a))
-		out.DownloadURL = out.URL + "?download=1"
+		out.DownloadURL = out.URL + querySep(out.URL) + "download=1"
 		out.MimeType, out.Width, out.Height, out.DurationSeconds = a.MimeType, a.Width, a.Height, a.DurationSeconds
 	}
 	return out
