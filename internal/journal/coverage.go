@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"text/tabwriter"
 
 	"github.com/mediamock/mediamock/sim"
@@ -19,8 +20,10 @@ type Counts struct {
 	mu   sync.Mutex
 	all  tally
 	byWS map[uint64]*tally
-	// pending is each workspace's last exchange that met a fault.
+	// pending is each workspace's last exchange that met a fault; waiting
+	// counts them, for the fast path of requests when none waits.
 	pending map[uint64]pending
+	waiting atomic.Int64
 	// FaultKinds are the kinds of fault the failure paths list.
 	FaultKinds []string
 }
@@ -70,10 +73,12 @@ func (c *Counts) Reset(ws uint64) {
 	defer c.mu.Unlock()
 	if ws == 0 {
 		c.all, c.byWS, c.pending = tally{}, nil, nil
+		c.waiting.Store(0)
 		return
 	}
 	delete(c.byWS, ws)
 	delete(c.pending, ws)
+	c.waiting.Store(int64(len(c.pending)))
 }
 
 // Coverage reports what the clients exercised: each operation of
@@ -128,6 +133,7 @@ func (c *Counts) ResetScoped() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.byWS, c.pending = nil, nil
+	c.waiting.Store(0)
 }
 
 // Report builds the coverage report of ops, in their order, with the

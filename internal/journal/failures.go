@@ -44,11 +44,15 @@ type pending struct {
 // Follow counts an exchange for the failure paths: what it did after the
 // workspace's last fault, if one waits; then the faults it met itself.
 func (c *Counts) Follow(x Exchange) {
+	if len(x.Faults) == 0 && c.waiting.Load() == 0 {
+		return // no fault met, none waiting: nothing to count
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.pending == nil {
 		c.pending = map[uint64]pending{}
 	}
+	defer func() { c.waiting.Store(int64(len(c.pending))) }()
 	if p, ok := c.pending[x.Workspace]; ok {
 		delete(c.pending, x.Workspace)
 		next := classify(p.Exchange, x)

@@ -1,0 +1,99 @@
+package fault
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func known(op string) bool { return op == "getAccount" }
+
+// Latencies follow their distribution, and the same seed draws the same.
+func TestLatencyDistributions(t *testing.T) {
+	draw := func(spec Spec, seed uint64) []time.Duration {
+		require.NoError(t, spec.Validate("body", known))
+		s := NewSet(seed)
+		_, err := s.Add(Global, spec)
+		require.NoError(t, err)
+		out := make([]time.Duration, 2000)
+		for i := range out {
+			h := s.Pick(7, Delay, Request{Class: API})
+			require.NotNil(t, h)
+			out[i] = h.LatencyOf()
+		}
+		return out
+	}
+	lo, hi := int64(100), int64(300)
+	uniform := draw(Spec{Kind: Latency, Distribution: "uniform", MinMS: &lo, MaxMS: &hi}, 1)
+	for _, d := range uniform {
+		assert.True(t, d >= 100*time.Millisecond && d <= 300*time.Millisecond, d)
+	}
+	median, sigma := int64(200), 0.5
+	logn := draw(Spec{Kind: Latency, Distribution: "lognormal", MedianMS: &median, Sigma: &sigma}, 1)
+	sorted := slices.Sorted(slices.Values(logn))
+	mid := sorted[len(sorted)/2]
+	assert.InDelta(t, 200, float64(mid.Milliseconds()), 20, "the median is median_ms")
+	assert.Greater(t, sorted[len(sorted)*99/100], 400*time.Millisecond, "a long tail")
+	assert.Equal(t, logn, draw(Spec{Kind: Latency, Distribution: "lognormal", MedianMS: &median, Sigma: &sigma}, 1), "same seed, same draws")
+	assert.NotEqual(t, logn, draw(Spec{Kind: Latency, Distribution: "lognormal", MedianMS: &median, Sigma: &sigma}, 2))
+	huge := int64(MaxLatencyMS)
+	big := 4.0
+	for _, d := range draw(Spec{Kind: Latency, Distribution: "lognormal", MedianMS: &huge, Sigma: &big}, 3) {
+		assert.LessOrEqual(t, d, time.Duration(MaxLatencyMS)*time.Millisecond, "capped")
+	}
+}
+
+// A probability strikes about that share of the requests; first spends
+// the rule; a workspace's rules come before the global ones.
+func TestPickStrikesAndScopes(t *testing.T) {
+	s := NewSet(9)
+	p := 0.25
+	_, err := s.Add(Global, Spec{Kind: Reset, Probability: &p})
+	require.NoError(t, err)
+	hits := 0
+	for range 4000 {
+		if s.Pick(3, Deliver, Request{Class: API}) != nil {
+			hits++
+		}
+	}
+	assert.InDelta(t, 1000, hits, 120)
+	own, err := s.Add(3, Spec{Kind: Truncate, First: 2})
+	require.NoError(t, err)
+	assert.Equal(t, Truncate, s.Pick(3, Deliver, Request{Class: API}).Kind)
+	assert.Equal(t, own.ID, s.Pick(3, Deliver, Request{Class: API}).Rule)
+	assert.NotEqual(t, Truncate, kindOf(s.Pick(3, Deliver, Request{Class: API})), "spent after first=2")
+	assert.Len(t, s.Rules(3), 0)
+	assert.Nil(t, s.Pick(3, Admit, Request{Class: API}), "a delivery fault is not an admission's")
+
+	s.ClearAll()
+	assert.False(t, s.Active())
+	_, err = s.Add(Global, Spec{Kind: FileTruncate})
+	require.NoError(t, err)
+	assert.NotNil(t, s.Pick(0, Deliver, Request{Class: Files, Path: "/files/a"}))
+	assert.Nil(t, s.Pick(0, Deliver, Request{Class: Files, Path: "/files/a"}), "a file's first download only")
+	assert.Nil(t, s.Pick(0, Deliver, Request{Class: Files, Path: "/files/b", Ranged: true}), "a range is served")
+	assert.Nil(t, s.Pick(0, Deliver, Request{Class: API}), "files only")
+}
+
+func kindOf(h *Hit) string {
+	if h == nil {
+		return ""
+	}
+	return h.Kind
+}
+
+func TestParseHeader(t *testing.T) {
+	s, err := ParseHeader([]string{" latency ; distribution=uniform; min_ms=1;max_ms=5 "}, known)
+	require.NoError(t, err)
+	assert.Equal(t, Latency, s.Kind)
+	assert.EqualValues(t, 5, *s.MaxMS)
+	_, err = ParseHeader([]string{"reset", "truncate"}, known)
+	assert.ErrorContains(t, err, "one fault per request")
+	_, err = ParseHeader([]string{"reset; after_bytes=1; after_bytes=2"}, known)
+	assert.ErrorContains(t, err, "twice")
+	_, err = ParseHeader([]string{"slow_body; bytes_per_second=fast"}, known)
+	assert.ErrorContains(t, err, "not an integer")
+}
