@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
@@ -267,6 +268,7 @@ func (env *Env) record(w *Writer, r *http.Request, started time.Time) {
 	if w.faults.class != "" {
 		x := journal.Exchange{Workspace: e.WorkspaceID, Method: r.Method, Path: r.URL.Path, Operation: e.Operation, MCPMethod: e.MCPMethod,
 			Ranged: r.Header.Get("Range") != "", Resuming: r.Header.Get("Last-Event-ID") != ""}
+		x.Background = w.faults.class == fault.MCP && r.Method == http.MethodGet && !x.Resuming
 		if e.Fault != "" {
 			x.Faults = strings.Split(e.Fault, ",")
 		}

@@ -23,6 +23,9 @@ type Exchange struct {
 	MCPMethod string
 	// Ranged: it carried a Range header; Resuming: a Last-Event-ID header.
 	Ranged, Resuming bool
+	// Background: a request a client library makes by itself (MCP's
+	// standalone event stream), not the client's next step.
+	Background bool
 	// Faults are the kinds of fault it met.
 	Faults []string
 }
@@ -53,7 +56,7 @@ func (c *Counts) Follow(x Exchange) {
 		c.pending = map[uint64]pending{}
 	}
 	defer func() { c.waiting.Store(int64(len(c.pending))) }()
-	if p, ok := c.pending[x.Workspace]; ok {
+	if p, ok := c.pending[x.Workspace]; ok && !x.Background {
 		delete(c.pending, x.Workspace)
 		next := classify(p.Exchange, x)
 		for _, kind := range p.Faults {
