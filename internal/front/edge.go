@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
@@ -59,6 +58,9 @@ func (env *Env) Serve(w http.ResponseWriter, r *http.Request, d Door, next func(
 		}
 		rw.logInternal(r)
 		env.record(rw, r, started)
+		// An answer that met a fault goes out once the journal and the
+		// coverage know of it: the client's next step comes after.
+		rw.finishFaults()
 	}()
 	if d.Faults {
 		rw.faults.class = faultClass(r)
@@ -66,7 +68,6 @@ func (env *Env) Serve(w http.ResponseWriter, r *http.Request, d Door, next func(
 			WriteError(rw, err)
 			return
 		}
-		defer rw.finishFaults()
 	}
 	if d.BodyLimit != nil {
 		if max, tooBig := d.BodyLimit(r); !LimitBody(rw, r, max, tooBig) {
@@ -180,9 +181,12 @@ func (w *Writer) WriteHeader(status int) {
 		return
 	}
 	w.wroteHeader, w.status = true, status
+	if w.faults.class != "" && w.env.Coverage.Waiting() {
+		w.env.Coverage.Next(w.exchange())
+	}
 	w.decideFaults()
-	if w.faults.deliver != nil || w.faults.abort.Load() {
-		return // held: finishFaults sends it, broken
+	if w.held() {
+		return // finishFaults sends it, after the journal
 	}
 	w.ResponseWriter.WriteHeader(status)
 }
@@ -195,7 +199,7 @@ func (w *Writer) Write(b []byte) (int, error) {
 	if w.resCapture != nil {
 		w.resCapture.Keep(b)
 	}
-	if w.faults.deliver != nil || w.faults.abort.Load() {
+	if w.held() {
 		return w.faults.held.Write(b)
 	}
 	return w.ResponseWriter.Write(b)
@@ -207,7 +211,7 @@ func (w *Writer) FlushError() error {
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
-	if w.faults.deliver != nil || w.faults.abort.Load() {
+	if w.held() {
 		return nil
 	}
 	return http.NewResponseController(w.ResponseWriter).Flush()
@@ -265,14 +269,10 @@ func (env *Env) record(w *Writer, r *http.Request, started time.Time) {
 		e.WorkspaceID = w.workspace
 	}
 	e.Fault, e.FaultRule = w.faults.journal()
-	if w.faults.class != "" {
-		x := journal.Exchange{Workspace: e.WorkspaceID, Method: r.Method, Path: r.URL.Path, Operation: e.Operation, MCPMethod: e.MCPMethod,
-			Ranged: r.Header.Get("Range") != "", Resuming: r.Header.Get("Last-Event-ID") != ""}
-		x.Background = w.faults.class == fault.MCP && r.Method == http.MethodGet && !x.Resuming
-		if e.Fault != "" {
-			x.Faults = strings.Split(e.Fault, ",")
-		}
-		env.Coverage.Follow(x)
+	if e.Fault != "" {
+		x := w.exchange()
+		x.Operation, x.Faults = e.Operation, strings.Split(e.Fault, ",")
+		env.Coverage.Met(x)
 	}
 	var bodies Bodies
 	if w.reqCapture != nil {

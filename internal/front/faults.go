@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mediamock/mediamock/internal/fault"
+	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/seed"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
@@ -55,6 +56,15 @@ type faultState struct {
 	// abort breaks the connection once the handler is done (a fault
 	// decided by the front: an MCP stream dropped without resumption).
 	abort atomic.Bool
+	// holding: the answer met a fault when its head was written, so it is
+	// held until the journal has it (finishFaults sends it).
+	holding bool
+}
+
+// held reports whether the answer is kept back: it met a fault before its
+// head went out, or a delivery fault or an abort will break it.
+func (w *Writer) held() bool {
+	return w.faults.holding || w.faults.deliver != nil || w.faults.abort.Load()
 }
 
 // readFaultHeader reads the Mock-Fault header of a request to a faultable
@@ -187,6 +197,9 @@ func (w *Writer) decideFaults() {
 		return
 	}
 	st.deliver = w.PickFault(fault.Deliver, req)
+	st.mu.Lock()
+	st.holding = len(st.met) > 0
+	st.mu.Unlock()
 }
 
 // finishFaults sends an answer held for a delivery fault, broken as the
@@ -199,6 +212,10 @@ func (w *Writer) finishFaults() {
 	}
 	h := st.deliver
 	if h == nil {
+		if st.holding && w.wroteHeader {
+			w.ResponseWriter.WriteHeader(w.status)
+			w.ResponseWriter.Write(st.held.Bytes())
+		}
 		return
 	}
 	status := w.status
@@ -437,4 +454,16 @@ func (w *Writer) FileExpired(ref sim.FileRef, made time.Time) error {
 	return &sim.Error{Kind: sim.EFORBIDDEN, Code: "file_url_expired",
 		Message: "This file address expired at " + sim.FormatTime(expires) + "; read the asset again for a fresh address.",
 		Details: map[string]any{"expired_at": sim.FormatTime(expires)}}
+}
+
+// exchange is what the coverage of failure paths reads of the request.
+func (w *Writer) exchange() journal.Exchange {
+	r := w.req
+	x := journal.Exchange{Workspace: w.FaultWorkspace(), Method: r.Method, Path: r.URL.Path, Operation: w.op, MCPMethod: w.mcpMethod,
+		Ranged: r.Header.Get("Range") != "", Resuming: r.Header.Get("Last-Event-ID") != ""}
+	if w.call != nil {
+		x.Operation = w.call.Operation
+	}
+	x.Background = w.faults.class == fault.MCP && r.Method == http.MethodGet && !x.Resuming
+	return x
 }

@@ -44,40 +44,54 @@ type pending struct {
 	Exchange
 }
 
-// Follow counts an exchange for the failure paths: what it did after the
-// workspace's last fault, if one waits; then the faults it met itself.
-func (c *Counts) Follow(x Exchange) {
-	if len(x.Faults) == 0 && c.waiting.Load() == 0 {
-		return // no fault met, none waiting: nothing to count
+// Waiting reports whether a fault waits for a workspace's next request.
+func (c *Counts) Waiting() bool { return c.waiting.Load() > 0 }
+
+// Next counts what a workspace's request did after the workspace's last
+// fault, if one waits. Fronts call it before the request is answered, so
+// that a client's next step is counted in the order it took it.
+func (c *Counts) Next(x Exchange) {
+	if x.Background || !c.Waiting() {
+		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.pending == nil {
-		c.pending = map[uint64]pending{}
+	p, ok := c.pending[x.Workspace]
+	if !ok {
+		return
 	}
-	defer func() { c.waiting.Store(int64(len(c.pending))) }()
-	if p, ok := c.pending[x.Workspace]; ok && !x.Background {
-		delete(c.pending, x.Workspace)
-		next := classify(p.Exchange, x)
-		for _, kind := range p.Faults {
-			c.all.next(kind, next)
-			if t := c.scoped(x.Workspace); t != nil {
-				t.next(kind, next)
-			}
+	delete(c.pending, x.Workspace)
+	c.waiting.Store(int64(len(c.pending)))
+	next := classify(p.Exchange, x)
+	for _, kind := range p.Faults {
+		c.all.next(kind, next)
+		if t := c.scoped(x.Workspace); t != nil {
+			t.next(kind, next)
 		}
 	}
+}
+
+// Met counts the faults an exchange met; the workspace's next request is
+// then waited for.
+func (c *Counts) Met(x Exchange) {
 	if len(x.Faults) == 0 {
 		return
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	for _, kind := range x.Faults {
 		c.all.met(kind)
 		if t := c.scoped(x.Workspace); t != nil {
 			t.met(kind)
 		}
 	}
+	if c.pending == nil {
+		c.pending = map[uint64]pending{}
+	}
 	if len(c.pending) < maxPending {
 		c.pending[x.Workspace] = pending{x}
 	}
+	c.waiting.Store(int64(len(c.pending)))
 }
 
 // maxPending bounds the workspaces waiting for their next request.
