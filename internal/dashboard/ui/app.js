@@ -537,6 +537,7 @@
     }
     stale('workspaces'); // its rate window moved
     stale('coverage');
+    if (S.faults && S.faults.rules.length) stale('faults'); // the rules' counts
   }
   $('#journal-clear').addEventListener('click', act(async () => {
     await api('DELETE', inScope('/journal'));
@@ -615,10 +616,13 @@
   async function loadFaults() {
     if (!S.operations.length) S.operations = (await api('GET', '/coverage')).operations.map((o) => o.operation);
     for (const sel of $$('.op-select')) {
-      const any = sel.querySelector('option[value="*"]');
+      if (sel.dataset.ops === String(S.operations.length)) continue; // filled: a reload keeps what is chosen
+      const any = $$('option[value="*"], option[value=""]', sel);
       const keep = sel.value;
-      sel.replaceChildren(...(any ? [any] : []), ...S.operations.map((op) => h('option', {}, op)));
-      if (keep) sel.value = keep;
+      sel.replaceChildren(...any, ...S.operations.map((op) => h('option', {}, op)));
+      sel.dataset.ops = String(S.operations.length);
+      sel.value = keep;
+      if (sel.selectedIndex < 0) sel.selectedIndex = 0;
     }
     S.faults = await api('GET', inScope('/faults'));
   }
@@ -641,14 +645,163 @@
     for (const [op, ms] of Object.entries(f.latency_ms)) items.push(item(`${op}: ${ms} ms more`, removeBtn('Remove the latency of ' + op, 'DELETE', '/faults/latency/' + encodeURIComponent(op))));
     for (const r of f.forced_responses) items.push(item(`${r.operation === '*' ? 'Any operation' : r.operation} answers ${r.status}, ${r.remaining} more time${r.remaining === 1 ? '' : 's'}`));
     const sb = scoped();
+    const any = items.length > 0 || f.rules.length > 0;
     $('#faults-active').replaceChildren(
       h('p', { id: 'faults-scope', class: 'scope-line', dataset: { scope: f.scope } }, 'Scope: ', h('strong', {}, f.scope),
         sb ? ` (${sb.name}): the faults set here reach its requests and jobs alone.` : ': every workspace meets these faults, the sandboxes included.'),
       f.global_faults ? h('p', { id: 'faults-global', class: 'note' }, 'Global faults are set too, and apply to this sandbox as well. ',
         wholeServer('Show the global faults')) : '',
       h('h3', {}, 'Active'),
-      items.length ? h('ul', { class: 'active-list' }, items) : h('p', { class: 'empty' }, 'No fault is injected.'),
-      items.length ? h('button', { type: 'button', class: 'danger', id: 'faults-clear', onclick: faultsAction('DELETE', '/faults') }, sb ? 'Clear every fault of this sandbox' : 'Clear every fault') : '');
+      items.length ? h('ul', { class: 'active-list' }, items) : h('p', { class: 'empty' }, any ? 'No job or response fault; the rules are below.' : 'No fault is injected.'),
+      any ? h('button', { type: 'button', class: 'danger', id: 'faults-clear', onclick: faultsAction('DELETE', '/faults') }, sb ? 'Clear every fault of this sandbox' : 'Clear every fault') : '');
+    renderRules();
+  }
+
+  // --- fault rules: a kind, its parameters, whom it targets, how often
+
+  // Each kind's parameters (latency's distribution brings its own), what
+  // it says, and the targeting it takes (absent: all of it): a kind that
+  // strikes one class alone takes no class, one that strikes whole
+  // requests no operation, file_expiry no probability or first.
+  const TARGETS = ['class', 'operation', 'modality', 'probability', 'first'];
+  const RULE_KINDS = {
+    reset: { params: ['after_bytes'], hint: 'The connection is reset (TCP RST) after after_bytes of the response; 0: before anything.' },
+    empty_reply: { params: [], hint: 'The connection closes with no answer.' },
+    truncate: { params: ['after_bytes', 'after_fraction'], hint: 'The body stops short of its Content-Length, after after_bytes or after_fraction (half when neither), and the connection closes.' },
+    slow_body: { params: ['bytes_per_second'], hint: 'The body trickles at bytes_per_second (required).' },
+    garbage_then_close: { params: ['bytes'], hint: 'Bytes of garbage, not HTTP (256 when empty), then the connection closes.' },
+    latency: { params: ['distribution'], hint: 'Wall-clock latency: fixed (ms), uniform (min and max ms) or lognormal (median ms and sigma, a long tail); capped at 60,000 ms.' },
+    status: { params: ['status'], hint: 'A 429, 500 or 503 before the operation runs: nothing changes.' },
+    file_expiry: { params: ['ttl_seconds', 'expired_status'], targets: ['modality'], hint: 'File addresses expire ttl_seconds (required, on the simulated clock) after they are handed out, then answer 403 (or 404). Every download meets it.' },
+    file_truncate: { params: ['after_bytes', 'after_fraction'], targets: ['modality', 'probability', 'first'], hint: "A file's first whole download breaks like truncate; a request with Range is served whole, so a client resumes." },
+    mcp_session_expire: { params: [], targets: ['probability', 'first'], hint: 'The MCP session ends: its request and every later one answer 404 until the client initializes again.' },
+    mcp_stream_drop: { params: [], targets: ['operation', 'modality', 'probability', 'first'], hint: "A tool call's event stream closes before its result, after the call ran." },
+    mcp_unavailable: { params: ['retry_after_seconds'], targets: ['probability', 'first'], hint: 'The MCP endpoint answers 503 with Retry-After (1 second when empty).' },
+  };
+  const DISTRIBUTIONS = { fixed: ['ms'], uniform: ['min_ms', 'max_ms'], lognormal: ['median_ms', 'sigma'] };
+  const RULE_PARAMS = ['after_bytes', 'after_fraction', 'bytes_per_second', 'bytes', 'distribution', 'ms', 'min_ms', 'max_ms', 'median_ms', 'sigma',
+    'status', 'ttl_seconds', 'expired_status', 'retry_after_seconds'];
+
+  const ruleForm = $('#fault-rule');
+  ruleForm.elements.kind.replaceChildren(...Object.keys(RULE_KINDS).map((k) => h('option', {}, k)));
+
+  // ruleFields shows the inputs the chosen kind takes, and only those: a
+  // hidden input is disabled, so it is neither checked nor sent.
+  function ruleFields() {
+    const e = ruleForm.elements;
+    const k = RULE_KINDS[e.kind.value];
+    const on = new Set(k.params.includes('distribution') ? [...k.params, ...DISTRIBUTIONS[e.distribution.value]] : k.params);
+    const show = (label, yes) => {
+      label.hidden = !yes;
+      for (const el of $$('input, select', label)) el.disabled = !yes;
+    };
+    for (const l of $$('[data-param]', ruleForm)) show(l, on.has(l.dataset.param));
+    for (const l of $$('[data-target]', ruleForm)) show(l, (k.targets || TARGETS).includes(l.dataset.target));
+    $('#fault-kind-hint').textContent = k.hint;
+  }
+  ruleForm.elements.kind.addEventListener('change', () => { ruleError(''); ruleFields(); });
+  ruleForm.elements.distribution.addEventListener('change', ruleFields);
+  ruleFields();
+
+  // ruleError says, in the form, why a spec was refused, and marks the
+  // fields it names; '' takes it away.
+  function ruleError(message, fields = []) {
+    const p = $('#fault-rule-error');
+    for (const el of $$('[aria-invalid]', ruleForm)) {
+      el.removeAttribute('aria-invalid');
+      const rest = (el.getAttribute('aria-describedby') || '').split(' ').filter((x) => x && x !== p.id);
+      if (rest.length) el.setAttribute('aria-describedby', rest.join(' '));
+      else el.removeAttribute('aria-describedby');
+    }
+    p.hidden = !message;
+    p.replaceChildren(message, fields.length ? h('span', { class: 'fields' }, fields.length === 1 ? 'Field: ' : 'Fields: ',
+      fields.map((x, i) => [i ? ', ' : '', h('code', {}, x)])) : '');
+    let first = null;
+    for (const name of fields) {
+      const el = ruleForm.elements[name];
+      if (!el || el.disabled) continue;
+      el.setAttribute('aria-invalid', 'true');
+      el.setAttribute('aria-describedby', ((el.getAttribute('aria-describedby') || '') + ' ' + p.id).trim());
+      first = first || el;
+    }
+    if (first) first.focus();
+  }
+
+  // ruleSpec reads the form: the fields filled in alone, numbers as numbers.
+  function ruleSpec() {
+    const spec = { kind: ruleForm.elements.kind.value };
+    const bad = [];
+    for (const el of ruleForm.elements) {
+      if (!el.name || el.name === 'kind' || el.disabled) continue;
+      if (el.validity.badInput) bad.push(el.name);
+      const v = el.value.trim();
+      if (v !== '') spec[el.name] = el.type === 'number' || el.dataset.num ? Number(v) : v;
+    }
+    return { spec, bad };
+  }
+  ruleForm.addEventListener('submit', act(async () => {
+    const { spec, bad } = ruleSpec();
+    if (bad.length) return ruleError('Not a number.', bad);
+    ruleError('');
+    let rule;
+    try {
+      rule = await api('POST', inScope('/faults/rules'), spec);
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status !== 400) throw err;
+      const fields = ((err.error.details || {}).violations || []).map((v) => v.field).filter(Boolean);
+      return ruleError(err.message, [...new Set(fields)]);
+    }
+    toast(`Fault rule ${rule.id} (${rule.kind}) added.`, true);
+    S.faults = await api('GET', inScope('/faults'));
+    renderFaults();
+  }));
+
+  const ruleTarget = (r) => [r.class, r.operation === '*' ? 'every operation' : r.operation, r.modality].filter(Boolean).join(' · ') || 'any';
+  function ruleParams(r) {
+    const set = RULE_PARAMS.filter((k) => r[k] != null);
+    return set.length ? set.map((k, i) => [i ? ' ' : '', h('code', {}, `${k}=${r[k]}`)]) : h('span', { class: 'hint' }, 'none');
+  }
+  function ruleStrikes(r) {
+    if (r.kind === 'file_expiry') return 'every download';
+    return [r.probability != null ? `probability ${r.probability}` : 'always', r.first ? `first ${r.first}` : ''].filter(Boolean).join(' · ');
+  }
+  // deleteRule deletes a rule; one gone already (spent, or deleted
+  // elsewhere: no event tells of it) leaves the table as the rules are now.
+  async function deleteRule(r) {
+    try {
+      await faultsCall('DELETE', '/faults/rules/' + encodeURIComponent(r.id));
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status !== 404 || (err.error.details || {}).resource === 'sandbox') throw err;
+      toast(`Fault rule ${r.id} was gone already.`, true);
+      S.faults = await api('GET', inScope('/faults'));
+      renderFaults();
+    }
+  }
+  function renderRules() {
+    const rules = S.faults.rules;
+    // Keep the focus in the table: on the row it was on, or the next one.
+    const f = document.activeElement;
+    const row = f && f.closest && f.closest('#fault-rule-table tbody tr');
+    const at = row ? [row.dataset.rule, [...row.parentNode.children].indexOf(row)] : null;
+    $('#fault-rule-table tbody').replaceChildren(...rules.map((r) => h('tr', { dataset: { rule: r.id, kind: r.kind } },
+      h('td', {}, h('code', {}, r.id)),
+      h('td', {}, r.kind),
+      h('td', { class: 'target' }, ruleTarget(r)),
+      h('td', { class: 'params' }, ruleParams(r)),
+      h('td', { class: 'wide' }, ruleStrikes(r)),
+      h('td', { class: 'num matched' }, r.matched),
+      h('td', { class: 'num hits' }, r.hits),
+      h('td', {}, h('button', {
+        type: 'button', class: 'small danger', dataset: { action: 'delete' }, 'aria-label': `Delete fault rule ${r.id} (${r.kind})`,
+        onclick: act(() => deleteRule(r)),
+      }, 'Delete')))));
+    $('#fault-rules-empty').hidden = rules.length > 0;
+    if (at) {
+      const rows = $$('#fault-rule-table tbody tr');
+      const again = rows.find((x) => x.dataset.rule === at[0]) || rows[Math.min(at[1], rows.length - 1)];
+      if (again) again.querySelector('button').focus();
+      else ruleForm.elements.kind.focus();
+    }
   }
   const num = (v) => (v === '' ? undefined : Number(v));
   $('#fault-fail-next').addEventListener('submit', act(async (ev) => {
