@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -169,7 +170,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 			h = f.http.statelessSSE
 		}
 	}
-	tw := &transportWriter{Writer: w}
+	tw := &transportWriter{Writer: w, post: r.Method == http.MethodPost}
 	h.ServeHTTP(tw, r)
 	tw.finish()
 	x.finish()
@@ -291,20 +292,35 @@ func peek(body []byte) peeked {
 // transportWriter turns the SDK's plain-text HTTP errors (a bad Accept
 // header, an unknown session, a session of another workspace) into the
 // spec's error object, as every other error of the server.
+//
+// It also holds back the head of a POST's event stream, and the priming
+// event the SDK opens it with (it keeps events for resumption), until the
+// stream's first message: a tool call puts its rate window on the head
+// before then.
 type transportWriter struct {
 	*front.Writer
 	status int
 	text   bytes.Buffer
+	post   bool
+	// head and priming are held back until the stream's first message.
+	head    int
+	priming []byte
+	started bool // the head went to the edge
 }
 
 func (t *transportWriter) WriteHeader(status int) {
-	if t.status != 0 {
+	if t.status != 0 || t.head != 0 {
 		return
 	}
 	if status >= 400 && strings.HasPrefix(t.Header().Get("Content-Type"), "text/plain") {
 		t.status = status
 		return
 	}
+	if t.post && status == http.StatusOK && strings.HasPrefix(t.Header().Get("Content-Type"), "text/event-stream") {
+		t.head = status
+		return
+	}
+	t.started = true
 	t.Writer.WriteHeader(status)
 }
 
@@ -312,7 +328,34 @@ func (t *transportWriter) Write(b []byte) (int, error) {
 	if t.status != 0 {
 		return t.text.Write(b)
 	}
+	if t.post && !t.started && t.priming == nil && bytes.HasPrefix(b, []byte("event: prime\n")) {
+		t.head = cmp.Or(t.head, http.StatusOK)
+		t.priming = bytes.Clone(b)
+		return len(b), nil
+	}
+	t.release()
 	return t.Writer.Write(b)
+}
+
+// release sends what was held back.
+func (t *transportWriter) release() {
+	t.started = true
+	if t.head != 0 {
+		t.Writer.WriteHeader(t.head)
+		t.head = 0
+	}
+	if t.priming != nil {
+		t.Writer.Write(t.priming)
+		t.priming = nil
+	}
+}
+
+// FlushError flushes, unless the stream's head is held back.
+func (t *transportWriter) FlushError() error {
+	if t.head != 0 || t.priming != nil {
+		return nil
+	}
+	return t.Writer.FlushError()
 }
 
 // Unwrap lets the SDK flush server-sent events.
@@ -320,6 +363,7 @@ func (t *transportWriter) Unwrap() http.ResponseWriter { return t.Writer }
 
 func (t *transportWriter) finish() {
 	if t.status == 0 {
+		t.release()
 		return
 	}
 	t.Header().Del("X-Content-Type-Options")
