@@ -14,7 +14,7 @@ With pytest, the fixtures ``mediamock_server`` (one server per session) and
 """
 from ._binary import SUPPORTED as SUPPORTED_PLATFORMS, binary_path, current_platform
 from ._errors import MediamockError
-from ._server import Mediamock, MediamockSandbox, start_mediamock
+from ._server import Mediamock, MediamockSandbox, connect_mediamock, start_mediamock
 from .control import ApiClient, ControlClient, FailRule, FixtureKey, Response, Sandbox, SandboxSpec
 
 
@@ -34,5 +34,5 @@ __version__ = _version()
 __all__ = [
     "ApiClient", "ControlClient", "FailRule", "FixtureKey", "Mediamock", "MediamockError", "MediamockSandbox",
     "Response", "Sandbox", "SandboxSpec", "SUPPORTED_PLATFORMS", "binary_path", "current_platform",
-    "start_mediamock", "__version__",
+    "connect_mediamock", "start_mediamock", "__version__",
 ]

@@ -98,8 +98,9 @@ class Mediamock:
     """A running server. Use it as a context manager, or call stop()."""
 
     def __init__(self, process, workdir, url, control_token, binary):
-        self.process = process  # type: subprocess.Popen
-        self.pid = process.pid  # type: int
+        #: The server process; None for a server connect_mediamock reached.
+        self.process = process  # type: Optional[subprocess.Popen]
+        self.pid = process.pid if process else None  # type: Optional[int]
         self.binary = binary  # type: str
         self._workdir = workdir
         #: The root: http://127.0.0.1:PORT
@@ -127,7 +128,10 @@ class Mediamock:
 
     def stop(self, timeout=5.0):
         # type: (float) -> None
-        """Stops the server (SIGTERM, then a kill after ``timeout`` seconds) and removes its state."""
+        """Stops the server (SIGTERM, then a kill after ``timeout`` seconds) and removes its state.
+        A server connect_mediamock reached is left running."""
+        if self.process is None:
+            return
         if self.process.poll() is None:
             self.process.terminate()
             try:
@@ -138,6 +142,8 @@ class Mediamock:
         self._cleanup()
 
     def _kill(self):
+        if self.process is None:
+            return
         if self.process.poll() is None:
             self.process.kill()
             try:
@@ -149,7 +155,8 @@ class Mediamock:
     def _cleanup(self):
         with _lock:
             _running.discard(self)
-        shutil.rmtree(self._workdir, ignore_errors=True)
+        if self._workdir:
+            shutil.rmtree(self._workdir, ignore_errors=True)
 
     def __enter__(self):
         return self
@@ -158,7 +165,7 @@ class Mediamock:
         self.stop()
 
     def __repr__(self):
-        return "<Mediamock %s pid %d>" % (self.url, self.pid)
+        return "<Mediamock %s pid %s>" % (self.url, self.pid)
 
 
 def _tail(path, lines=15):
@@ -243,15 +250,36 @@ def start_mediamock(port=None, clock="real", speed=100, seed=None, fixtures=None
             if url and _healthy(url):
                 break
             time.sleep(0.02)
-        server.url, server.base_url, server.control_url = url, url + "/api/v1", url + "/_mock"
-        server.control = ControlClient(server.control_url, control_token)
-        server.keys = _fixture_keys(server.control)
-        if server.keys:
-            server.api_key = server.keys[0]["token"]
+        _describe(server, url, control_token)
     except BaseException:
         server._kill()
         raise
     return server
+
+
+def connect_mediamock(url, control_token=None):
+    # type: (str, Optional[str]) -> Mediamock
+    """Uses a server that runs already (a container in CI, a shared one): the
+    same object as start_mediamock's, whose stop() leaves the server be. The
+    pytest plugin does this when MEDIAMOCK_URL is set."""
+    root = url.rstrip("/")
+    if root.endswith("/api/v1"):
+        root = root[:-len("/api/v1")]
+    if control_token is None:
+        control_token = os.environ.get("MOCKSERVER_CONTROL_TOKEN") or None
+    if not _healthy(root):
+        raise MediamockError("control_error", "no healthy mediamock server at %s (GET /_mock/health)" % root)
+    server = Mediamock(None, None, root, control_token, None)
+    _describe(server, root, control_token)
+    return server
+
+
+def _describe(server, url, control_token):
+    server.url, server.base_url, server.control_url = url, url + "/api/v1", url + "/_mock"
+    server.control = ControlClient(server.control_url, control_token)
+    server.keys = _fixture_keys(server.control)
+    if server.keys:
+        server.api_key = server.keys[0]["token"]
 
 
 def _fixture_keys(control):

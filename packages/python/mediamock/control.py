@@ -4,6 +4,7 @@ service's API (``/api/v1``), with the standard library only.
 The shapes below are the control API's (control.json) that tests use most;
 every other path is reachable with :meth:`ControlClient.call`."""
 import json
+import os
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -133,18 +134,31 @@ class ApiClient:
         self.base_url = base_url.rstrip("/")
         self.key = key
 
-    def call(self, method, path, body=None, key=None, **query):
-        # type: (str, str, Any, Optional[str], Any) -> Response
+    def call(self, method, path, body=None, key=None, content_type="application/json", **query):
+        # type: (str, str, Any, Optional[str], str, Any) -> Response
+        """Calls a path (``/generations/61``) with query parameters as keywords; a dict
+        body goes as JSON, bytes as they are with ``content_type``."""
         url = self.base_url + path
         if query:
             url += ("&" if "?" in url else "?") + urllib.parse.urlencode(query)
-        return request(method, url, body, token=key or self.key)
+        return request(method, url, body, token=key or self.key, content_type=content_type)
 
-    def get(self, path, **query):
-        return self.call("GET", path, **query)
+    def get(self, path, key=None, **query):
+        # type: (str, Optional[str], Any) -> Response
+        return self.call("GET", path, key=key, **query)
 
-    def post(self, path, body=None, **query):
-        return self.call("POST", path, body if body is not None else {}, **query)
+    def post(self, path, body=None, key=None, content_type="application/json", **query):
+        # type: (str, Any, Optional[str], str, Any) -> Response
+        return self.call("POST", path, body if body is not None else {}, key=key, content_type=content_type, **query)
+
+    def upload(self, data, filename, mime_type="image/png", key=None):
+        # type: (bytes, str, str, Optional[str]) -> Response
+        """POST /uploads as multipart, with one file part."""
+        boundary = "mediamock" + os.urandom(12).hex()
+        body = (("--%s\r\nContent-Disposition: form-data; name=\"file\"; filename=\"%s\"\r\n"
+                 "Content-Type: %s\r\n\r\n" % (boundary, filename, mime_type)).encode()
+                + data + ("\r\n--%s--\r\n" % boundary).encode())
+        return self.call("POST", "/uploads", body, key=key, content_type="multipart/form-data; boundary=" + boundary)
 
 
 class ControlClient:

@@ -1,7 +1,8 @@
 """The pytest plugin of mediamock (loaded by pytest through the ``pytest11``
 entry point once the package is installed):
 
-- ``mediamock_server`` (session): one server for the whole run;
+- ``mediamock_server`` (session): one server for the whole run, or the
+  running one at MEDIAMOCK_URL when that is set (a container in CI);
 - ``mediamock`` (function): a sandbox of its own for each test, deleted after.
 
 Override ``mediamock_options`` (session scope) to start the server otherwise,
@@ -12,9 +13,11 @@ another fixture workspace::
     def mediamock_options():
         return {"seed": 7, "args": ["--strict"]}
 """
+import os
+
 import pytest
 
-from . import start_mediamock
+from . import connect_mediamock, start_mediamock
 
 
 @pytest.fixture(scope="session")
@@ -25,8 +28,12 @@ def mediamock_options():
 
 @pytest.fixture(scope="session")
 def mediamock_server(mediamock_options):
-    """One mediamock server for the session (stopped at its end)."""
-    server = start_mediamock(**mediamock_options)
+    """One mediamock server for the session (stopped at its end), or the one at MEDIAMOCK_URL."""
+    url = os.environ.get("MEDIAMOCK_URL")
+    if url:
+        server = connect_mediamock(url, mediamock_options.get("control_token"))
+    else:
+        server = start_mediamock(**mediamock_options)
     try:
         yield server
     finally:

@@ -1,7 +1,7 @@
 // useMediamock: one server per test file, one sandbox per test, for
 // node:test, Vitest and Jest alike. It registers the hooks itself.
 import type { SandboxSpec } from "./control";
-import { startMediamock, type Mediamock, type MediamockOptions, type MediamockSandbox } from "./server";
+import { connectMediamock, startMediamock, type Mediamock, type MediamockOptions, type MediamockSandbox } from "./server";
 
 // node:test's hooks take options ({ timeout }), Vitest's and Jest's a number.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -13,8 +13,9 @@ export interface Hooks {
   after?: Hook;
   beforeAll?: Hook;
   afterAll?: Hook;
-  beforeEach: Hook;
-  afterEach: Hook;
+  /** Needed when each test gets a sandbox (the default). */
+  beforeEach?: Hook;
+  afterEach?: Hook;
 }
 
 export interface UseMediamockOptions extends MediamockOptions {
@@ -26,6 +27,12 @@ export interface UseMediamockOptions extends MediamockOptions {
   hooks?: Hooks;
   /** The sandbox every test gets (`{ from: "Pixel Garage" }`); `false` for none. */
   sandbox?: SandboxSpec | false;
+  /**
+   * A running server to use instead of starting one (its root or its
+   * /api/v1 URL); MEDIAMOCK_URL by default. Its sandboxes keep the tests
+   * apart from anyone else's.
+   */
+  url?: string;
 }
 
 /** What a test file sees: the file's server, and the running test's sandbox. */
@@ -36,7 +43,7 @@ export interface MediamockFixture {
   readonly sandbox: MediamockSandbox;
 }
 
-interface Picked { all: Hook; done: Hook; each: Hook; eachDone: Hook; timeout: (ms: number) => unknown }
+interface Picked { all: Hook; done: Hook; each?: Hook; eachDone?: Hook; timeout: (ms: number) => unknown }
 
 function pickHooks(given?: Hooks): Picked {
   const g = globalThis as unknown as Partial<Record<"beforeAll" | "afterAll" | "beforeEach" | "afterEach", Hook>>;
@@ -52,12 +59,13 @@ function pickHooks(given?: Hooks): Picked {
   const nodeStyle = !h.beforeAll && !!h.before;
   const all = h.beforeAll ?? h.before;
   const done = h.afterAll ?? h.after;
-  if (!all || !done) throw new TypeError("useMediamock: hooks need beforeAll/afterAll (or before/after), beforeEach and afterEach");
+  if (!all || !done) throw new TypeError("useMediamock: the hooks need beforeAll and afterAll (or before and after)");
   return { all, done, each: h.beforeEach, eachDone: h.afterEach, timeout: (ms) => (nodeStyle ? { timeout: ms } : ms) };
 }
 
 /**
- * Starts a server for the test file and gives each test a sandbox of its own:
+ * Starts a server for the test file (or uses the one at MEDIAMOCK_URL) and
+ * gives each test a sandbox of its own:
  *
  *     const mm = useMediamock();
  *     test("refund", async () => {
@@ -66,14 +74,19 @@ function pickHooks(given?: Hooks): Picked {
  *     });
  */
 export function useMediamock(options: UseMediamockOptions = {}): MediamockFixture {
-  const { hooks, sandbox: spec, ...serverOptions } = options;
+  const { hooks, sandbox: spec, url = process.env.MEDIAMOCK_URL, ...serverOptions } = options;
   const h = pickHooks(hooks);
   let server: Mediamock | undefined;
   let sandbox: MediamockSandbox | undefined;
   const startTimeout = (serverOptions.startTimeoutMs ?? 15_000) + 5_000;
-  h.all(async () => { server = await startMediamock(serverOptions); }, h.timeout(startTimeout));
+  h.all(async () => {
+    server = url
+      ? await connectMediamock(url, { controlToken: serverOptions.controlToken })
+      : await startMediamock(serverOptions);
+  }, h.timeout(startTimeout));
   h.done(async () => { await server?.stop(); server = undefined; }, h.timeout(15_000));
   if (spec !== false) {
+    if (!h.each || !h.eachDone) throw new TypeError("useMediamock: a sandbox per test needs the beforeEach and afterEach hooks (or { sandbox: false })");
     h.each(async () => {
       if (!server) throw new Error("useMediamock: the server did not start (see the first hook's error)");
       sandbox = await server.sandbox(spec ?? {});

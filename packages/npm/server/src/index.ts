@@ -1,6 +1,6 @@
 // @mediamock/server: the mediamock binary for this platform, and helpers to
 // run it in tests. See README.md.
-export { startMediamock } from "./server";
+export { connectMediamock, startMediamock } from "./server";
 export type {
   ApiClient, ApiPaths, ApiSchemas, FixtureKey, Mediamock, MediamockOptions, MediamockSandbox,
 } from "./server";

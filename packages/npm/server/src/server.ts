@@ -72,9 +72,9 @@ export interface Mediamock {
   api(key?: string): ApiClient;
   /** Creates a sandbox (a fresh workspace with keys of its own); `sandbox.control` acts as it. */
   sandbox(spec?: SandboxSpec): Promise<MediamockSandbox>;
-  /** The server process's id. */
+  /** The server process's id (-1 for a server connectMediamock reached). */
   pid: number;
-  /** Stops the server (SIGTERM, then SIGKILL after 5 s) and removes its state. Safe to call twice. */
+  /** Stops the server (SIGTERM, then SIGKILL after 5 s) and removes its state. Safe to call twice. A server connectMediamock reached is left running. */
   stop(): Promise<void>;
 }
 
@@ -231,32 +231,51 @@ export async function startMediamock(options: MediamockOptions = {}): Promise<Me
     await sleep(20);
   }
 
+  let stopped: Promise<void> | undefined;
+  const stop = () => {
+    stopped ??= (async () => {
+      await stopChild(child, exitedP);
+      running.delete(entry);
+      cleanup();
+    })();
+    return stopped;
+  };
+  try {
+    return await describe(url, controlToken, child.pid ?? -1, stop);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/**
+ * Uses a server that runs already (a container in CI, a shared one):
+ * the same object as startMediamock's, whose stop() leaves the server be.
+ * useMediamock and the pytest plugin do this when MEDIAMOCK_URL is set.
+ */
+export async function connectMediamock(url: string, options: { controlToken?: string } = {}): Promise<Mediamock> {
+  const root = url.replace(/\/+$/, "").replace(/\/api\/v1$/, "");
+  const controlToken = options.controlToken ?? (process.env.MOCKSERVER_CONTROL_TOKEN || undefined);
+  try {
+    const res = await fetch(`${root}/_mock/health`, { signal: AbortSignal.timeout(5000) });
+    await res.arrayBuffer();
+    if (!res.ok) throw new Error(`health check answered ${res.status}`);
+  } catch (err) {
+    throw new MediamockError("control_error", `no healthy mediamock server at ${root}: ${(err as Error).message}`);
+  }
+  return describe(root, controlToken, -1, async () => {});
+}
+
+async function describe(url: string, controlToken: string | undefined, pid: number, stop: () => Promise<void>): Promise<Mediamock> {
   const controlURL = `${url}/_mock`;
   const baseURL = `${url}/api/v1`;
   const control = new ControlClient(controlURL, controlToken);
-  let keys: FixtureKey[];
-  try {
-    keys = await fixtureKeys(control);
-  } catch (err) {
-    await stopChild(child, exitedP);
-    cleanup();
-    throw err;
-  }
+  const keys = await fixtureKeys(control);
   const apiKey = keys[0]?.token ?? "mk_test_all_scopes";
-  const api = (key?: string) => new HttpClient<ApiPaths>(baseURL, key ?? apiKey);
-
-  let stopped: Promise<void> | undefined;
   return {
-    url, baseURL, controlURL, keys, apiKey, control, api, pid: child.pid ?? -1,
+    url, baseURL, controlURL, keys, apiKey, control, pid, stop,
+    api: (key?: string) => new HttpClient<ApiPaths>(baseURL, key ?? apiKey),
     sandbox: (spec?: SandboxSpec) => newSandbox(control, baseURL, spec),
-    stop() {
-      stopped ??= (async () => {
-        await stopChild(child, exitedP);
-        running.delete(entry);
-        cleanup();
-      })();
-      return stopped;
-    },
   };
 }
 
