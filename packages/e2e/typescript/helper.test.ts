@@ -94,7 +94,7 @@ test("a server that dies at start is a clear error", async () => {
 });
 
 test("a server that never gets healthy is stopped after the timeout", { skip: process.platform === "win32" }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), "mediamock-e2e-"));
+  const dir = mkdtempSync(join(tmpdir(), "fake-mockserver-"));
   const fake = join(dir, "mockserver");
   writeFileSync(fake, "#!/bin/sh\necho \"$$\" > \"$0.pid\"\nexec sleep 300\n");
   chmodSync(fake, 0o755);
