@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:net";
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MediamockError, currentPlatform, resolveBinary, startMediamock, version } from "@mediamock/server";
@@ -98,8 +98,11 @@ test("a server that never gets healthy is stopped after the timeout", { skip: pr
   const fake = join(dir, "mockserver");
   writeFileSync(fake, "#!/bin/sh\necho \"$$\" > \"$0.pid\"\nexec sleep 300\n");
   chmodSync(fake, 0o755);
-  await rejects(startMediamock({ binary: fake, startTimeoutMs: 500 }), "start_timeout", /not healthy within 500 ms/);
-  const { readFileSync } = await import("node:fs");
-  const pid = Number(readFileSync(`${fake}.pid`, "utf8"));
-  assert.equal(alive(pid), false, "the process that never got healthy was stopped");
+  try {
+    await rejects(startMediamock({ binary: fake, startTimeoutMs: 500 }), "start_timeout", /not healthy within 500 ms/);
+    const pid = Number(readFileSync(`${fake}.pid`, "utf8"));
+    assert.equal(alive(pid), false, "the process that never got healthy was stopped");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
