@@ -3,14 +3,15 @@
 Each worker process makes a sandbox of its own and breaks it in its own
 way: one fails every generation, one adds latency, one forces 429s, one
 fails at a rate of 1, one forces 503s, three break nothing. Every worker
-must see its own faults and nobody else's. Standard library only:
+must see its own faults and nobody else's. With the ``mediamock`` package:
 
-    MEDIAMOCK_URL=http://127.0.0.1:8080 python3 -m unittest -v test_parallel.py
+    pytest -v test_parallel.py        # or MEDIAMOCK_URL=... pytest -v test_parallel.py
 """
 import multiprocessing
-import unittest
 
-from mediamock_client import API, control, new_sandbox, request
+import pytest
+
+from mediamock import ControlClient
 
 WORKERS = [
     # name, control calls on the sandbox, what its generations end as, what its account reads answer
@@ -25,24 +26,26 @@ WORKERS = [
 ]
 
 
-def run_worker(spec):
-    """One suite: returns what it saw, for the parent to judge."""
-    name, faults, _, _ = spec
-    sandbox = new_sandbox(name=name)
-    token, key = sandbox["control_token"], sandbox["api_key"]
+def run_worker(args):
+    """One suite, in a process of its own: returns what it saw, for the parent to judge."""
+    (name, faults, _, _), control_url = args
+    from mediamock import ApiClient
+    server = ControlClient(control_url)
+    sandbox = server.create_sandbox(name=name)
+    control = server.for_sandbox(sandbox)
+    api = ApiClient(sandbox["base_url"], sandbox["api_key"])
     try:
         for method, path, body in faults:
-            control(method, path, body, token=token)
+            control.call(method, path, body)
         ids, accounts = [], []
         for i in range(3):
-            status, _, created = request("POST", API + "/generations", {
-                "modality": "image", "model_id": "imagen-4", "prompt": "%s, image %d" % (name, i)}, key=key)
-            assert status == 201, created
-            ids.append(created["assets"][0]["id"])
-            accounts.append(request("GET", API + "/account", key=key)[0])
-        control("POST", "/sandboxes/%s/run" % sandbox["id"], {"limit": "1h"}, token=token)
-        statuses = [request("GET", "%s/generations/%d" % (API, i), key=key)[2]["status"] for i in ids]
-        journal = control("GET", "/journal?limit=100", token=token)["entries"]
+            created = api.post("/generations", {"modality": "image", "model_id": "imagen-4", "prompt": "%s, image %d" % (name, i)})
+            assert created.status == 201, created.body
+            ids.append(created.body["assets"][0]["id"])
+            accounts.append(api.get("/account").status)
+        control.run_sandbox(sandbox["id"], "1h")
+        statuses = [api.get("/generations/%d" % i).body["status"] for i in ids]
+        journal = control.journal(limit=100)["entries"]
         return {
             "statuses": statuses,
             "accounts": accounts,
@@ -50,21 +53,19 @@ def run_worker(spec):
             "latency": [e.get("injected_latency_ms", 0) > 0 for e in journal],
         }
     finally:
-        control("DELETE", "/sandboxes/" + sandbox["id"], token=token)
+        control.delete_sandbox(sandbox["id"])
 
 
-class ParallelSuitesTest(unittest.TestCase):
-    def test_eight_workers_each_in_its_sandbox(self):
-        with multiprocessing.Pool(len(WORKERS)) as pool:
-            results = pool.map(run_worker, WORKERS)
-        for (name, _, generations, accounts), seen in zip(WORKERS, results):
-            with self.subTest(worker=name):
-                self.assertEqual(seen["statuses"], [generations] * 3)
-                self.assertEqual(seen["accounts"], [accounts] * 3)
-                self.assertTrue(seen["own_entries_only"])
-                self.assertTrue(seen["latency"])
-                self.assertEqual(set(seen["latency"]), {name == "adds latency"})
+def test_eight_workers_each_in_its_sandbox(mediamock_server):
+    with multiprocessing.Pool(len(WORKERS)) as pool:
+        results = pool.map(run_worker, [(w, mediamock_server.control_url) for w in WORKERS])
+    for (name, _, generations, accounts), seen in zip(WORKERS, results):
+        assert seen["statuses"] == [generations] * 3, name
+        assert seen["accounts"] == [accounts] * 3, name
+        assert seen["own_entries_only"], name
+        assert seen["latency"], name
+        assert set(seen["latency"]) == {name == "adds latency"}, name
 
 
 if __name__ == "__main__":
-    unittest.main()
+    raise SystemExit(pytest.main(["-v", __file__]))

@@ -1,0 +1,98 @@
+// A small typed client of the control API (/_mock, control.json): the
+// calls tests make most, each typed from the document; `call`, `get`,
+// `post`, `put` and `delete` reach every other path.
+import type { components, paths } from "./generated/control";
+import { HttpClient, type CallResult, type Method, type PathsWith, type CallInit, type ResponseOf } from "./http";
+import { MediamockError } from "./platform";
+
+/** The control API's schemas (`ControlSchemas["Sandbox"]`, `ControlSchemas["FailRule"]`, ...). */
+export type ControlSchemas = components["schemas"];
+/** The control API's paths, as openapi-typescript generated them from control.json. */
+export type ControlPaths = paths;
+
+export type Sandbox = ControlSchemas["Sandbox"];
+export type SandboxSpec = ControlSchemas["SandboxSpec"];
+export type FailRule = ControlSchemas["FailRule"];
+export type Faults = ControlSchemas["Faults"];
+export type ForcedResponse = ControlSchemas["ForcedResponse"];
+export type Journal = ControlSchemas["Journal"];
+export type Ledger = ControlSchemas["Ledger"];
+export type Health = ControlSchemas["Health"];
+export type Clock = ControlSchemas["Clock"];
+export type SandboxRunResult = ControlSchemas["SandboxRunResult"];
+export type Workspace = ControlSchemas["Workspace"];
+export type WorkspaceDetail = ControlSchemas["WorkspaceDetail"];
+export type JobAction = ControlSchemas["JobAction"];
+/** An operation of the service's API by its id (`getAccount`, `createGeneration`, ...), or `*` for all. */
+export type OperationId = ForcedResponse["operation"];
+
+/**
+ * A client of the control API. Built with the server's control token (or
+ * none), it reaches the whole server; `forSandbox(sb)` (or a sandbox's
+ * control token) makes every call the sandbox's.
+ */
+export class ControlClient extends HttpClient<ControlPaths> {
+  constructor(controlURL: string, token?: string) {
+    super(controlURL, token, true);
+  }
+
+  /** The same client, acting as a sandbox (its control token). */
+  forSandbox(sandbox: Pick<Sandbox, "control_token">): ControlClient {
+    return this.withToken(sandbox.control_token);
+  }
+
+  /** Calls a path and returns its body, or throws a MediamockError that says what the server answered. */
+  async must<M extends Method, P extends PathsWith<ControlPaths, M>>(
+    method: M, path: P, init?: CallInit<ControlPaths, P, M>,
+  ): Promise<ResponseOf<ControlPaths, P, M>> {
+    const res: CallResult<ResponseOf<ControlPaths, P, M>> = await this.call(method, path, init);
+    if (!res.ok) {
+      const e = res.error.error;
+      throw new MediamockError("control_error",
+        `${method.toUpperCase()} /_mock${String(path)}: ${res.status} ${e?.code ?? ""} ${e?.message ?? ""}`.trim());
+    }
+    return res.data;
+  }
+
+  health() { return this.must("get", "/health"); }
+  clock() { return this.must("get", "/clock"); }
+  /** Moves the clock forward ("10m", "1h"); refused to a sandbox (the clock is shared). */
+  advanceClock(duration: string) { return this.must("post", "/clock/advance", { body: { duration } }); }
+  setClockMode(mode: ControlSchemas["ClockMode"]["mode"]) { return this.must("put", "/clock/mode", { body: { mode } }); }
+
+  faults() { return this.must("get", "/faults"); }
+  clearFaults() { return this.must("delete", "/faults"); }
+  /** The next matching jobs fail (`{count: 1}`: the next one). */
+  failNext(rule: FailRule = { count: 1 }) { return this.must("post", "/faults/fail-next", { body: rule }); }
+  setFailureRate(rate: number) { return this.must("put", "/faults/failure-rate", { body: { rate } }); }
+  /** Forces the next `count` answers of an operation (`getAccount`, `createGeneration`, ...). */
+  forceResponses(forced: ForcedResponse) { return this.must("post", "/faults/responses", { body: forced }); }
+  setLatency(operation: OperationId, ms: number) {
+    return this.must("put", "/faults/latency/{operation}", { params: { operation }, body: { ms } });
+  }
+
+  /** One job's fate: `fail` (with an error code), `complete` or `stick`. */
+  asset(id: number, action: "fail" | "complete" | "stick", body: JobAction = {}) {
+    return this.must("post", "/assets/{id}/{action}", { params: { id, action }, body });
+  }
+
+  journal(query: NonNullable<ControlPaths["/journal"]["get"]["parameters"]["query"]> = {}) {
+    return this.must("get", "/journal", { query });
+  }
+  coverage() { return this.must("get", "/coverage"); }
+  workspaces() { return this.must("get", "/workspaces"); }
+  workspace(id: number) { return this.must("get", "/workspaces/{id}", { params: { id } }); }
+  ledger(workspaceID: number) { return this.must("get", "/workspaces/{id}/ledger", { params: { id: workspaceID } }); }
+  /** Starts the whole server afresh from its fixtures (removes every sandbox). */
+  reset() { return this.must("post", "/reset"); }
+
+  /** Creates a sandbox: a fresh workspace (Acme Studio's copy unless `from` says otherwise) with keys of its own. */
+  createSandbox(spec: SandboxSpec = {}) { return this.must("post", "/sandboxes", { body: spec }); }
+  sandboxes() { return this.must("get", "/sandboxes"); }
+  deleteSandbox(id: string) { return this.must("delete", "/sandboxes/{sandbox}", { params: { sandbox: id } }); }
+  resetSandbox(id: string) { return this.must("post", "/sandboxes/{sandbox}/reset", { params: { sandbox: id } }); }
+  /** Applies now every event of the sandbox due within `limit` ("1h"): its jobs end, without moving the shared clock. */
+  runSandbox(id: string, limit = "1h") {
+    return this.must("post", "/sandboxes/{sandbox}/run", { params: { sandbox: id }, body: { limit } });
+  }
+}
