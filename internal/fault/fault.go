@@ -466,10 +466,6 @@ func (h *Hit) RetryAfter() int64 {
 	return 1
 }
 
-// Describe names a hit in one short line for logs and the journal:
-// "truncate (rule flt_3)".
-func (h *Hit) Describe() string { return h.Kind + " (" + h.Rule + ")" }
-
 func anys(s []string) []any {
 	out := make([]any, len(s))
 	for i, v := range s {

@@ -154,34 +154,29 @@ func (s *Set) Pick(ws uint64, p Stage, req Request) *Hit {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, scope := range [2]uint64{ws, Global} {
-		if sc := s.scopes[scope]; sc != nil {
-			for i, r := range sc.rules {
-				if !r.matches(p, req) || (r.Kind == FileTruncate && r.broken[req.Path]) {
-					continue
-				}
-				n := uint64(r.Matched)
-				r.Matched++
-				if r.Probability != nil && seed.For(s.seed, "fault/strike/"+strconv.FormatUint(r.index, 10), n).Float64() >= *r.Probability {
-					continue
-				}
-				r.Hits++
-				if r.Kind == FileTruncate {
-					if r.broken == nil || len(r.broken) >= maxBroken {
-						r.broken = map[string]bool{}
-					}
-					r.broken[req.Path] = true
-				}
-				hit := &Hit{Spec: r.Spec, Rule: r.ID, rng: seed.For(s.seed, "fault/draw/"+strconv.FormatUint(r.index, 10), n)}
-				if r.First > 0 && r.Hits >= int64(r.First) {
-					sc.rules = append(sc.rules[:i:i], sc.rules[i+1:]...)
-					s.count.Add(-1)
-				}
-				return hit
+	for _, sc := range s.tried(ws) {
+		for i, r := range sc.rules {
+			if !r.matches(p, req) || (r.Kind == FileTruncate && r.broken[req.Path]) {
+				continue
 			}
-		}
-		if ws == Global {
-			break
+			n := uint64(r.Matched)
+			r.Matched++
+			if r.Probability != nil && seed.For(s.seed, "fault/strike/"+strconv.FormatUint(r.index, 10), n).Float64() >= *r.Probability {
+				continue
+			}
+			r.Hits++
+			if r.Kind == FileTruncate {
+				if r.broken == nil || len(r.broken) >= maxBroken {
+					r.broken = map[string]bool{}
+				}
+				r.broken[req.Path] = true
+			}
+			hit := &Hit{Spec: r.Spec, Rule: r.ID, rng: seed.For(s.seed, "fault/draw/"+strconv.FormatUint(r.index, 10), n)}
+			if r.First > 0 && r.Hits >= int64(r.First) {
+				sc.rules = append(sc.rules[:i:i], sc.rules[i+1:]...)
+				s.count.Add(-1)
+			}
+			return hit
 		}
 	}
 	return nil
@@ -196,19 +191,30 @@ func (s *Set) Find(ws uint64, kind string, req Request) *Hit {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, scope := range [2]uint64{ws, Global} {
-		if sc := s.scopes[scope]; sc != nil {
-			for _, r := range sc.rules {
-				if r.Kind == kind && r.matches(Point(kind), req) {
-					return &Hit{Spec: r.Spec, Rule: r.ID}
-				}
+	for _, sc := range s.tried(ws) {
+		for _, r := range sc.rules {
+			if r.Kind == kind && r.matches(Point(kind), req) {
+				return &Hit{Spec: r.Spec, Rule: r.ID}
 			}
-		}
-		if ws == Global {
-			break
 		}
 	}
 	return nil
+}
+
+// tried are the scopes whose rules a request of workspace ws meets, in
+// order: its own, then the global one. The caller holds s.mu.
+func (s *Set) tried(ws uint64) []*scope {
+	ids := []uint64{ws, Global}
+	if ws == Global {
+		ids = ids[:1]
+	}
+	out := make([]*scope, 0, 2)
+	for _, id := range ids {
+		if sc := s.scopes[id]; sc != nil {
+			out = append(out, sc)
+		}
+	}
+	return out
 }
 
 // HasKind reports whether any scope has a rule of kind.

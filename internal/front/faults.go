@@ -208,7 +208,7 @@ func (w *Writer) finishFaults() {
 	st := &w.faults
 	if st.abort.Load() && st.deliver == nil {
 		st.deliver = &fault.Hit{Spec: fault.Spec{Kind: fault.EmptyReply}}
-		w.resetHeld()
+		st.held.Reset()
 	}
 	h := st.deliver
 	if h == nil {
@@ -244,8 +244,6 @@ func (w *Writer) finishFaults() {
 	w.sentBytes = int64(len(sent))
 	breakConnection(w.ResponseWriter, h.Kind, status, head, sent)
 }
-
-func (w *Writer) resetHeld() { w.faults.held.Reset() }
 
 // slowBody sends the answer at bytesPerSecond, in chunks ten times a second.
 func (w *Writer) slowBody(status int, body []byte, bytesPerSecond int64) {
@@ -319,10 +317,6 @@ func unwrapBreaker(rw http.ResponseWriter) (Breaker, bool) {
 		rw = u.Unwrap()
 	}
 }
-
-// ErrConnectionReset is what a client of the in-memory transport reads
-// when a fault resets the connection.
-var ErrConnectionReset = errors.New("read: connection reset by peer")
 
 // memory transport: a broken exchange is the error a client over TCP meets.
 func (m *memResponse) Break(kind string, status int, h http.Header, sent []byte) {

@@ -22,7 +22,7 @@ type Counts struct {
 	byWS map[uint64]*tally
 	// pending is each workspace's last exchange that met a fault; waiting
 	// counts them, for the fast path of requests when none waits.
-	pending map[uint64]pending
+	pending map[uint64]Exchange
 	waiting atomic.Int64
 	// FaultKinds are the kinds of fault the failure paths list.
 	FaultKinds []string

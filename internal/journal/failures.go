@@ -1,6 +1,9 @@
 package journal
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // What a client did after it met a fault: the request of the same
 // workspace that came next.
@@ -38,12 +41,6 @@ type FailurePath struct {
 	Next map[string]int `json:"next"`
 }
 
-// pending is the last exchange of a workspace that met a fault, waiting
-// for the client's next request.
-type pending struct {
-	Exchange
-}
-
 // Waiting reports whether a fault waits for a workspace's next request.
 func (c *Counts) Waiting() bool { return c.waiting.Load() > 0 }
 
@@ -62,7 +59,7 @@ func (c *Counts) Next(x Exchange) {
 	}
 	delete(c.pending, x.Workspace)
 	c.waiting.Store(int64(len(c.pending)))
-	next := classify(p.Exchange, x)
+	next := classify(p, x)
 	for _, kind := range p.Faults {
 		c.all.next(kind, next)
 		if t := c.scoped(x.Workspace); t != nil {
@@ -86,10 +83,10 @@ func (c *Counts) Met(x Exchange) {
 		}
 	}
 	if c.pending == nil {
-		c.pending = map[uint64]pending{}
+		c.pending = map[uint64]Exchange{}
 	}
 	if len(c.pending) < maxPending {
-		c.pending[x.Workspace] = pending{x}
+		c.pending[x.Workspace] = x
 	}
 	c.waiting.Store(int64(len(c.pending)))
 }
@@ -115,7 +112,7 @@ func (c *Counts) scoped(ws uint64) *tally {
 
 func classify(prev, x Exchange) string {
 	switch {
-	case x.MCPMethod == "initialize" || slices.Contains(splitMethods(x.MCPMethod), "initialize"):
+	case slices.Contains(strings.Split(x.MCPMethod, ","), "initialize"):
 		return NextReinitialized
 	case x.Method == "GET" && x.Resuming:
 		return NextResumedStream
@@ -128,22 +125,6 @@ func classify(prev, x Exchange) string {
 		return NextReread
 	}
 	return NextOther
-}
-
-func splitMethods(s string) []string {
-	var out []string
-	for len(s) > 0 {
-		i := 0
-		for i < len(s) && s[i] != ',' {
-			i++
-		}
-		out = append(out, s[:i])
-		if i < len(s) {
-			i++
-		}
-		s = s[i:]
-	}
-	return out
 }
 
 func (t *tally) met(kind string) {

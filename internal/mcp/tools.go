@@ -101,14 +101,12 @@ func (f *Front) call(ctx context.Context, t *tool, req *sdk.CallToolRequest, c c
 		}}
 	if c.x != nil {
 		in.RequestID = c.x.w.Header().Get("X-Request-Id")
-		if c.x.w.Faultable() {
-			in.Fault = c.x.w.PickFault
-		}
+		in.Edge = c.x.w
 	}
 	res := ops.Invoke(env, &in)
-	if in.Fault != nil {
-		if h := in.Fault(fault.Call, fault.Request{Operation: t.op, Workspace: res.Pass.Principal.WorkspaceID}); h != nil {
-			dropStream(req, c.x.w)
+	if in.Edge != nil && in.Edge.Faultable() {
+		if h := in.Edge.PickFault(fault.Call, fault.Request{Operation: t.op, Workspace: res.Pass.Principal.WorkspaceID}); h != nil {
+			dropStream(req, in.Edge)
 		}
 	}
 	// The result holds the body's bytes until the SDK has written it: the

@@ -56,10 +56,10 @@ type Invocation struct {
 	// decided, before the handler runs: MCP puts the rate window on its
 	// HTTP response before a progress event sends the headers.
 	Admitted func(gate.Pass)
-	// Fault, when set, decides whether the call meets an injected fault
-	// at a stage (the front's request: its Mock-Fault header, the rules of
-	// its scope).
-	Fault func(fault.Stage, fault.Request) *fault.Hit
+	// Edge is the HTTP request that carries the call, as the edge serves
+	// it: the faults the call meets are its (its Mock-Fault header, the
+	// rules of its scope). Nil for a call without one (MCP over stdio).
+	Edge *front.Writer
 }
 
 // Result is what an operation answered, as REST sends it.
@@ -113,12 +113,12 @@ func Invoke(env *front.Env, in *Invocation) *Result {
 	if err == nil {
 		err = validate(env, in)
 	}
-	if err == nil && in.Fault != nil {
+	if err == nil && in.Edge != nil && in.Edge.Faultable() {
 		req := fault.Request{Operation: in.Op, Workspace: res.Pass.Principal.WorkspaceID}
 		if in.Op == "createGeneration" {
 			req.Modality = peekModality(in.Request)
 		}
-		if h := in.Fault(fault.Admit, req); h != nil {
+		if h := in.Edge.PickFault(fault.Admit, req); h != nil {
 			err = env.Gate.Forced(h.Status, &res.Pass)
 		}
 	}

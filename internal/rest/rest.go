@@ -100,10 +100,7 @@ func (f *Front) peek(w *front.Writer, r *http.Request) {
 func (f *Front) operation(w *front.Writer, r *http.Request, m front.Match) {
 	env := f.env
 	in := ops.Invocation{Front: "rest", Op: m.Name, RequestID: w.Header().Get("X-Request-Id"),
-		Authorization: r.Header.Get("Authorization"), Request: r, Vars: m.Vars, Header: w.Header(), View: env.View(r)}
-	if w.Faultable() {
-		in.Fault = w.PickFault
-	}
+		Authorization: r.Header.Get("Authorization"), Request: r, Vars: m.Vars, Header: w.Header(), View: env.View(r), Edge: w}
 	max, tooBig := f.BodyLimit(r)
 	if r.ContentLength > max {
 		in.TooLarge = tooBig
