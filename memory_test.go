@@ -2,9 +2,6 @@ package mediamock_test
 
 import (
 	"bytes"
-	"image"
-	"image/png"
-	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -12,46 +9,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
-
-// bigPNG is a PNG of about size bytes: a small image padded with a chunk
-// the decoders skip.
-func bigPNG(t testing.TB, size int) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	require.NoError(t, png.Encode(&b, image.NewGray(image.Rect(0, 0, 64, 64))))
-	data := b.Bytes()
-	end := bytes.LastIndex(data, []byte("IEND")) - 4
-	pad := make([]byte, size-len(data)-12)
-	chunk := append([]byte{byte(len(pad) >> 24), byte(len(pad) >> 16), byte(len(pad) >> 8), byte(len(pad))}, []byte("teXt")...)
-	chunk = append(append(chunk, pad...), 0, 0, 0, 0) // the CRC is not checked for ancillary chunks here
-	return append(append(append([]byte{}, data[:end]...), chunk...), data[end:]...)
-}
-
-// uploadForm is a multipart upload of a PNG of about size bytes, and its
-// content type.
-func uploadForm(tb testing.TB, size int) ([]byte, string) {
-	tb.Helper()
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	part, err := mw.CreateFormFile("file", "big.png")
-	require.NoError(tb, err)
-	_, err = part.Write(bigPNG(tb, size))
-	require.NoError(tb, err)
-	require.NoError(tb, mw.Close())
-	return body.Bytes(), mw.FormDataContentType()
-}
-
-func heapInUse() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapInuse
-}
 
 // uploadConcurrently posts form n times at once to h with the business
 // key, checks that each upload is created, and returns the highest heap in
@@ -87,11 +48,11 @@ func uploadConcurrently(tb testing.TB, h http.Handler, form []byte, ctype string
 func TestUploadsLeaveNoMemoryBehind(t *testing.T) {
 	const uploads, size = 8, 2 << 20
 	srv := mediamock.RunT(t, mediamock.WithLogger(nil))
-	form, ctype := uploadForm(t, size)
+	form, ctype := testkit.UploadForm(t, size)
 
-	before := heapInUse()
+	before := testkit.HeapInUse()
 	peak := uploadConcurrently(t, srv.Handler(), form, ctype, uploads)
-	after := heapInUse()
+	after := testkit.HeapInUse()
 	retained := int64(after) - int64(before)
 	t.Logf("heap in use: before %d MB, peak seen %d MB, after GC %d MB (retained %+d KB) for %d uploads of %d MB",
 		before>>20, peak>>20, after>>20, retained>>10, uploads, size>>20)
@@ -108,10 +69,10 @@ func TestUploadsLeaveNoMemoryBehind(t *testing.T) {
 func BenchmarkUploadMemory(b *testing.B) {
 	const uploads, size = 32, 10<<20 - 100<<10
 	srv := mediamock.RunT(b, mediamock.WithLogger(nil))
-	form, ctype := uploadForm(b, size)
+	form, ctype := testkit.UploadForm(b, size)
 	b.SetBytes(int64(uploads * len(form)))
 
-	before := heapInUse()
+	before := testkit.HeapInUse()
 	var peak uint64
 	for b.Loop() {
 		peak = max(peak, uploadConcurrently(b, srv.Handler(), form, ctype, uploads))
@@ -121,7 +82,7 @@ func BenchmarkUploadMemory(b *testing.B) {
 		}
 		b.StartTimer()
 	}
-	retained := int64(heapInUse()) - int64(before)
+	retained := int64(testkit.HeapInUse()) - int64(before)
 	b.ReportMetric(float64(peak)/(1<<20), "peak-MB")
 	b.ReportMetric(float64(retained)/(1<<20), "retained-MB")
 }

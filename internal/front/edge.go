@@ -151,6 +151,14 @@ type Writer struct {
 // SetPrincipal records who made the request.
 func (w *Writer) SetPrincipal(p sim.Principal) { w.principal = &p }
 
+// Principal is who the request authenticated as, if it did.
+func (w *Writer) Principal() (sim.Principal, bool) {
+	if w.principal == nil {
+		return sim.Principal{}, false
+	}
+	return *w.principal, true
+}
+
 // AddLatency records latency injected into the request.
 func (w *Writer) AddLatency(d time.Duration) { w.latency += d }
 

@@ -99,6 +99,21 @@ func (g *Gate) credential(authorization string) (sim.Principal, error) {
 // error is the spec's error for the first step that refuses; the pass
 // carries the rate window whenever the credential was authenticated.
 func (g *Gate) Enter(authorization, op, scope string) (Pass, error) {
+	pass, err := g.Count(authorization, scope)
+	if err != nil {
+		return pass, err
+	}
+	if status := g.take(pass.Principal.WorkspaceID, op); status != 0 {
+		return pass, g.Forced(status, &pass)
+	}
+	return pass, nil
+}
+
+// Count lets in what counts against the rate limit but is no operation of
+// the API (MCP's resource reads): it authenticates, counts against the
+// workspace's window and checks the scope, in that order, as Enter does,
+// without forced responses, which name operations.
+func (g *Gate) Count(authorization, scope string) (Pass, error) {
 	p, err := g.credential(authorization)
 	if err != nil {
 		return Pass{}, err
@@ -112,9 +127,6 @@ func (g *Gate) Enter(authorization, op, scope string) (Pass, error) {
 	}
 	if !p.HasScope(scope) {
 		return pass, scopeError(scope, p)
-	}
-	if status := g.take(p.WorkspaceID, op); status != 0 {
-		return pass, g.Forced(status, &pass)
 	}
 	return pass, nil
 }
@@ -130,7 +142,7 @@ func (g *Gate) Forced(status int, pass *Pass) error {
 }
 
 // Identify lets in what does not count against the rate limit (MCP's
-// protocol messages and resource reads; REST answers outside the
+// protocol messages; REST answers outside the
 // operations: unknown paths, other methods, bodies too large, the OpenAPI
 // document): it authenticates the credential and, when scope is not empty,
 // checks it, without counting a request or taking a forced response. The

@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"net/http"
+	"slices"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -73,19 +74,18 @@ func TestMCPSessionExpires(t *testing.T) {
 // sessionless revision), the call fails and the client says so.
 func TestMCPStreamDropResumes(t *testing.T) {
 	srv := mediamock.RunT(t)
+	recorded := testkit.Watch(t, srv)
 	cs := connectRetrying(t, srv, sessioned)
 	_, err := srv.AddFault(mediamock.FaultSpec{Kind: "mcp_stream_drop", Operation: "getAccount", First: 1})
 	require.NoError(t, err)
 	res, err := callTool(t, cs, "get_account")
 	require.NoError(t, err, "resumed with Last-Event-ID")
 	assert.False(t, res.IsError)
-	resumed := false
-	for _, e := range srv.Journal(mediamock.JournalFilter{Front: "mcp"}) {
-		if e.Method == "GET" {
-			resumed = true
-		}
-	}
-	assert.True(t, resumed, "the client came back with a GET")
+	// The resumed stream is recorded once it has ended, which may be after
+	// the client read the result from it.
+	testkit.Await(t, recorded, "the client came back with a GET", func() bool {
+		return slices.ContainsFunc(srv.Journal(mediamock.JournalFilter{Front: "mcp"}), func(e mediamock.JournalEntry) bool { return e.Method == "GET" })
+	})
 	f := failurePath(srv, "mcp_stream_drop")
 	assert.Equal(t, 1, f.Met)
 	assert.Equal(t, 1, f.Next["resumed_stream"], "%v", f.Next)

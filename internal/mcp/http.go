@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mediamock/mediamock/internal/fault"
@@ -54,7 +56,7 @@ func (f *Front) newTransports() transports {
 			// Events are kept so that a stream dropped mid-call (a fault,
 			// or a network) resumes with Last-Event-ID.
 			EventStore:                 f.events,
-			DisableLocalhostProtection: true, PropagateRequestCancellation: true, SessionTimeout: time.Hour}
+			DisableLocalhostProtection: true, PropagateRequestCancellation: true, SessionTimeout: sessionIdle}
 	}
 	// The bearer middleware puts the workspace into the request as the
 	// SDK's token info: a session answers only to the workspace that
@@ -157,6 +159,20 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		msg = peek(body)
 		w.SetMCPMethod(msg.method)
 	}
+	principal, _ := w.Principal()
+	stateless := r.Header.Get("Mcp-Protocol-Version") >= sessionlessVersion
+	if msg.read != "" && (stateless || f.owns(r.Header.Get("Mcp-Session-Id"), principal.WorkspaceID)) && acceptsJSON(r) {
+		f.serveRead(w, msg.id, r.Header.Get("Authorization"), msg.read)
+		return
+	}
+	if msg.method == "initialize" && !stateless {
+		done, err := f.admitSession(principal.WorkspaceID)
+		if err != nil {
+			writeRPCError(w, msg.id, rpcError(err))
+			return
+		}
+		defer func() { done(w.Header().Get("Mcp-Session-Id")) }()
+	}
 	x := &exchange{w: w, view: f.env.View(r)}
 	id := w.Header().Get("X-Request-Id")
 	r.Header.Set(exchangeHeader, id)
@@ -164,7 +180,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 	defer f.exchanges.Delete(id)
 
 	h := f.http.stateful
-	if r.Header.Get("Mcp-Protocol-Version") >= sessionlessVersion {
+	if stateless {
 		h = f.http.stateless
 		if msg.progress {
 			h = f.http.statelessSSE
@@ -205,6 +221,26 @@ type exchange struct {
 	done    bool
 	call    *front.Call
 	latency time.Duration
+	read    int64 // bytes of the resources read through the SDK
+}
+
+// spend takes size bytes of the exchange's budget of resource reads: the
+// first read of a request is always let through, then the reads of a batch
+// share exchangeResourceBytes. Over stdio (no exchange) reads are not
+// bounded: the client is the local process that started the server.
+func (x *exchange) spend(size int64) error {
+	if x == nil {
+		return nil
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.read > 0 && x.read+size > exchangeResourceBytes {
+		return rpcError(&sim.Error{Kind: sim.ETOOLARGE, Code: "response_too_large",
+			Message: fmt.Sprintf("This request has read %d bytes of resources already; the reads of one batch may return at most %d bytes. Read the asset in a request of its own.", x.read, exchangeResourceBytes),
+			Details: map[string]any{"limit_bytes": exchangeResourceBytes, "read_bytes": x.read, "asset_bytes": size}})
+	}
+	x.read += size
+	return nil
 }
 
 // rate puts a tool call's rate window on the response, before the SDK
@@ -244,34 +280,36 @@ func (x *exchange) finish() {
 }
 
 // peeked is what the front reads of a POST's JSON-RPC body before the SDK
-// does: the method (for the journal) and whether a tool call asks for
-// progress (for the choice of a sessionless answer's form).
+// does: the method (for the journal), whether a tool call asks for
+// progress (for the choice of a sessionless answer's form), and, for a
+// single request, its id and the asset a resources/read names.
 type peeked struct {
 	method   string
 	progress bool
+	id       json.RawMessage
+	read     string // the URI of a single resources/read of an asset
+}
+
+type peekedMessage struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		Meta map[string]any `json:"_meta"`
+		URI  string         `json:"uri"`
+	} `json:"params"`
 }
 
 func peek(body []byte) peeked {
-	var msgs []struct {
-		Method string `json:"method"`
-		Params struct {
-			Meta map[string]any `json:"_meta"`
-		} `json:"params"`
-	}
+	var msgs []peekedMessage
 	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		_ = json.Unmarshal(trimmed, &msgs)
-	} else {
-		msgs = msgs[:0]
-		var one struct {
-			Method string `json:"method"`
-			Params struct {
-				Meta map[string]any `json:"_meta"`
-			} `json:"params"`
-		}
+	single := len(trimmed) > 0 && trimmed[0] == '{'
+	if single {
+		var one peekedMessage
 		if json.Unmarshal(trimmed, &one) == nil {
 			msgs = append(msgs, one)
 		}
+	} else if len(trimmed) > 0 && trimmed[0] == '[' {
+		_ = json.Unmarshal(trimmed, &msgs)
 	}
 	var p peeked
 	var methods []string
@@ -286,7 +324,63 @@ func peek(body []byte) peeked {
 		}
 	}
 	p.method = strings.Join(methods, ",")
+	if single && len(msgs) == 1 {
+		p.id = msgs[0].ID
+		if m := msgs[0]; m.Method == "resources/read" && strings.HasPrefix(m.Params.URI, assetURIPrefix) && validID(m.ID) {
+			p.read = m.Params.URI
+		}
+	}
 	return p
+}
+
+// validID reports whether a request id is one JSON-RPC allows: a string or
+// a number.
+func validID(id json.RawMessage) bool {
+	if len(id) == 0 {
+		return false
+	}
+	switch id[0] {
+	case '"':
+		var s string
+		return json.Unmarshal(id, &s) == nil
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		var n json.Number
+		return json.Unmarshal(id, &n) == nil
+	}
+	return false
+}
+
+// acceptsJSON reports whether a POST's Accept header takes a JSON answer.
+func acceptsJSON(r *http.Request) bool {
+	for _, v := range r.Header.Values("Accept") {
+		for part := range strings.SplitSeq(v, ",") {
+			media, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+			if media == "application/json" || media == "application/*" || media == "*/*" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// writeRPCError answers a request with a JSON-RPC error, as a JSON body.
+func writeRPCError(w http.ResponseWriter, id json.RawMessage, err error) {
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) {
+		rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	}
+	if !validID(id) {
+		id = json.RawMessage("null")
+	}
+	body, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   *jsonrpc.Error  `json:"error"`
+	}{"2.0", id, rpcErr})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(body)
 }
 
 // transportWriter turns the SDK's plain-text HTTP errors (a bad Accept

@@ -46,6 +46,7 @@ type Front struct {
 
 	exchanges sync.Map // request id -> *exchange, while an HTTP request is served
 	sessions  atomic.Uint64
+	book      sessionBook
 }
 
 // eventStoreBytes caps what the sessions' streams keep for resumption: the

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -21,7 +22,7 @@ import (
 
 // TestRateLimitSharedWithREST: REST requests and MCP tool calls of one
 // workspace draw on one window (the free plan's 20 a minute); MCP's
-// protocol messages draw nothing. The 21st counted request is refused
+// protocol messages draw nothing (resource reads do: TestResourceReadsCount). The 21st counted request is refused
 // whichever front it comes through.
 func TestRateLimitSharedWithREST(t *testing.T) {
 	for _, version := range []string{latest, sessioned} {
@@ -34,8 +35,6 @@ func TestRateLimitSharedWithREST(t *testing.T) {
 				_, err := c.ListTools(ctx, nil)
 				require.NoError(t, err)
 				_, err = c.ListResources(ctx, nil)
-				require.NoError(t, err)
-				_, err = c.ReadResource(ctx, &sdk.ReadResourceParams{URI: "mediamock://models"})
 				require.NoError(t, err)
 				if version == sessioned { // ping is gone from the sessionless revision
 					require.NoError(t, c.Ping(ctx, nil))
@@ -146,4 +145,44 @@ func callOnce(srv *mediamock.Server, c *client, viaREST bool) (ok, limited bool,
 		return false, false, err
 	}
 	return !res.IsError, body.Error.Code == "rate_limited", nil
+}
+
+// TestResourceReadsCount: a resources/read counts once against the rate
+// window, the catalog's as an asset's (read outside the SDK); over the
+// limit it is a JSON-RPC error carrying the spec's rate_limited object.
+func TestResourceReadsCount(t *testing.T) {
+	for _, version := range []string{latest, sessioned} {
+		t.Run("protocol "+version, func(t *testing.T) {
+			srv := mediamock.RunT(t, func(o *mediamock.Options) { o.Clock = mediamock.ClockManual })
+			ctx := context.Background()
+			c := connect(t, srv, mediamock.KeyFreePlan, version)
+			page := c.call("list_assets", map[string]any{"limit": 1, "status": "completed"}).ok() // 1
+			asset := fmt.Sprintf("mediamock://assets/%d", page.id("data.0.id"))
+
+			_, err := c.ReadResource(ctx, &sdk.ReadResourceParams{URI: "mediamock://models"}) // 2
+			require.NoError(t, err)
+			file, err := c.ReadResource(ctx, &sdk.ReadResourceParams{URI: asset}) // 3
+			require.NoError(t, err)
+			require.Len(t, file.Contents, 1)
+			assert.NotEmpty(t, file.Contents[0].Blob)
+			status, _, h := testkit.REST(t, srv, mediamock.KeyFreePlan, "GET", "/account", nil) // 4
+			require.Equal(t, http.StatusOK, status)
+			assert.Equal(t, "16", h.Get("X-RateLimit-Remaining"))
+
+			for range 16 {
+				_, err := c.ReadResource(ctx, &sdk.ReadResourceParams{URI: asset})
+				require.NoError(t, err)
+			}
+			for _, uri := range []string{asset, "mediamock://models"} {
+				_, err = c.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri})
+				var rpcErr *jsonrpc.Error
+				require.ErrorAs(t, err, &rpcErr, "%s over the limit", uri)
+				assert.EqualValues(t, -32001, rpcErr.Code)
+				assert.Contains(t, string(rpcErr.Data), `"code":"rate_limited"`)
+			}
+			require.NoError(t, srv.Advance(time.Minute))
+			_, err = c.ReadResource(ctx, &sdk.ReadResourceParams{URI: asset})
+			require.NoError(t, err)
+		})
+	}
 }

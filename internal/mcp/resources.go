@@ -2,15 +2,18 @@ package mcp
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -22,19 +25,27 @@ const (
 	assetURIPrefix = "mediamock://assets/"
 )
 
-// Reading a resource needs the read scope but does not count against the
-// rate limit: an asset's bytes are what REST serves under /files/ (no
-// authentication, no rate limit), and the catalog is static.
+// Reading a resource needs the read scope and counts once against the
+// rate window, as a tool call does: the spec exempts only MCP's protocol
+// messages (initialize, tools/list, ping), and a read moves a file.
 const resourceScope = "read"
 
-// maxResourceBytes caps the file a resource read returns.
-const maxResourceBytes = 64 << 20
+// exchangeResourceBytes caps the files one HTTP request may read through
+// the SDK (a batch of the 2025-03-26 revision): the SDK holds a result
+// several times over while it encodes it. A single read of an asset does
+// not go through the SDK: it streams (serveRead).
+const exchangeResourceBytes = 16 << 20
 
 func (f *Front) addResources(s *sdk.Server, who func(*sdk.RequestExtra) caller) {
 	s.AddResource(&sdk.Resource{URI: modelsURI, Name: "models", Title: "Model catalog", MIMEType: "application/json",
 		Description: "The models grouped by modality, as list_models returns them: ids, credits per output, options."},
 		func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
-			if _, err := f.env.Gate.Identify(who(req.Extra).authorization, resourceScope); err != nil {
+			c := who(req.Extra)
+			pass, err := f.env.Gate.Count(c.authorization, resourceScope)
+			if pass.Authenticated() {
+				c.x.rate(pass.Rate)
+			}
+			if err != nil {
 				return nil, rpcError(err)
 			}
 			data, err := json.Marshal(wire.CatalogOf(f.env.Eng.Models("", ""), ""))
@@ -50,46 +61,94 @@ func (f *Front) addResources(s *sdk.Server, who func(*sdk.RequestExtra) caller) 
 		})
 }
 
-// readAsset reads a completed asset's file through the engine, with the
-// caller's workspace: another workspace's asset is not found.
+// readAsset reads a completed asset's file through the SDK (batches,
+// stdio), within the exchange's budget.
 func (f *Front) readAsset(ctx context.Context, c caller, uri string) (*sdk.ReadResourceResult, error) {
-	pass, err := f.env.Gate.Identify(c.authorization, resourceScope)
+	file, content, err := f.openAsset(ctx, c.authorization, c.x, uri)
 	if err != nil {
-		return nil, rpcError(err)
+		return nil, err
+	}
+	if err := c.x.spend(file.Size); err != nil {
+		return nil, err
+	}
+	data := make([]byte, file.Size)
+	if _, err := io.ReadFull(content, data); err != nil {
+		return nil, err
+	}
+	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: file.MimeType, Blob: data}}}, nil
+}
+
+// openAsset counts a read of an asset resource and opens its file, with
+// the caller's workspace: another workspace's asset is not found.
+func (f *Front) openAsset(ctx context.Context, authorization string, x *exchange, uri string) (sim.StoredFile, io.Reader, error) {
+	pass, err := f.env.Gate.Count(authorization, resourceScope)
+	if pass.Authenticated() {
+		x.rate(pass.Rate)
+	}
+	if err != nil {
+		return sim.StoredFile{}, nil, rpcError(err)
 	}
 	idText, _ := strings.CutPrefix(uri, assetURIPrefix)
 	id, perr := strconv.ParseUint(idText, 10, 64)
 	if perr != nil || id == 0 {
-		return nil, sdk.ResourceNotFoundError(uri)
+		return sim.StoredFile{}, nil, sdk.ResourceNotFoundError(uri)
 	}
 	eng := f.env.Eng
 	g, err := eng.Generation(ctx, pass.Principal, id, 0)
 	if err != nil {
 		if sim.AsError(err).Kind == sim.ENOTFOUND {
-			return nil, sdk.ResourceNotFoundError(uri)
+			return sim.StoredFile{}, nil, sdk.ResourceNotFoundError(uri)
 		}
-		return nil, rpcError(err)
+		return sim.StoredFile{}, nil, rpcError(err)
 	}
 	for _, a := range g.Assets {
 		if a.ID != id {
 			continue
 		}
 		if a.Status != sim.StatusCompleted {
-			return nil, rpcError(&sim.Error{Kind: sim.ECONFLICT, Code: "asset_not_ready",
+			return sim.StoredFile{}, nil, rpcError(&sim.Error{Kind: sim.ECONFLICT, Code: "asset_not_ready",
 				Message: fmt.Sprintf("Asset %d is %s; its file exists once it is completed.", id, a.Status),
 				Details: map[string]any{"status": a.Status}})
 		}
 		file, content, err := eng.OpenFile(eng.AssetFile(a))
 		if err != nil {
-			return nil, rpcError(err)
+			return sim.StoredFile{}, nil, rpcError(err)
 		}
-		data, err := io.ReadAll(io.LimitReader(content, maxResourceBytes))
-		if err != nil {
-			return nil, err
-		}
-		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: file.MimeType, Blob: data}}}, nil
+		return file, content, nil
 	}
-	return nil, sdk.ResourceNotFoundError(uri)
+	return sim.StoredFile{}, nil, sdk.ResourceNotFoundError(uri)
+}
+
+// serveRead answers one resources/read of an asset itself, as a JSON
+// body whose blob is encoded while the file is read: memory stays flat
+// whatever the file's size and however many read at once. The SDK, which
+// would hold the file and its encodings several times over, never sees
+// the message.
+func (f *Front) serveRead(w *front.Writer, id json.RawMessage, authorization, uri string) {
+	x := &exchange{w: w}
+	file, content, err := f.openAsset(context.Background(), authorization, x, uri)
+	x.finish()
+	if err != nil {
+		writeRPCError(w, id, err)
+		return
+	}
+	uriJSON, _ := json.Marshal(uri)
+	mimeJSON, _ := json.Marshal(file.MimeType)
+	head := `{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"contents":[{"uri":` + string(uriJSON) +
+		`,"mimeType":` + string(mimeJSON) + `,"blob":"`
+	const tail = `"}]}}`
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.FormatInt(int64(len(head))+int64(base64.StdEncoding.EncodedLen(int(file.Size)))+int64(len(tail)), 10))
+	w.WriteHeader(http.StatusOK)
+	io.WriteString(w, head)
+	enc := base64.NewEncoder(base64.StdEncoding, w)
+	if _, err := io.CopyBuffer(enc, content, make([]byte, 48<<10)); err != nil {
+		f.env.Log.Warn("MCP resource read cut short", "uri", uri, "err", err)
+		w.Abort()
+		return
+	}
+	enc.Close()
+	io.WriteString(w, tail)
 }
 
 // rpcError turns an engine or gate error into a JSON-RPC error that carries
@@ -101,8 +160,13 @@ func rpcError(err error) error {
 	switch sim.AsError(err).Kind {
 	case sim.EINVALID:
 		code = jsonrpc.CodeInvalidParams
-	case sim.EUNAUTHORIZED, sim.EFORBIDDEN, sim.ECONFLICT:
-		code = -32001 // implementation-defined: the request is refused
+	case sim.EUNAUTHORIZED, sim.EFORBIDDEN, sim.ECONFLICT, sim.ERATELIMIT, sim.ETOOLARGE:
+		code = codeRefused
 	}
 	return &jsonrpc.Error{Code: code, Message: body.Error.Code + ": " + body.Error.Message, Data: data}
 }
+
+// codeRefused is the implementation-defined JSON-RPC error code of a
+// request the service refuses (a scope, the rate limit, a state, a size):
+// the spec's error object, in data, says which.
+const codeRefused = -32001

@@ -6,8 +6,12 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"mime/multipart"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -62,4 +66,76 @@ func (b *SyncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// PaddedPNG is a valid PNG of about size bytes: a small image padded with
+// an ancillary chunk the decoders skip. It stands for a large upload
+// without the cost of encoding a large picture.
+func PaddedPNG(t testing.TB, size int) []byte {
+	t.Helper()
+	data := PNG(t, 64, 64)
+	end := bytes.LastIndex(data, []byte("IEND")) - 4
+	pad := make([]byte, size-len(data)-12)
+	chunk := append([]byte{byte(len(pad) >> 24), byte(len(pad) >> 16), byte(len(pad) >> 8), byte(len(pad))}, []byte("teXt")...)
+	chunk = append(append(chunk, pad...), 0, 0, 0, 0) // the CRC is not checked for ancillary chunks here
+	return append(append(append([]byte{}, data[:end]...), chunk...), data[end:]...)
+}
+
+// UploadForm is a multipart upload (field "file") of a PaddedPNG of about
+// size bytes, and its content type.
+func UploadForm(t testing.TB, size int) ([]byte, string) {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	part, err := mw.CreateFormFile("file", "big.png")
+	require.NoError(t, err)
+	_, err = part.Write(PaddedPNG(t, size))
+	require.NoError(t, err)
+	require.NoError(t, mw.Close())
+	return body.Bytes(), mw.FormDataContentType()
+}
+
+// HeapInUse is the heap in use after two collections: what is retained.
+func HeapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapInuse
+}
+
+// PeakHeap samples the heap in use while f runs and returns the highest
+// value seen (sampled every millisecond of f's run, and once at its end).
+func PeakHeap(f func()) uint64 {
+	var peak atomic.Uint64
+	sample := func() {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		for {
+			old := peak.Load()
+			if m.HeapInuse <= old || peak.CompareAndSwap(old, m.HeapInuse) {
+				return
+			}
+		}
+	}
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				sample()
+			}
+		}
+	}()
+	f()
+	sample()
+	close(done)
+	<-stopped
+	return peak.Load()
 }

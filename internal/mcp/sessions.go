@@ -1,0 +1,95 @@
+package mcp
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mediamock/mediamock/sim"
+)
+
+// Sessions of the handshake-era revisions hold memory on the server (about
+// 5 KB each) until they end, and opening one does not count against the
+// rate limit: they are bounded in number, per workspace and in all, and
+// end after sessionIdle without a request. Past a cap, initialize is
+// refused with a JSON-RPC error that says which cap and what to do.
+const (
+	maxSessions          = 4096
+	maxWorkspaceSessions = 256
+	sessionIdle          = 10 * time.Minute
+)
+
+// sessionBook knows which workspace opened each session: the caps count
+// by it, and a resource read answered outside the SDK checks it.
+type sessionBook struct {
+	mu      sync.Mutex
+	owner   map[string]uint64 // session id -> workspace
+	pending map[uint64]int    // initializations under way, per workspace
+}
+
+// admit reserves a session for workspace ws, or refuses past a cap; done
+// ends the reservation with the id the server gave the session ("" if it
+// opened none).
+func (f *Front) admitSession(ws uint64) (done func(id string), err error) {
+	live := map[string]bool{}
+	for ss := range f.server.Sessions() {
+		live[ss.ID()] = true
+	}
+	b := &f.book
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.owner == nil {
+		b.owner, b.pending = map[string]uint64{}, map[uint64]int{}
+	}
+	total, mine := 0, b.pending[ws]
+	for id, owner := range b.owner {
+		if !live[id] {
+			delete(b.owner, id)
+			continue
+		}
+		total++
+		if owner == ws {
+			mine++
+		}
+	}
+	for _, n := range b.pending {
+		total += n
+	}
+	if mine >= maxWorkspaceSessions || total >= maxSessions {
+		scope, limit, who := "workspace", maxWorkspaceSessions, "This workspace"
+		if mine < maxWorkspaceSessions {
+			scope, limit, who = "server", maxSessions, "The server"
+		}
+		return nil, &sim.Error{Kind: sim.ECONFLICT, Code: "too_many_sessions",
+			Message: fmt.Sprintf("%s has %d open MCP sessions, the most it may have. End the sessions you no longer use (DELETE /mcp with their Mcp-Session-Id); a session also ends after %s without a request.",
+				who, limit, sessionIdle),
+			Details: map[string]any{"limit": limit, "scope": scope, "idle_timeout_seconds": int(sessionIdle / time.Second)}}
+	}
+	b.pending[ws]++
+	return func(id string) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.pending[ws]--; b.pending[ws] == 0 {
+			delete(b.pending, ws)
+		}
+		if id != "" {
+			b.owner[id] = ws
+		}
+	}, nil
+}
+
+// owns reports whether session id is open and was opened by workspace ws.
+func (f *Front) owns(id string, ws uint64) bool {
+	f.book.mu.Lock()
+	owner, ok := f.book.owner[id]
+	f.book.mu.Unlock()
+	if !ok || owner != ws {
+		return false
+	}
+	for ss := range f.server.Sessions() {
+		if ss.ID() == id {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,79 @@
+package mcp_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/testkit"
+)
+
+// TestSessionsAreCapped: a workspace opens at most 256 sessions; the next
+// initialize is a JSON-RPC error that says why and what to do, ending a
+// session frees its place, and another workspace is not held back. The
+// heap stays bounded by the cap however many initialize.
+func TestSessionsAreCapped(t *testing.T) {
+	const perWorkspace = 256
+	srv := mediamock.RunT(t, mediamock.WithLogger(nil))
+	h := http.Header{"Authorization": {"Bearer " + mediamock.KeyBusiness}, "Content-Type": {"application/json"},
+		"Accept": {"application/json, text/event-stream"}}
+	before := testkit.HeapInUse()
+	var first string
+	for i := range perWorkspace {
+		resp, _ := post(t, srv, h, initialize)
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		id := resp.Header.Get("Mcp-Session-Id")
+		require.NotEmpty(t, id, "session %d", i+1)
+		if first == "" {
+			first = id
+		}
+	}
+	refused := func() {
+		t.Helper()
+		for range 500 {
+			resp, body := post(t, srv, h, initialize, true)
+			require.Equal(t, http.StatusOK, resp.StatusCode)
+			require.Empty(t, resp.Header.Get("Mcp-Session-Id"))
+			var msg struct {
+				ID    int
+				Error struct {
+					Code    int
+					Message string
+					Data    struct{ Error struct{ Code, Message string } }
+				}
+			}
+			require.NoError(t, json.Unmarshal(body, &msg), "%s", body)
+			assert.Equal(t, 1, msg.ID)
+			assert.Equal(t, -32001, msg.Error.Code)
+			assert.Equal(t, "too_many_sessions", msg.Error.Data.Error.Code)
+			assert.Contains(t, msg.Error.Message, "DELETE /mcp")
+		}
+	}
+	refused()
+	held := int64(testkit.HeapInUse()) - int64(before)
+	t.Logf("heap held by %d sessions and 500 refusals: %d KB", perWorkspace, held>>10)
+	assert.Less(t, held, int64(16<<20))
+
+	// Ending a session frees its place, once.
+	req, err := http.NewRequest(http.MethodDelete, srv.MCPURL(), nil)
+	require.NoError(t, err)
+	req.Header = h.Clone()
+	req.Header.Set("Mcp-Session-Id", first)
+	resp, err := srv.Client().Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Less(t, resp.StatusCode, 300)
+	resp, _ = post(t, srv, h, initialize)
+	assert.NotEmpty(t, resp.Header.Get("Mcp-Session-Id"))
+	refused()
+
+	// Another workspace has places of its own.
+	other := h.Clone()
+	other.Set("Authorization", "Bearer "+mediamock.KeyAllScopes)
+	resp, _ = post(t, srv, other, initialize)
+	assert.NotEmpty(t, resp.Header.Get("Mcp-Session-Id"))
+}
