@@ -43,7 +43,9 @@ func TestSessionsAreCapped(t *testing.T) {
 				Error struct {
 					Code    int
 					Message string
-					Data    struct{ Error struct{ Code, Message string } }
+					Data    struct {
+						Error struct{ Code, Message string }
+					}
 				}
 			}
 			require.NoError(t, json.Unmarshal(body, &msg), "%s", body)
