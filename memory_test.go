@@ -2,13 +2,16 @@ package mediamock_test
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
 	"github.com/mediamock/mediamock/internal/testkit"
@@ -85,4 +88,45 @@ func BenchmarkUploadMemory(b *testing.B) {
 	retained := int64(testkit.HeapInUse()) - int64(before)
 	b.ReportMetric(float64(peak)/(1<<20), "peak-MB")
 	b.ReportMetric(float64(retained)/(1<<20), "retained-MB")
+}
+
+// TestJournalKeepsCopies: the journal keeps at most MaxString bytes of a
+// request's path, query and methods, as copies: 500 requests with a 900 KB
+// query and no key, then 100 MCP batches of long method names with a key,
+// retain a few MB, not the requests (0.9 MB each, 7.7 MB a batch, when a
+// kept substring held the whole request alive).
+func TestJournalKeepsCopies(t *testing.T) {
+	srv := mediamock.RunT(t, mediamock.WithLogger(nil))
+	h := srv.Handler()
+	query := strings.Repeat("q", 900<<10)
+	long := strings.Repeat("m", 150<<10)
+	var batch []string
+	for i := range 50 {
+		batch = append(batch, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"%s%d"}`, i+1, long, i))
+	}
+	batchBody := "[" + strings.Join(batch, ",") + "]"
+	before := testkit.HeapInUse()
+	for i := range 500 {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", fmt.Sprintf("/api/v1/assets/%d?q=%s", i, query), nil))
+		require.Equal(t, http.StatusUnauthorized, rec.Code)
+	}
+	for range 100 {
+		req := httptest.NewRequest("POST", "/mcp", strings.NewReader(batchBody))
+		req.Header.Set("Authorization", "Bearer "+mediamock.KeyAllScopes)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2025-03-26")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+	}
+	retained := int64(testkit.HeapInUse()) - int64(before)
+	t.Logf("retained after 500 long queries and 100 batches of long methods: %d KB", retained>>10)
+	assert.Less(t, retained, int64(5<<20))
+	entries := srv.Journal(mediamock.JournalFilter{})
+	require.NotEmpty(t, entries)
+	for _, e := range entries {
+		assert.LessOrEqual(t, len(e.Query), 1024)
+		assert.LessOrEqual(t, len(e.MCPMethod), 1024)
+	}
 }

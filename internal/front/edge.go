@@ -307,14 +307,10 @@ func (env *Env) Record(e journal.Entry, started time.Time, b Bodies) {
 	if env.Journal == nil {
 		return
 	}
-	// A string cut to its cap is copied: a substring would keep the whole
-	// of what the client sent alive.
-	capped := func(s string) string {
-		if len(s) > journal.MaxString {
-			return strings.Clone(s[:journal.MaxString])
-		}
-		return s
-	}
+	// Every string is kept as a copy of at most its cap: the method, path
+	// and query are substrings of the request line, and a substring keeps
+	// the whole of what the client sent alive.
+	capped := func(s string) string { return strings.Clone(s[:min(len(s), journal.MaxString)]) }
 	e.Method, e.Path, e.Query, e.MCPMethod, e.RequestContentType = capped(e.Method), capped(e.Path), capped(e.Query), capped(e.MCPMethod), capped(e.RequestContentType)
 	now := env.WallClock()
 	e.Time, e.SimTime = sim.FormatTime(started), sim.FormatTime(env.Eng.Clock().Now())
