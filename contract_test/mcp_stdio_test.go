@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -97,6 +98,15 @@ func TestMCPOverStdio(t *testing.T) {
 		assert.NoError(t, err, "the state lives in --db")
 	})
 
+	t.Run("a script piped in", func(t *testing.T) {
+		checkScriptAnswers(t, runScript(t, bin, "mcp", "--api-key", keyAll, "--clock", "virtual"))
+	})
+
+	t.Run("a script piped into the bridge", func(t *testing.T) {
+		e := start(t)
+		checkScriptAnswers(t, runScript(t, bin, "mcp", "--url", e.root, "--api-key", keyAll))
+	})
+
 	t.Run("bridged to a running server", func(t *testing.T) {
 		e := start(t)
 		cs, stderr := startStdio(t, bin, "mcp", "--url", e.root, "--api-key", keyAll)
@@ -114,18 +124,100 @@ func TestMCPOverStdio(t *testing.T) {
 	})
 }
 
+// stdioScript is what a test pipes into `mockserver mcp`: the handshake,
+// lines that are no message (each answered with a null-id error, the
+// session going on), and requests, each answered before the process exits
+// at the end of its input.
+func stdioScript() (script string, requests []int, parseErrors, invalid int) {
+	lines := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"script","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`not json`, // parse error
+		`{"jsonrpc":"2.0","id":2,"method":"ping"} trailing`,     // parse error
+		strings.Repeat("[", 10001) + strings.Repeat("]", 10001), // parse error: nests too deep
+		`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`,        // invalid: an object id
+		`{"jsonrpc":"2.0","id":1e400,"method":"ping"}`,          // invalid: a number out of range
+		`{"jsonrpc":"2.0","id":3}`,                              // invalid: neither request nor response
+		`"` + strings.Repeat("x", 20<<20) + `"`,                 // invalid: over the line cap
+		`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":5,"method":"no/such/method"}`,
+		`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"get_account","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":"seven","method":"resources/read","params":{"uri":"mediamock://models"}}`,
+	}
+	return strings.Join(lines, "\n") + "\n", []int{1, 4, 5, 6, 7}, 3, 4
+}
+
+// checkScriptAnswers reads the answers to stdioScript: one per request,
+// and the errors of the bad lines with null ids.
+func checkScriptAnswers(t *testing.T, out []byte) {
+	t.Helper()
+	_, requests, parseErrors, invalid := stdioScript()
+	answered := map[string]json.RawMessage{}
+	codes := map[int]int{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var msg struct {
+			ID     json.RawMessage
+			Result json.RawMessage
+			Error  *struct{ Code int }
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &msg), "%.200s", line)
+		if string(msg.ID) == "null" {
+			require.NotNil(t, msg.Error, "%.200s", line)
+			codes[msg.Error.Code]++
+			continue
+		}
+		answered[string(msg.ID)] = []byte(line)
+	}
+	assert.Equal(t, parseErrors, codes[-32700], "parse errors")
+	assert.Equal(t, invalid, codes[-32600], "invalid requests")
+	assert.Len(t, answered, len(requests), "one answer per request: %v", answered)
+	for _, id := range requests {
+		key := strconv.Itoa(id)
+		if id == 7 {
+			key = `"seven"`
+		}
+		assert.Contains(t, answered, key)
+	}
+	assert.Contains(t, string(answered["5"]), `"code":-32601`)
+	assert.Contains(t, string(answered["6"]), "Acme Studio")
+	assert.Contains(t, string(answered[`"seven"`]), `"contents"`)
+}
+
+// runScript runs the binary with the script as its input, closed at once.
+func runScript(t *testing.T, bin string, args ...string) []byte {
+	t.Helper()
+	script, _, _, _ := stdioScript()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = cleanEnv()
+	cmd.Stdin = strings.NewReader(script)
+	stderr := &testkit.SyncBuffer{}
+	cmd.Stderr = stderr
+	out, err := cmd.Output()
+	require.NoError(t, err, "the process ends well at the end of its input; log:\n%s", stderr)
+	return out
+}
+
 var readyURL = regexp.MustCompile(`msg="mediamock ready" mcp=stdio url=(\S+)`)
+
+// cleanEnv is the environment without the server's settings.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "MOCKSERVER_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
 
 // startStdio starts the binary with a clean environment and connects an MCP
 // client to its stdin and stdout; its log (stderr) is returned.
 func startStdio(t *testing.T, bin string, args ...string) (*sdk.ClientSession, *testkit.SyncBuffer) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "MOCKSERVER_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
+	cmd.Env = cleanEnv()
 	stderr := &testkit.SyncBuffer{}
 	cmd.Stderr = stderr
 	client := sdk.NewClient(&sdk.Implementation{Name: "contract-test", Version: "1"}, nil)

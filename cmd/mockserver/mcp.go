@@ -16,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/mcp"
 )
 
 // runMCP serves MCP over stdio, for agents that start their MCP servers as
@@ -83,7 +84,8 @@ func bridge(ctx context.Context, s *settings, stdin io.Reader, stdout io.Writer,
 		log.Error("connect", "url", endpoint, "err", err)
 		return 1
 	}
-	local, err := (&sdk.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}).Connect(ctx)
+	lines := mcp.NewStdio(ctx, stdin, stdout)
+	local, err := (&sdk.IOTransport{Reader: lines.Reader, Writer: lines.Writer, MaxLineLength: -1}).Connect(ctx)
 	if err != nil {
 		log.Error("stdio", "err", err)
 		return 1
@@ -158,7 +160,3 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r.Header.Set("Authorization", "Bearer "+b.key)
 	return b.base.RoundTrip(r)
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

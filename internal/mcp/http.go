@@ -156,8 +156,14 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 			return
 		}
 		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		// What is not JSON-RPC gets JSON-RPC's error, with HTTP 400 as
+		// the transport says, rather than the SDK's plain text.
 		msg = peek(body)
 		w.SetMCPMethod(msg.method)
+		if v := vet(body); v.code != 0 {
+			writeRPC(w, http.StatusBadRequest, errorMessage(nil, &jsonrpc.Error{Code: v.code, Message: v.message}))
+			return
+		}
 	}
 	principal, _ := w.Principal()
 	stateless := r.Header.Get("Mcp-Protocol-Version") >= sessionlessVersion
@@ -186,7 +192,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 			h = f.http.statelessSSE
 		}
 	}
-	tw := &transportWriter{Writer: w, post: r.Method == http.MethodPost}
+	tw := &transportWriter{Writer: w, post: r.Method == http.MethodPost, id: msg.id}
 	h.ServeHTTP(tw, r)
 	tw.finish()
 	x.finish()
@@ -363,23 +369,20 @@ func acceptsJSON(r *http.Request) bool {
 	return false
 }
 
-// writeRPCError answers a request with a JSON-RPC error, as a JSON body.
+// writeRPCError answers a request with a JSON-RPC error, as a JSON body
+// with HTTP status 200: the request was one, and JSON-RPC refused it.
 func writeRPCError(w http.ResponseWriter, id json.RawMessage, err error) {
 	var rpcErr *jsonrpc.Error
 	if !errors.As(err, &rpcErr) {
 		rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}
-	if !validID(id) {
-		id = json.RawMessage("null")
-	}
-	body, _ := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   *jsonrpc.Error  `json:"error"`
-	}{"2.0", id, rpcErr})
+	writeRPC(w, http.StatusOK, errorMessage(id, rpcErr))
+}
+
+func writeRPC(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(status)
 	w.Write(body)
 }
 
@@ -396,6 +399,7 @@ type transportWriter struct {
 	status int
 	text   bytes.Buffer
 	post   bool
+	id     json.RawMessage // the id of a POST's single request
 	// head and priming are held back until the stream's first message.
 	head    int
 	priming []byte
@@ -458,6 +462,14 @@ func (t *transportWriter) Unwrap() http.ResponseWriter { return t.Writer }
 func (t *transportWriter) finish() {
 	if t.status == 0 {
 		t.release()
+		return
+	}
+	// A request of a method the server does not have (the handshake-era
+	// revisions; the SDK answers the sessionless one itself) is a
+	// JSON-RPC error, so that a client's session goes on.
+	if t.status == http.StatusBadRequest && validID(t.id) && strings.HasPrefix(t.text.String(), "JSON RPC not handled") {
+		writeRPC(t.Writer, http.StatusOK, errorMessage(t.id, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+			Message: "Method not found: " + strings.TrimSpace(strings.TrimPrefix(t.text.String(), "JSON RPC not handled: "))}))
 		return
 	}
 	t.Header().Del("X-Content-Type-Options")

@@ -113,21 +113,20 @@ const instructions = "The media generation service: generate images, videos, voi
 	"Every tool call counts against the workspace's rate limit, shared with the REST API."
 
 // ServeStdio serves one MCP session over in and out (newline-delimited
-// JSON-RPC) until in ends or ctx does. Every tool call is made with apiKey;
+// JSON-RPC) until in ends and every request read is answered, or ctx ends.
+// A line that is no message is answered with an error; the session goes on
+// (Stdio). Every tool call is made with apiKey;
 // links are built from base, the server's public address.
 func (f *Front) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, apiKey, base string) error {
 	c := caller{authorization: "Bearer " + apiKey, view: wire.View{Base: base, Eng: f.env.Eng}}
 	s := f.newServer(func(*sdk.RequestExtra) caller { return c })
-	err := s.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+	lines := NewStdio(ctx, in, out)
+	err := s.Run(ctx, &sdk.IOTransport{Reader: lines.Reader, Writer: lines.Writer, MaxLineLength: -1})
 	if err != nil && ctx.Err() != nil {
 		return nil
 	}
 	return err
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // closeSessions ends every HTTP session: their hanging requests answer.
 func (f *Front) closeSessions() {
