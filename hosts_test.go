@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -97,6 +98,35 @@ func TestOneHostGuardOnEveryFront(t *testing.T) {
 				assert.Equal(t, tc.code, testkit.ErrorCode(t, string(body)))
 				assert.Contains(t, string(body), "--allowed-hosts", "one error, saying what to do")
 			})
+		}
+	}
+}
+
+// TestGuardHoldsOnAnyConnection: the host guard judges the request, not
+// the connection it came on: from a non-loopback address (a container's
+// published port), /mcp and the control API refuse a rebound Host and a
+// foreign page alike.
+func TestGuardHoldsOnAnyConnection(t *testing.T) {
+	srv := mediamock.RunT(t)
+	for _, path := range []string{"/mcp", "/_mock/clock"} {
+		for _, tc := range []struct{ host, origin, code string }{
+			{"evil.example", "http://evil.example", "forbidden_host"},
+			{"10.1.2.3:8080", "http://evil.example", "forbidden_origin"},
+		} {
+			method, body := "GET", ""
+			if path == "/mcp" {
+				method, body = "POST", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+			}
+			req := httptest.NewRequest(method, "http://"+tc.host+path, strings.NewReader(body))
+			req.RemoteAddr = "203.0.113.7:41234"
+			req.Header.Set("Origin", tc.origin)
+			req.Header.Set("Authorization", "Bearer "+mediamock.KeyAllScopes)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			rec := httptest.NewRecorder()
+			srv.Handler().ServeHTTP(rec, req)
+			assert.Equal(t, http.StatusForbidden, rec.Code, "%s from %s: %s", path, tc.host, rec.Body)
+			assert.Equal(t, tc.code, testkit.ErrorCode(t, rec.Body.String()), path)
 		}
 	}
 }

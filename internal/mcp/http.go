@@ -192,7 +192,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 			h = f.http.statelessSSE
 		}
 	}
-	tw := &transportWriter{Writer: w, post: r.Method == http.MethodPost, id: msg.id}
+	tw := &transportWriter{Writer: w, post: r.Method == http.MethodPost, id: msg.id, hold: msg.batch}
 	h.ServeHTTP(tw, r)
 	tw.finish()
 	x.finish()
@@ -228,6 +228,7 @@ type exchange struct {
 	call    *front.Call
 	latency time.Duration
 	read    int64 // bytes of the resources read through the SDK
+	window  *sim.RateDecision
 }
 
 // spend takes size bytes of the exchange's budget of resource reads: the
@@ -251,15 +252,23 @@ func (x *exchange) spend(size int64) error {
 
 // rate puts a tool call's rate window on the response, before the SDK
 // writes its headers (with the call's first event, or its result).
+//
+// The calls of a batch run at once: the response carries the window
+// after the last of them, the latest window with the fewest remaining.
 func (x *exchange) rate(d sim.RateDecision) {
 	if x == nil {
 		return
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if !x.done {
-		front.SetRateHeaders(x.w.Header(), d)
+	if x.done {
+		return
 	}
+	if w := x.window; w != nil && (d.Reset.Before(w.Reset) || (d.Reset.Equal(w.Reset) && d.Remaining >= w.Remaining)) {
+		return
+	}
+	x.window = &d
+	front.SetRateHeaders(x.w.Header(), d)
 }
 
 // note records a tool call for the request's journal entry.
@@ -292,6 +301,7 @@ func (x *exchange) finish() {
 type peeked struct {
 	method   string
 	progress bool
+	batch    bool
 	id       json.RawMessage
 	read     string // the URI of a single resources/read of an asset
 }
@@ -306,6 +316,7 @@ type peekedMessage struct {
 }
 
 func peek(body []byte) peeked {
+	var p peeked
 	var msgs []peekedMessage
 	trimmed := bytes.TrimSpace(body)
 	single := len(trimmed) > 0 && trimmed[0] == '{'
@@ -317,7 +328,7 @@ func peek(body []byte) peeked {
 	} else if len(trimmed) > 0 && trimmed[0] == '[' {
 		_ = json.Unmarshal(trimmed, &msgs)
 	}
-	var p peeked
+	p.batch = !single
 	var methods []string
 	for _, m := range msgs {
 		method := m.Method
@@ -400,6 +411,10 @@ type transportWriter struct {
 	text   bytes.Buffer
 	post   bool
 	id     json.RawMessage // the id of a POST's single request
+	// hold keeps the whole answer of a batch until every call of it has
+	// put its window on the head.
+	hold bool
+	held bytes.Buffer
 	// head and priming are held back until the stream's first message.
 	head    int
 	priming []byte
@@ -414,7 +429,7 @@ func (t *transportWriter) WriteHeader(status int) {
 		t.status = status
 		return
 	}
-	if t.post && status == http.StatusOK && strings.HasPrefix(t.Header().Get("Content-Type"), "text/event-stream") {
+	if t.hold || (t.post && status == http.StatusOK && strings.HasPrefix(t.Header().Get("Content-Type"), "text/event-stream")) {
 		t.head = status
 		return
 	}
@@ -425,6 +440,10 @@ func (t *transportWriter) WriteHeader(status int) {
 func (t *transportWriter) Write(b []byte) (int, error) {
 	if t.status != 0 {
 		return t.text.Write(b)
+	}
+	if t.hold {
+		t.head = cmp.Or(t.head, http.StatusOK)
+		return t.held.Write(b)
 	}
 	if t.post && !t.started && t.priming == nil && bytes.HasPrefix(b, []byte("event: prime\n")) {
 		t.head = cmp.Or(t.head, http.StatusOK)
@@ -450,7 +469,7 @@ func (t *transportWriter) release() {
 
 // FlushError flushes, unless the stream's head is held back.
 func (t *transportWriter) FlushError() error {
-	if t.head != 0 || t.priming != nil {
+	if t.hold || t.head != 0 || t.priming != nil {
 		return nil
 	}
 	return t.Writer.FlushError()
@@ -462,6 +481,9 @@ func (t *transportWriter) Unwrap() http.ResponseWriter { return t.Writer }
 func (t *transportWriter) finish() {
 	if t.status == 0 {
 		t.release()
+		if t.held.Len() > 0 {
+			t.Writer.Write(t.held.Bytes())
+		}
 		return
 	}
 	// A request of a method the server does not have (the handshake-era

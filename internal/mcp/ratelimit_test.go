@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -185,4 +186,23 @@ func TestResourceReadsCount(t *testing.T) {
 			require.NoError(t, err)
 		})
 	}
+}
+
+// TestBatchCarriesItsLastWindow: the answer to a batch of three tool calls
+// (2025-03-26) carries the window after the third.
+func TestBatchCarriesItsLastWindow(t *testing.T) {
+	srv := mediamock.RunT(t, func(o *mediamock.Options) { o.Clock = mediamock.ClockManual })
+	h := session(t, srv, "2025-03-26")
+	h.Set("Authorization", "Bearer "+mediamock.KeyBusiness)
+	call := func(id int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_account","arguments":{}}}`, id)
+	}
+	status, _, before := testkit.REST(t, srv, mediamock.KeyBusiness, "GET", "/account", nil)
+	require.Equal(t, http.StatusOK, status)
+	left, err := strconv.Atoi(before.Get("X-RateLimit-Remaining"))
+	require.NoError(t, err)
+	resp, body := post(t, srv, h, "["+call(2)+","+call(3)+","+call(4)+"]", true)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+	assert.Equal(t, 3, strings.Count(string(body), `"workspace_name"`), "%s", body)
+	assert.Equal(t, strconv.Itoa(left-3), resp.Header.Get("X-RateLimit-Remaining"))
 }
