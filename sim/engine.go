@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -121,7 +122,7 @@ func Open(cfg Config) (*Engine, error) {
 	if cfg.dueBatch <= 0 {
 		cfg.dueBatch = dueBatch
 	}
-	db, err := bolt.Open(cfg.Path, 0o600, &bolt.Options{Timeout: time.Second, NoSync: !cfg.Durable, NoFreelistSync: true, InitialMmapSize: 64 << 20})
+	db, err := bolt.Open(cfg.Path, 0o600, &bolt.Options{Timeout: time.Second, NoSync: !cfg.Durable, NoFreelistSync: true, InitialMmapSize: initialMmapSize()})
 	if err != nil {
 		if errors.Is(err, berrors.ErrTimeout) {
 			return nil, fmt.Errorf("open %s: the file is in use by another process", cfg.Path)
@@ -289,4 +290,17 @@ func readEpoch(btx *bolt.Tx) uint64 {
 		return getU64(v)
 	}
 	return 0
+}
+
+// initialMmapSize is the address space the state file is mapped with at
+// first. Each time the file outgrows its mapping, bbolt maps it again and
+// first copies every value a write in progress refers to: with large files
+// (uploads) that doubled their memory. 1 GiB of address space costs
+// nothing on 64-bit systems, except on Windows, where bbolt grows the file
+// itself to the size of its mapping.
+func initialMmapSize() int {
+	if runtime.GOOS == "windows" {
+		return 64 << 20
+	}
+	return 1 << 30
 }

@@ -150,11 +150,15 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 	}
 	var msg peeked
 	if r.Method == http.MethodPost {
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
+		// One buffer of the declared size: growing one would leave copies
+		// of a large message behind.
+		var buf bytes.Buffer
+		buf.Grow(int(min(max(r.ContentLength, 0), f.env.MaxBodyBytes) + bytes.MinRead))
+		if _, err := buf.ReadFrom(r.Body); err != nil {
 			front.WriteError(w, wire.BodyError(err))
 			return
 		}
+		body := buf.Bytes()
 		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 		// What is not JSON-RPC gets JSON-RPC's error, with HTTP 400 as
 		// the transport says, rather than the SDK's plain text.

@@ -97,6 +97,8 @@ func createUpload(c *Call) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
+	// The form is read: let its bytes go while the file is stored.
+	c.Request.Body = http.NoBody
 	a, err := c.eng().Upload(c.Request.Context(), c.Principal, in)
 	return http.StatusCreated, c.View.Asset(a), err
 }

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"mime"
@@ -41,10 +42,14 @@ func (c *Call) uploadInput() (sim.UploadInput, error) {
 		switch part.FormName() {
 		case "file":
 			// Read one byte past the limit: a larger file is refused without reading the rest.
-			data, err := io.ReadAll(io.LimitReader(part, sim.MaxImageBytes+1))
-			if err != nil {
+			// Read into one buffer of the body's size at most: growing one
+			// would leave copies of the file behind.
+			var buf bytes.Buffer
+			buf.Grow(int(min(max(c.Request.ContentLength, 0), sim.MaxImageBytes+1)))
+			if _, err := buf.ReadFrom(io.LimitReader(part, sim.MaxImageBytes+1)); err != nil {
 				return in, wire.BodyError(err)
 			}
+			data := buf.Bytes()
 			if len(data) > sim.MaxImageBytes {
 				return in, wire.FileTooLarge()
 			}
