@@ -97,7 +97,7 @@ func TestResourceReadsStayBounded(t *testing.T) {
 	var answer []byte
 	peak := testkit.PeakHeap(func() { _, answer = post(t, srv, h, "["+strings.Join(batch, ",")+"]", true) })
 	t.Logf("batch of 50: %d MB answered; heap before %d MB, peak %d MB", len(answer)>>20, before>>20, peak>>20)
-	assert.Less(t, int64(peak)-int64(before), int64(160<<20), "heap during a batch of 50 reads")
+	assert.Less(t, int64(peak)-int64(before), int64(256<<20), "heap during a batch of 50 reads (3.5 GB when each read went whole through the SDK)")
 	// Events of the answer (server-sent): one read, 49 refusals.
 	assert.Equal(t, 1, strings.Count(string(answer), `"blob":"`))
 	assert.Equal(t, 49, strings.Count(string(answer), `"code":"response_too_large"`))
