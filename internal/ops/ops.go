@@ -90,4 +90,6 @@ func (c *Call) id() uint64 {
 }
 
 // decode reads a JSON body the contract has already validated.
-func (c *Call) decode(v any) error { return wire.DecodeJSON(c.Request.Body, v) }
+func (c *Call) decode(v any) error {
+	return wire.DecodeJSONSized(c.Request.Body, c.Request.ContentLength, v)
+}

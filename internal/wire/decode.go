@@ -16,11 +16,21 @@ import (
 // as 1.0 or 1e2 are integers for the contract (JSON Schema), so they are for
 // the decoder too.
 func DecodeJSON(body io.Reader, v any) error {
-	data, err := io.ReadAll(body)
-	if err != nil {
+	return DecodeJSONSized(body, -1, v)
+}
+
+// DecodeJSONSized is DecodeJSON for a body of a declared size (-1 when
+// unknown): it is read into one buffer of that size, not a growing one
+// that leaves copies of a large body behind.
+func DecodeJSONSized(body io.Reader, size int64, v any) error {
+	var buf bytes.Buffer
+	if size > 0 {
+		buf.Grow(int(min(size, 64<<20)) + bytes.MinRead)
+	}
+	if _, err := buf.ReadFrom(body); err != nil {
 		return BodyError(err)
 	}
-	return UnmarshalJSON(data, v)
+	return UnmarshalJSON(buf.Bytes(), v)
 }
 
 // UnmarshalJSON decodes exactly one JSON value of data into v, like DecodeJSON.
@@ -28,22 +38,25 @@ func UnmarshalJSON(data []byte, v any) error {
 	invalid := func(reason string) error {
 		return &sim.Error{Kind: sim.EINVALID, Code: "invalid_json", Message: "The body is not valid JSON: " + reason + "."}
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	err := dec.Decode(v)
+	// Unmarshal reads data where it is (a Decoder would copy it into a
+	// buffer of its own, growing).
+	err := json.Unmarshal(data, v)
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && strings.HasPrefix(te.Value, "number") {
 		if data, err = integralNumbers(data); err == nil {
-			dec = json.NewDecoder(bytes.NewReader(data))
-			err = dec.Decode(v)
+			err = json.Unmarshal(data, v)
 		}
 	}
-	if err != nil {
-		return invalid(err.Error())
-	}
-	if _, err := dec.Token(); err != io.EOF {
+	var se *json.SyntaxError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &se) && strings.Contains(se.Error(), "after top-level value"):
 		return invalid("unexpected data after the JSON value")
+	case errors.As(err, &se) && strings.HasPrefix(se.Error(), "unexpected end of JSON input"):
+		return invalid("unexpected EOF")
 	}
-	return nil
+	return invalid(err.Error())
 }
 
 // integralNumbers rewrites numbers such as 1.0 and 1e2 as 1 and 100.
