@@ -392,14 +392,33 @@ func SetRateHeaders(h http.Header, d sim.RateDecision) {
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(d.Reset.Unix(), 10))
 }
 
-// WWWAuthenticate is the challenge of an answer to a request whose
-// credential was missing or unknown.
-const WWWAuthenticate = `Bearer realm="api", error="invalid_token"`
+// Challenge is the WWW-Authenticate header of a refusal for its
+// credential (RFC 6750, section 3): a bare Bearer challenge when the
+// request sent no bearer token (no Authorization header, or another
+// scheme), error="invalid_token" when it sent one the service does not
+// know, error="insufficient_scope" with the scope required when the token
+// lacks it; "" for any other error.
+func Challenge(authorization string, err error) string {
+	e := sim.AsError(err)
+	switch {
+	case e.Kind == sim.EUNAUTHORIZED:
+		scheme, token, _ := strings.Cut(strings.TrimSpace(authorization), " ")
+		if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+			return `Bearer realm="api"`
+		}
+		return `Bearer realm="api", error="invalid_token"`
+	case e.Code == "insufficient_scope":
+		if scope, ok := e.Details["required_scope"].(string); ok {
+			return `Bearer realm="api", error="insufficient_scope", scope="` + scope + `"`
+		}
+	}
+	return ""
+}
 
 // Identify authenticates a request that counts against no rate window (an
 // answer outside the operations, an MCP protocol message) and puts its
 // workspace's window on the answer; a credential refused is the error, for
-// a front that answers with it (and WWWAuthenticate).
+// a front that answers with it (and its Challenge).
 func (env *Env) Identify(w *Writer, authorization string) error {
 	pass, err := env.Gate.Identify(authorization, "")
 	if err != nil {

@@ -141,7 +141,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		return
 	}
 	if err := f.env.Identify(w, r.Header.Get("Authorization")); err != nil {
-		w.Header().Set("WWW-Authenticate", front.WWWAuthenticate)
+		w.Header().Set("WWW-Authenticate", front.Challenge(r.Header.Get("Authorization"), err))
 		front.WriteError(w, err)
 		return
 	}

@@ -137,10 +137,11 @@ func Invoke(env *front.Env, in *Invocation) *Result {
 		switch e.Kind {
 		case problem.EINTERNAL:
 			env.Log.Error("internal error", "request_id", in.RequestID, "front", in.Front, "operation", in.Op, "err", err)
-		case problem.EUNAUTHORIZED:
-			in.Header.Set("WWW-Authenticate", front.WWWAuthenticate)
 		case problem.ERATELIMIT:
 			in.Header.Set("Retry-After", strconv.Itoa(int(res.Pass.Rate.RetryAfter/time.Second)))
+		}
+		if c := front.Challenge(in.Authorization, err); c != "" {
+			in.Header.Set("WWW-Authenticate", c)
 		}
 		res.ErrorCode = e.Code
 		status, body = wire.ErrorOf(err)
