@@ -164,7 +164,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		// the transport says, rather than the SDK's plain text.
 		msg = peek(body)
 		w.SetMCPMethod(msg.method)
-		if v := vet(body); v.code != 0 {
+		if v := vetHTTP(body); v.code != 0 {
 			writeRPC(w, http.StatusBadRequest, errorMessage(nil, &jsonrpc.Error{Code: v.code, Message: v.message}))
 			return
 		}
@@ -496,6 +496,12 @@ func (t *transportWriter) finish() {
 	if t.status == http.StatusBadRequest && validID(t.id) && strings.HasPrefix(t.text.String(), "JSON RPC not handled") {
 		writeRPC(t.Writer, http.StatusOK, errorMessage(t.id, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
 			Message: "Method not found: " + strings.TrimSpace(strings.TrimPrefix(t.text.String(), "JSON RPC not handled: "))}))
+		return
+	}
+	// A message the SDK could not read is JSON-RPC's invalid request.
+	if t.status == http.StatusBadRequest && t.post && strings.HasPrefix(t.text.String(), "malformed payload: ") {
+		writeRPC(t.Writer, http.StatusBadRequest, errorMessage(nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+			Message: "Invalid request: " + strings.TrimSpace(strings.TrimPrefix(t.text.String(), "malformed payload: ")) + "."}))
 		return
 	}
 	t.Header().Del("X-Content-Type-Options")
