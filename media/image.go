@@ -25,7 +25,7 @@ func generateImage(s Spec, mime string) ([]byte, error) {
 	img := image.NewPaletted(image.Rect(0, 0, s.Width, s.Height), nil)
 	sc.render(img.Pix, s.Width, s.Height, s.Width, s.Height, 1, 0, 0, nil)
 	if !s.Label.empty() {
-		lay, err := layoutLabel(s.Label, s.Width, s.Height, s.Width, imageInfo(s, mime), "", 0)
+		lay, err := layoutLabel(s.Label, stillLabel, s.Width, s.Height, s.Width, imageInfo(s, mime), "", 0)
 		if err != nil {
 			return nil, err
 		}

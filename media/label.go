@@ -3,6 +3,7 @@ package media
 import (
 	"fmt"
 	"image"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -172,6 +173,9 @@ func (f *fontFace) width(s string) int {
 type levelMask struct {
 	w, h int
 	pix  []uint8
+	// ink, when not nil, marks the 16x16 cells (macroblocks) that glyphs
+	// were drawn in, w/16 a row.
+	ink []bool
 }
 
 // draw writes s with its baseline at (x, y), keeping the higher level where
@@ -179,23 +183,38 @@ type levelMask struct {
 func (m *levelMask) draw(f *fontFace, x, y int, s string) int {
 	for _, r := range s {
 		g := f.glyph(r)
-		gw := g.rect.Dx()
-		for j := 0; j < g.rect.Dy(); j++ {
-			py := y + g.rect.Min.Y + j
-			if py < 0 || py >= m.h {
-				continue
-			}
-			src := g.levels[j*gw : (j+1)*gw]
-			row := m.pix[py*m.w : (py+1)*m.w]
-			for i, v := range src {
-				if px := x + g.rect.Min.X + i; v != 0 && px >= 0 && px < m.w && v > row[px] {
-					row[px] = v
-				}
-			}
-		}
+		m.drawGlyph(g, x, y)
 		x += g.advance
 	}
 	return x
+}
+
+// drawGlyph draws g with its origin at (x, y), see draw.
+func (m *levelMask) drawGlyph(g *glyph, x, y int) {
+	gw := g.rect.Dx()
+	// The part of the glyph inside the mask.
+	r := g.rect.Add(image.Pt(x, y)).Intersect(image.Rect(0, 0, m.w, m.h))
+	if r.Empty() {
+		return
+	}
+	for py := r.Min.Y; py < r.Max.Y; py++ {
+		j := py - y - g.rect.Min.Y
+		src := g.levels[j*gw+r.Min.X-x-g.rect.Min.X : j*gw+r.Max.X-x-g.rect.Min.X]
+		row := m.pix[py*m.w+r.Min.X : py*m.w+r.Max.X]
+		for i, v := range src {
+			if v > row[i] {
+				row[i] = v
+			}
+		}
+	}
+	if m.ink != nil {
+		cw := m.w / 16
+		for cy := r.Min.Y / 16; cy <= (r.Max.Y-1)/16; cy++ {
+			for cx := r.Min.X / 16; cx <= (r.Max.X-1)/16; cx++ {
+				m.ink[cy*cw+cx] = true
+			}
+		}
+	}
 }
 
 // clearRect sets a rectangle of the mask to the background.
@@ -214,14 +233,34 @@ type labelLayout struct {
 	body     *fontFace
 	timecode image.Rectangle // in the mask; empty for still images
 	tcX, tcY int             // where the timecode text starts (baseline)
+	tc       string          // the timecode drawn
+	tcPos    []int           // x of each byte of tc (ASCII)
+	tcGlyphs [128]*glyph     // the body face's glyphs of ASCII, as used
 }
 
-// labelSizes returns the title and body font sizes for a picture: large
-// enough to read when the picture is shown a fifth of its size.
-func labelSizes(w, h int) (title, body int) {
-	short := min(w, h)
-	return max(8, short/15), max(7, short/22)
+// ascii returns the body glyph of an ASCII byte without locking the face.
+func (lay *labelLayout) ascii(c byte) *glyph {
+	g := lay.tcGlyphs[c&127]
+	if g == nil {
+		g = lay.body.glyph(rune(c & 127))
+		lay.tcGlyphs[c&127] = g
+	}
+	return g
 }
+
+// labelStyle sets the size of a label: its title and body font sizes are
+// the picture's shorter side divided by titleDiv and bodyDiv, and at most
+// promptLines lines of the prompt are shown.
+type labelStyle struct{ titleDiv, bodyDiv, promptLines int }
+
+// stillLabel is the label of images and video posters: large enough to
+// read when the picture is shown a fifth of its size (a thumbnail).
+var stillLabel = labelStyle{15, 22, 2}
+
+// videoFrameLabel is the label of video frames: smaller, as every text
+// macroblock is coded raw (I_PCM) in every key frame; it reads when the
+// video plays at half its size.
+var videoFrameLabel = labelStyle{22, 32, 2}
 
 // layoutLabel draws the label of a w x h picture into a bar as wide as
 // the picture (or width, if larger: video pictures are coded in whole
@@ -229,8 +268,9 @@ func labelSizes(w, h int) (title, body int) {
 // room on that line, at its right, for a timecode as wide as sample.
 // align, when above 1, makes the bar start and end on multiples of it (a
 // macroblock row): the bar then reaches below h, to the coded height.
-func layoutLabel(l Label, w, h, width int, info, sample string, align int) (*labelLayout, error) {
-	ts, bs := labelSizes(w, h)
+func layoutLabel(l Label, st labelStyle, w, h, width int, info, sample string, align int) (*labelLayout, error) {
+	short := min(w, h)
+	ts, bs := max(8, short/st.titleDiv), max(7, short/st.bodyDiv)
 	title, err := faceOf(true, ts)
 	if err != nil {
 		return nil, err
@@ -241,7 +281,7 @@ func layoutLabel(l Label, w, h, width int, info, sample string, align int) (*lab
 	}
 	pad := max(2, bs/2)
 	textW := w - 2*pad
-	lines := wrapText(body, strings.Join(strings.Fields(l.Text), " "), textW, 2)
+	lines := wrapText(body, strings.Join(strings.Fields(l.Text), " "), textW, st.promptLines)
 	barH := pad + title.height + body.height*(1+len(lines)) + pad/2
 	top := max(0, h-barH)
 	if align > 1 {
@@ -250,9 +290,12 @@ func layoutLabel(l Label, w, h, width int, info, sample string, align int) (*lab
 	lay := &labelLayout{title: title, body: body}
 	lay.mask = levelMask{w: width, h: h - top}
 	if align > 1 {
-		lay.mask.h = (h + align - 1) / align * align - top
+		lay.mask.h = (h+align-1)/align*align - top
 	}
 	lay.mask.pix = make([]uint8, lay.mask.w*lay.mask.h)
+	if align == 16 {
+		lay.mask.ink = make([]bool, (lay.mask.w/16)*(lay.mask.h/16))
+	}
 	// Text sits at the bottom of the bar (the extra rows of an aligned bar
 	// go above it).
 	y := h - top - barH + pad + title.ascent
@@ -273,16 +316,54 @@ func layoutLabel(l Label, w, h, width int, info, sample string, align int) (*lab
 }
 
 // drawTimecode draws the timecode of a frame in its field, from the glyphs
-// the face caches (digits and a few signs).
-func (lay *labelLayout) drawTimecode(tc string) {
-	lay.mask.clearRect(lay.timecode)
-	lay.mask.draw(lay.body, lay.tcX, lay.tcY, tc)
+// the face caches (digits and a few signs). Only the characters that
+// changed since the last call are redrawn (usually two digits); dirty
+// receives the x ranges of the mask that may have changed.
+func (lay *labelLayout) drawTimecode(tc string, dirty func(x0, x1 int)) {
+	pos := make([]int, len(tc)+1)
+	x := lay.tcX
+	for i := 0; i < len(tc); i++ {
+		pos[i] = x
+		x += lay.ascii(tc[i]).advance
+	}
+	pos[len(tc)] = x
+	same := len(pos) == len(lay.tcPos)
+	for i := 0; same && i < len(pos); i++ {
+		same = pos[i] == lay.tcPos[i]
+	}
+	if !same {
+		lay.mask.clearRect(lay.timecode)
+		lay.mask.draw(lay.body, lay.tcX, lay.tcY, tc)
+		dirty(lay.timecode.Min.X, lay.timecode.Max.X)
+	} else {
+		r := lay.timecode
+		for i := 0; i < len(tc); i++ {
+			if tc[i] == lay.tc[i] {
+				continue
+			}
+			lay.mask.clearRect(image.Rect(pos[i], r.Min.Y, pos[i+1], r.Max.Y))
+			g := lay.ascii(tc[i])
+			dirty(min(pos[i], pos[i]+g.rect.Min.X), max(pos[i+1], pos[i]+g.rect.Max.X))
+			lay.mask.drawGlyph(g, pos[i], lay.tcY)
+			// Neighbours that reach into the cleared cell are redrawn.
+			if i > 0 && lay.ascii(tc[i-1]).rect.Max.X > pos[i]-pos[i-1] {
+				lay.mask.drawGlyph(lay.ascii(tc[i-1]), pos[i-1], lay.tcY)
+			}
+			if i+1 < len(tc) && lay.ascii(tc[i+1]).rect.Min.X < 0 {
+				lay.mask.drawGlyph(lay.ascii(tc[i+1]), pos[i+1], lay.tcY)
+			}
+		}
+	}
+	lay.tc, lay.tcPos = tc, pos
 }
 
 // timecode is the time and number of a frame: "00:03.4  frame 34".
 func timecode(frame, fps int) string {
 	tenths := frame * 10 / fps
-	return fmt.Sprintf("%02d:%02d.%d  frame %d", tenths/600, tenths/10%60, tenths%10, frame)
+	b := make([]byte, 0, 24)
+	b = append(b, byte('0'+tenths/6000%10), byte('0'+tenths/600%10), ':', byte('0'+tenths/100%6), byte('0'+tenths/10%10), '.', byte('0'+tenths%10))
+	b = append(b, "  frame "...)
+	return string(strconv.AppendInt(b, int64(frame), 10))
 }
 
 // wrapText breaks s into at most n lines of at most width pixels, at
