@@ -6,8 +6,9 @@ import (
 )
 
 // Poster returns the poster of the video s describes: its first frame as
-// a JPEG of the video's size, label and timecode included. It is drawn
-// from the scene, not decoded from the video, and shows the same picture.
+// a JPEG of the video's size, with the label at the size of an image's (to
+// read as a thumbnail) and the first frame's timecode. It is drawn from
+// the scene, not decoded from the video.
 func Poster(s Spec) ([]byte, error) {
 	s.MimeType = mimeMP4
 	if err := checkSize(s); err != nil {
@@ -33,13 +34,14 @@ func Poster(s Spec) ([]byte, error) {
 	}
 	colours := sc.palette
 	if !s.Label.empty() {
-		pc := &picture{p: p}
-		v, err := newVideoLabel(s, p, pc)
+		// The label of a still (larger than in the frames: posters are
+		// shown as thumbnails), with the first frame's timecode.
+		lay, err := layoutLabel(s.Label, stillLabel, s.Width, s.Height, s.Width, videoLabelInfo(s), timecode(s.DurationSeconds*videoFPS-1, videoFPS), 0)
 		if err != nil {
 			return nil, err
 		}
-		v.lay.drawTimecode(timecode(0, videoFPS), func(int, int) {})
-		colours = paintLabel(img, colours, &v.lay.mask, v.top*16)
+		lay.drawTimecode(timecode(0, videoFPS), func(int, int) {})
+		colours = paintLabel(img, colours, &lay.mask, s.Height-lay.mask.h)
 	}
 	return encodeStill(img, colours, mimeJPEG)
 }

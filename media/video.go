@@ -177,11 +177,15 @@ type videoLabel struct {
 	dirty    []bool // macroblock columns of dyn to rebuild
 }
 
+// videoLabelInfo is the second line of a video's label.
+func videoLabelInfo(s Spec) string {
+	return fmt.Sprintf("%dx%d  %d s", s.Width, s.Height, s.DurationSeconds)
+}
+
 // newVideoLabel lays out the label of s and sets pc up to code it.
 func newVideoLabel(s Spec, p h264Params, pc *picture) (*videoLabel, error) {
 	sample := timecode(s.DurationSeconds*videoFPS-1, videoFPS)
-	info := fmt.Sprintf("%dx%d  %d s", s.Width, s.Height, s.DurationSeconds)
-	lay, err := layoutLabel(s.Label, videoFrameLabel, s.Width, s.Height, p.mbW*16, info, sample, 16)
+	lay, err := layoutLabel(s.Label, videoFrameLabel, s.Width, s.Height, p.mbW*16, videoLabelInfo(s), sample, 16)
 	if err != nil {
 		return nil, err
 	}
