@@ -56,3 +56,35 @@ func BenchmarkWAV60sMusic(b *testing.B) {
 func BenchmarkGLB(b *testing.B) {
 	benchmarkGenerate(b, Spec{MimeType: "model/gltf-binary"})
 }
+
+// The dashboard's previews (drawn on first request and kept).
+
+func BenchmarkPoster1080p(b *testing.B) {
+	s := Spec{MimeType: "video/mp4", Width: 1920, Height: 1080, DurationSeconds: 8, Seed: 1, Prompt: "a benchmark of generated media",
+		Label: Label{ID: "asset 61", Model: "veo-3.1", Text: "Slow dolly-in on an old lighthouse on a quiet beach at dawn, golden hour light"}}
+	for b.Loop() {
+		if _, err := Poster(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkWaveform60s(b *testing.B) {
+	wav, err := Generate(Spec{MimeType: "audio/wav", DurationSeconds: 60, Voice: true, Seed: 1, Prompt: "a benchmark"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := Waveform(wav, Label{ID: "asset 64", Model: "eleven-v3", Text: "Welcome back."}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkModelPreview(b *testing.B) {
+	for b.Loop() {
+		if _, err := ModelPreview(Spec{MimeType: "model/gltf-binary", Seed: 1, Prompt: "a teapot", Label: Label{ID: "asset 65", Model: "meshy-5"}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -122,9 +122,19 @@ func ModelPreview(s Spec) ([]byte, error) {
 		lambert := max(0, (n[0]*light[0]+n[1]*light[1]+n[2]*light[2])/l/1.02)
 		k := 0.35 + 0.65*lambert
 		shade := color.RGBA{uint8(float64(base.r) * k), uint8(float64(base.g) * k), uint8(float64(base.b) * k), 255}
-		z.Reset(side, side)
+		// Rasterise within the face's bounding box only.
+		box := image.Rectangle{Min: image.Pt(side, side)}
+		for _, i := range f {
+			x, y := int(ox+pts[i][0]*scale), int(oy-pts[i][1]*scale)
+			box = box.Union(image.Rect(x-1, y-1, x+2, y+2))
+		}
+		box = box.Intersect(img.Bounds())
+		if box.Empty() {
+			continue
+		}
+		z.Reset(box.Dx(), box.Dy())
 		for j, i := range f {
-			x, y := float32(ox+pts[i][0]*scale), float32(oy-pts[i][1]*scale)
+			x, y := float32(ox+pts[i][0]*scale-float64(box.Min.X)), float32(oy-pts[i][1]*scale-float64(box.Min.Y))
 			if j == 0 {
 				z.MoveTo(x, y)
 			} else {
@@ -132,7 +142,7 @@ func ModelPreview(s Spec) ([]byte, error) {
 			}
 		}
 		z.ClosePath()
-		z.Draw(img, img.Bounds(), image.NewUniform(shade), image.Point{})
+		z.Draw(img, box, image.NewUniform(shade), image.Point{})
 	}
 	return stillWithLabel(img, s.Label, fmt.Sprintf("3D preview: %s, %d faces", sol.name, len(sol.faces)))
 }
