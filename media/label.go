@@ -249,18 +249,26 @@ func (lay *labelLayout) ascii(c byte) *glyph {
 }
 
 // labelStyle sets the size of a label: its title and body font sizes are
-// the picture's shorter side divided by titleDiv and bodyDiv, and at most
-// promptLines lines of the prompt are shown.
-type labelStyle struct{ titleDiv, bodyDiv, promptLines int }
+// the picture's shorter side (longer side, with byLong) divided by
+// titleDiv and bodyDiv, and at most promptLines lines of the prompt are
+// shown.
+type labelStyle struct {
+	titleDiv, bodyDiv, promptLines int
+	byLong                         bool
+}
 
-// stillLabel is the label of images and video posters: large enough to
-// read when the picture is shown a fifth of its size (a thumbnail).
-var stillLabel = labelStyle{15, 22, 2}
+// stillLabel is the label of images: large enough to read when the
+// picture is shown a fifth of its size (a thumbnail).
+var stillLabel = labelStyle{titleDiv: 15, bodyDiv: 22, promptLines: 2}
+
+// posterLabel is the label of video posters, which thumbnails show whole
+// (letterboxed): sized by the longer side, with one line of the prompt.
+var posterLabel = labelStyle{titleDiv: 17, bodyDiv: 27, promptLines: 1, byLong: true}
 
 // videoFrameLabel is the label of video frames: smaller, as every text
 // macroblock is coded raw (I_PCM) in every key frame; it reads when the
 // video plays at half its size.
-var videoFrameLabel = labelStyle{22, 32, 2}
+var videoFrameLabel = labelStyle{titleDiv: 22, bodyDiv: 32, promptLines: 2}
 
 // layoutLabel draws the label of a w x h picture into a bar as wide as
 // the picture (or width, if larger: video pictures are coded in whole
@@ -270,6 +278,9 @@ var videoFrameLabel = labelStyle{22, 32, 2}
 // macroblock row): the bar then reaches below h, to the coded height.
 func layoutLabel(l Label, st labelStyle, w, h, width int, info, sample string, align int) (*labelLayout, error) {
 	short := min(w, h)
+	if st.byLong {
+		short = max(w, h)
+	}
 	ts, bs := max(8, short/st.titleDiv), max(7, short/st.bodyDiv)
 	title, err := faceOf(true, ts)
 	if err != nil {

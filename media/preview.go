@@ -14,8 +14,9 @@ import (
 )
 
 // Poster returns the poster of the video s describes: its first frame as
-// a JPEG of the video's size, with the label at the size of an image's (to
-// read as a thumbnail) and the first frame's timecode. It is drawn from
+// a JPEG of the video's size, with a label sized by the longer side and
+// one line of the prompt (to read as a thumbnail) and the first frame's
+// timecode. It is drawn from
 // the scene, not decoded from the video.
 func Poster(s Spec) ([]byte, error) {
 	s.MimeType = mimeMP4
@@ -42,9 +43,9 @@ func Poster(s Spec) ([]byte, error) {
 	}
 	colours := sc.palette
 	if !s.Label.empty() {
-		// The label of a still (larger than in the frames: posters are
-		// shown as thumbnails), with the first frame's timecode.
-		lay, err := layoutLabel(s.Label, stillLabel, s.Width, s.Height, s.Width, videoLabelInfo(s), timecode(s.DurationSeconds*videoFPS-1, videoFPS), 0)
+		// A label larger than the frames' (posters are shown as
+		// thumbnails), with the first frame's timecode.
+		lay, err := layoutLabel(s.Label, posterLabel, s.Width, s.Height, s.Width, videoLabelInfo(s), timecode(s.DurationSeconds*videoFPS-1, videoFPS), 0)
 		if err != nil {
 			return nil, err
 		}
