@@ -79,10 +79,10 @@ type glyph struct {
 	advance int // pixels, rounded
 }
 
-type glyphKey struct {
+// faceKey names a face: the font and the pixel size.
+type faceKey struct {
 	bold bool
 	size int
-	r    rune
 }
 
 // fontFace is a face of one font and pixel size with its glyph cache. A
@@ -100,12 +100,12 @@ const maxFaces = 64
 
 var (
 	facesMu sync.Mutex
-	faces   = map[glyphKey]*fontFace{}
+	faces   = map[faceKey]*fontFace{}
 )
 
 // faceOf returns the face of the bold or regular font at size pixels.
 func faceOf(bold bool, size int) (*fontFace, error) {
-	k := glyphKey{bold: bold, size: size}
+	k := faceKey{bold: bold, size: size}
 	facesMu.Lock()
 	defer facesMu.Unlock()
 	if f, ok := faces[k]; ok {
