@@ -160,3 +160,25 @@ func TestPreviews(t *testing.T) {
 		t.Errorf("model view %v", img.Bounds())
 	}
 }
+
+// TestLabelsConcurrently: the server draws files in parallel, sharing the
+// fonts' faces and glyph caches.
+func TestLabelsConcurrently(t *testing.T) {
+	want, _ := Generate(Spec{MimeType: "image/png", Width: 300, Height: 200, Seed: 1, Prompt: "p", Label: testLabel})
+	done := make(chan []byte)
+	for i := range 8 {
+		go func() {
+			out, _ := Generate(Spec{MimeType: "video/mp4", Width: 320, Height: 180 + 2*i, DurationSeconds: 1, Seed: 1, Prompt: "p", Label: testLabel})
+			if len(out) == 0 {
+				t.Error("no video")
+			}
+			out, _ = Generate(Spec{MimeType: "image/png", Width: 300, Height: 200, Seed: 1, Prompt: "p", Label: testLabel})
+			done <- out
+		}()
+	}
+	for range 8 {
+		if got := <-done; !bytes.Equal(got, want) {
+			t.Error("a picture drawn concurrently differs")
+		}
+	}
+}
