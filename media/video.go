@@ -222,6 +222,15 @@ func newVideoLabel(s Spec, p h264Params, pc *picture) (*videoLabel, error) {
 	for i := range v.dynTiles {
 		v.dynTiles[i] = make([][]byte, v.dyn.Dx()*v.dyn.Dy())
 	}
+	// A key frame holds every text macroblock raw: the bit writer starts
+	// with room for them, rather than growing to it.
+	n := v.dyn.Dx() * v.dyn.Dy()
+	for _, t := range pc.tile {
+		if t != nil {
+			n++
+		}
+	}
+	pc.w.buf = make([]byte, 0, n*(pcmBytes+2)+mbs+1024)
 	return v, nil
 }
 
