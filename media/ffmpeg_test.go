@@ -59,6 +59,12 @@ func TestFFmpeg(t *testing.T) {
 		{Width: 202, Height: 98, DurationSeconds: 2},
 		{Width: 2, Height: 2, DurationSeconds: 1, Audio: true},
 		{Width: 3840, Height: 2160, DurationSeconds: 2},
+		// Labelled, as the server makes them: I_PCM text macroblocks, a
+		// timecode, a key frame every 10 s.
+		{Width: 1920, Height: 1080, DurationSeconds: 8, Audio: true, Label: testLabel},
+		{Width: 720, Height: 1280, DurationSeconds: 25, Label: testLabel},
+		{Width: 202, Height: 98, DurationSeconds: 2, Label: testLabel},
+		{Width: 2, Height: 2, DurationSeconds: 1, Audio: true, Label: testLabel},
 	}
 	for i, s := range cases {
 		s.MimeType = "video/mp4"

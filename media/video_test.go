@@ -420,3 +420,21 @@ func TestEmulationPreventionRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestLabelledVideoKeyFrames: a labelled video has a key frame every
+// labelKeySeconds, and its frames are all there.
+func TestLabelledVideoKeyFrames(t *testing.T) {
+	s := Spec{MimeType: "video/mp4", Width: 640, Height: 360, DurationSeconds: 25, Seed: 3, Prompt: "keys", Label: testLabel}
+	data, err := Generate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := checkMP4(t, s, data)
+	want := []uint32{1, labelKeySeconds*videoFPS + 1, 2*labelKeySeconds*videoFPS + 1}
+	if len(info.sync) != len(want) || info.sync[1] != want[1] || info.sync[2] != want[2] {
+		t.Errorf("key frames %v, want %v", info.sync, want)
+	}
+	if len(info.samples) != s.DurationSeconds*videoFPS {
+		t.Errorf("%d frames, want %d", len(info.samples), s.DurationSeconds*videoFPS)
+	}
+}
