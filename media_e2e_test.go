@@ -130,8 +130,15 @@ func checkWAV(t *testing.T, data []byte, asset map[string]any) {
 	byteRate := binary.LittleEndian.Uint32(data[28:])
 	require.Equal(t, "data", string(data[36:40]))
 	size := binary.LittleEndian.Uint32(data[40:])
-	assert.EqualValues(t, len(data)-44, size)
+	require.LessOrEqual(t, 44+int(size), len(data))
 	assert.InDelta(t, asset["duration_seconds"], float64(size)/float64(byteRate), 1e-9)
+	// After the samples, a LIST/INFO chunk titles the file with its label.
+	info := data[44+size:]
+	require.GreaterOrEqual(t, len(info), 12, "a LIST/INFO chunk after the data")
+	assert.Equal(t, "LIST", string(info[:4]))
+	assert.EqualValues(t, len(info)-8, binary.LittleEndian.Uint32(info[4:]))
+	assert.Equal(t, "INFO", string(info[8:12]))
+	assert.Contains(t, string(info), fmt.Sprintf("asset %v | ", asset["id"]))
 }
 
 func checkGLB(t *testing.T, data []byte, _ map[string]any) {

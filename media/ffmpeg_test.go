@@ -59,6 +59,12 @@ func TestFFmpeg(t *testing.T) {
 		{Width: 202, Height: 98, DurationSeconds: 2},
 		{Width: 2, Height: 2, DurationSeconds: 1, Audio: true},
 		{Width: 3840, Height: 2160, DurationSeconds: 2},
+		// Labelled, as the server makes them: I_PCM text macroblocks, a
+		// timecode, a key frame every 10 s.
+		{Width: 1920, Height: 1080, DurationSeconds: 8, Audio: true, Label: testLabel},
+		{Width: 720, Height: 1280, DurationSeconds: 25, Label: testLabel},
+		{Width: 202, Height: 98, DurationSeconds: 2, Label: testLabel},
+		{Width: 2, Height: 2, DurationSeconds: 1, Audio: true, Label: testLabel},
 	}
 	for i, s := range cases {
 		s.MimeType = "video/mp4"
@@ -121,14 +127,21 @@ func TestFFmpeg(t *testing.T) {
 }
 
 // TestFFmpegPixels decodes videos to raw YUV and checks every sample
-// against the flat macroblock colours the encoder aimed at: this proves
-// the prediction and residual model the encoder relies on.
+// against the flat macroblock colours the encoder aimed at and, in a
+// label, the text samples: this proves the prediction and residual model
+// the encoder relies on, next to I_PCM macroblocks too.
 func TestFFmpegPixels(t *testing.T) {
 	_, ffmpeg := lookFFmpeg(t)
 	for _, s := range []Spec{
 		{MimeType: "video/mp4", Width: 200, Height: 120, DurationSeconds: 3, Seed: 5, Prompt: "pixels"},
 		{MimeType: "video/mp4", Width: 96, Height: 160, DurationSeconds: 2, Seed: 9, Prompt: "more pixels"},
 		{MimeType: "video/mp4", Width: 320, Height: 176, DurationSeconds: 2, Seed: 11, Prompt: "a third one"},
+		{MimeType: "video/mp4", Width: 320, Height: 176, DurationSeconds: 3, Seed: 11, Prompt: "labelled",
+			Label: Label{ID: "asset 7", Model: "veo-3.1", Text: "Slow dolly-in on a lighthouse at dusk"}},
+		{MimeType: "video/mp4", Width: 640, Height: 362, DurationSeconds: 2, Seed: 12, Prompt: "labelled too",
+			Label: Label{ID: "asset 1234", Model: "kling-2.5", Text: "Handheld tracking shot through a night market, neon signs, light rain"}},
+		{MimeType: "video/mp4", Width: 96, Height: 160, DurationSeconds: 2, Seed: 13, Prompt: "labelled and small",
+			Label: Label{ID: "asset 8", Model: "m", Text: "tiny"}},
 	} {
 		data, err := Generate(s)
 		if err != nil {
@@ -154,10 +167,23 @@ func TestFFmpegPixels(t *testing.T) {
 		sc := newScene(s.Seed, s.Prompt)
 		p := newH264Params(w, h, videoFPS)
 		grid := make([]uint8, p.mbW*p.mbH)
+		palette := sc.palette
+		var ov *videoLabel
+		if !s.Label.empty() {
+			pc := &picture{p: p, colours: make([]yuv, len(palette))}
+			if ov, err = newVideoLabel(s, p, pc); err != nil {
+				t.Fatal(err)
+			}
+			palette = append(palette[:len(palette):len(palette)], labelBG)
+		}
 		moved := false
 		var first []byte
 		for f := 0; f < frames; f++ {
 			sc.render(grid, p.mbW, p.mbH, w, h, 16, f, videoFPS, nil)
+			if ov != nil {
+				ov.cover(grid)
+				ov.frame(&picture{p: p, tile: make([][]byte, len(grid)), prevTile: make([][]byte, ov.dyn.Dx()*ov.dyn.Dy())}, f)
+			}
 			pic := raw[f*frameSize : (f+1)*frameSize]
 			if f == 0 {
 				first = pic
@@ -168,7 +194,10 @@ func TestFFmpegPixels(t *testing.T) {
 			check := func(plane []byte, pw, ph, mbSize int, pick func(yuv) uint8) {
 				for y := 0; y < ph; y++ {
 					for x := 0; x < pw; x++ {
-						want := pick(rgbToYUV(sc.palette[grid[(y/mbSize)*p.mbW+x/mbSize]]))
+						want := pick(rgbToYUV(palette[grid[(y/mbSize)*p.mbW+x/mbSize]]))
+						if ov != nil && mbSize == 16 && y >= ov.top*16 {
+							want = ov.luma[ov.lay.mask.pix[(y-ov.top*16)*ov.lay.mask.w+x]]
+						}
 						if got := plane[y*pw+x]; got != want {
 							if bad < 5 {
 								t.Errorf("frame %d: sample (%d,%d) of a %dx%d plane is %d, want %d", f, x, y, pw, ph, got, want)

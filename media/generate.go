@@ -15,6 +15,7 @@ type Spec struct {
 	Prompt          string // text the content is derived from; different prompts must look visibly different
 	Audio           bool   // video: include an audio track (a silent AAC track, see the package doc)
 	Voice           bool   // audio/wav: speech-like (true) or music-like (false) synthesis
+	Label           Label  // what the file is, drawn on pictures and written in names and tags; zero: none
 }
 
 // Limits of Generate.

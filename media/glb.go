@@ -167,8 +167,15 @@ type (
 		Buffers     []gltfBuffer     `json:"buffers"`
 	}
 	gltfAsset struct {
-		Version   string `json:"version"`
-		Generator string `json:"generator"`
+		Version   string     `json:"version"`
+		Generator string     `json:"generator"`
+		Extras    *gltfExtra `json:"extras,omitempty"`
+	}
+	// gltfExtra is the label of a labelled model, field by field.
+	gltfExtra struct {
+		ID     string `json:"id,omitempty"`
+		Model  string `json:"model,omitempty"`
+		Prompt string `json:"prompt,omitempty"`
 	}
 	gltfScene struct {
 		Name  string `json:"name,omitempty"`
@@ -266,12 +273,19 @@ func generateGLB(s Spec) ([]byte, error) {
 
 	hue := r.intn(360)
 	c := hsv(hue, r.between(120, 230), r.between(150, 255))
-	name := shortName(s.Prompt)
+	name, node := shortName(s.Prompt), sol.name
+	var extra *gltfExtra
+	if !s.Label.empty() {
+		// The label names the scene and the node, which viewers list.
+		name = shortName(s.Label.String())
+		node = strings.TrimSpace(shortName(s.Label.title()) + " " + sol.name)
+		extra = &gltfExtra{ID: s.Label.ID, Model: s.Label.Model, Prompt: strings.ToValidUTF8(s.Label.Text, "\uFFFD")}
+	}
 	doc := gltfDoc{
-		Asset:  gltfAsset{Version: "2.0", Generator: "mediamock"},
+		Asset:  gltfAsset{Version: "2.0", Generator: "mediamock", Extras: extra},
 		Scene:  0,
 		Scenes: []gltfScene{{Name: name, Nodes: []int{0}}},
-		Nodes:  []gltfNode{{Name: sol.name, Mesh: 0}},
+		Nodes:  []gltfNode{{Name: node, Mesh: 0}},
 		Meshes: []gltfMesh{{Name: sol.name, Primitives: []gltfPrimitive{{
 			Attributes: map[string]int{"POSITION": 0, "NORMAL": 1},
 			Indices:    2,

@@ -1,6 +1,10 @@
 package media
 
-import "math/bits"
+import (
+	"bytes"
+	"image"
+	"math/bits"
+)
 
 // This file writes an H.264 (ISO/IEC 14496-10) Constrained Baseline
 // bitstream for pictures made of flat 16x16 macroblocks.
@@ -17,6 +21,16 @@ import "math/bits"
 // flat colours. P pictures skip unchanged macroblocks (a P_Skip with a zero
 // motion vector copies the previous picture) and code the others as intra
 // macroblocks.
+//
+// Macroblocks holding text (the label of a video, see label.go) are coded
+// as I_PCM: their samples are written as they are, so they too decode
+// exactly. Their edges are not flat, so a flat macroblock next to one
+// predicts its luma from the actual edge samples (DC prediction averages
+// them into a flat prediction; vertical or horizontal prediction is only
+// used from a flat edge), and their chroma is flat (the label is grey on
+// grey). An I_PCM macroblock counts as 16 coefficients in every block for
+// the CAVLC context of its neighbours (nC), which picks another
+// coeff_token table for their DC level.
 
 const (
 	sliceQP       = 28 // see above: one DC level = one sample value
@@ -93,23 +107,42 @@ const (
 // nalUnit wraps an RBSP in a NAL unit header and inserts the emulation
 // prevention bytes, without a start code (MP4 stores lengths instead).
 func nalUnit(refIdc, typ int, rbsp []byte) []byte {
-	out := make([]byte, 0, len(rbsp)+len(rbsp)/64+2)
+	return appendNAL(make([]byte, 0, len(rbsp)+len(rbsp)/64+2), refIdc, typ, rbsp)
+}
+
+// appendNAL appends the NAL unit of an RBSP to out (see nalUnit). Runs
+// without two zero bytes in a row are copied at once.
+func appendNAL(out []byte, refIdc, typ int, rbsp []byte) []byte {
 	out = append(out, byte(refIdc<<5|typ))
-	zeros := 0
-	for _, b := range rbsp {
-		if zeros >= 2 && b <= 3 {
-			out = append(out, 3)
-			zeros = 0
+	for len(rbsp) > 0 {
+		i := bytes.Index(rbsp, zeroZero)
+		if i < 0 {
+			return append(out, rbsp...)
 		}
-		out = append(out, b)
-		if b == 0 {
+		// Copy up to the pair (no escape is needed before it), then go
+		// byte by byte up to the first non-zero byte after it.
+		out = append(out, rbsp[:i]...)
+		rbsp = rbsp[i:]
+		zeros, j := 0, 0
+		for j < len(rbsp) {
+			b := rbsp[j]
+			j++
+			if zeros >= 2 && b <= 3 {
+				out = append(out, 3)
+				zeros = 0
+			}
+			out = append(out, b)
+			if b != 0 {
+				break
+			}
 			zeros++
-		} else {
-			zeros = 0
 		}
+		rbsp = rbsp[j:]
 	}
 	return out
 }
+
+var zeroZero = []byte{0, 0}
 
 // levelLimits lists level_idc with the largest frame (macroblocks) and
 // macroblock rate of each level (Table A-1).
@@ -237,11 +270,80 @@ func rgbToYUV(c rgb) yuv {
 	return yuv{uint8(y), uint8(u), uint8(v)}
 }
 
-// picture codes pictures of a fixed size from grids of palette indices.
+// picture codes pictures of a fixed size from grids of palette indices
+// and, for macroblocks holding text, their samples.
 type picture struct {
 	p       h264Params
 	colours []yuv
 	w       bitWriter
+	// tile holds, for each macroblock of the current picture, its I_PCM
+	// payload (256 luma then 64 Cb and 64 Cr samples), or nil for a flat
+	// macroblock of its grid colour; nil for a video without text. Only
+	// the macroblocks in dyn change from picture to picture; prevTile
+	// holds their previous payloads, row by row of dyn.
+	tile, prevTile [][]byte
+	dyn            image.Rectangle
+	// pcm marks the macroblocks coded as I_PCM in the current picture.
+	pcm []bool
+}
+
+// pcmBytes is the size of an I_PCM payload in 8-bit 4:2:0.
+const pcmBytes = 256 + 2*64
+
+// lumaEdge describes the right column (col) or the bottom row of a
+// macroblock's luma: the sum of its 16 samples and whether they are equal.
+func lumaEdge(t []byte, col bool) (sum int, flat bool) {
+	flat = true
+	first := t[255]
+	for i := 0; i < 16; i++ {
+		v := t[240+i]
+		if col {
+			v = t[i*16+15]
+		}
+		sum += int(v)
+		flat = flat && v == first
+	}
+	return sum, flat
+}
+
+// pcmMacroblock writes an I_PCM macroblock_layer.
+func (pc *picture) pcmMacroblock(i int, inP bool) {
+	w := &pc.w
+	if inP {
+		w.ue(5 + 25)
+	} else {
+		w.ue(25)
+	}
+	if w.n > 0 {
+		w.u(8-w.n, 0) // pcm_alignment_zero_bit
+	}
+	w.buf = append(w.buf, pc.tile[i]...)
+	pc.pcm[i] = true
+}
+
+// nC is the CAVLC context of the Intra16x16 DC block of macroblock (x, y):
+// 0 unless a neighbour was coded as I_PCM in this picture (16 blocks of 16
+// coefficients), see 9.2.1.
+func (pc *picture) nC(x, y int) int {
+	if pc.pcm == nil {
+		return 0
+	}
+	i := y*pc.p.mbW + x
+	nA, nB := 0, 0
+	if x > 0 && pc.pcm[i-1] {
+		nA = 16
+	}
+	if y > 0 && pc.pcm[i-pc.p.mbW] {
+		nB = 16
+	}
+	switch {
+	case x > 0 && y > 0:
+		return (nA + nB + 1) >> 1
+	case x > 0:
+		return nA
+	default:
+		return nB
+	}
 }
 
 func absInt(x int) int {
@@ -252,13 +354,18 @@ func absInt(x int) int {
 }
 
 // coeff writes a residual block holding at most one coefficient, the DC
-// one, with the CAVLC tables for nC 0..1 (luma) or nC -1 (chroma DC).
-func (pc *picture) coeff(level int, chromaDC bool) {
+// one, with the CAVLC tables for nC 0..1 or 8 and more (luma: see nC) or
+// nC -1 (chroma DC).
+func (pc *picture) coeff(level int, nC int) {
 	w := &pc.w
+	chromaDC, fixedLen := nC < 0, nC >= 8
 	if level == 0 {
-		if chromaDC {
+		switch {
+		case chromaDC:
 			w.u(2, 0b01) // coeff_token: TotalCoeff 0
-		} else {
+		case fixedLen:
+			w.u(6, 0b000011)
+		default:
 			w.u(1, 0b1)
 		}
 		return
@@ -266,9 +373,12 @@ func (pc *picture) coeff(level int, chromaDC bool) {
 	a := absInt(level)
 	if a == 1 {
 		// coeff_token: TotalCoeff 1, TrailingOnes 1; then its sign.
-		if chromaDC {
+		switch {
+		case chromaDC:
 			w.u(1, 0b1)
-		} else {
+		case fixedLen:
+			w.u(6, 0b000001)
+		default:
 			w.u(2, 0b01)
 		}
 		w.flag(level < 0)
@@ -276,9 +386,12 @@ func (pc *picture) coeff(level int, chromaDC bool) {
 		// coeff_token: TotalCoeff 1, TrailingOnes 0; then the level with
 		// suffixLength 0, lowered by 2 as the first level after fewer
 		// than three trailing ones cannot be +-1.
-		if chromaDC {
+		switch {
+		case chromaDC:
 			w.u(6, 0b000111)
-		} else {
+		case fixedLen:
+			w.u(6, 0b000000)
+		default:
 			w.u(6, 0b000101)
 		}
 		code := 2*a - 2
@@ -308,32 +421,45 @@ func (pc *picture) coeff(level int, chromaDC bool) {
 // colours. inP adds the offset of intra types in P slices.
 func (pc *picture) macroblock(grid []uint8, x, y int, inP bool) {
 	mbW := pc.p.mbW
-	t := pc.colours[grid[y*mbW+x]]
+	i := y*mbW + x
+	t := pc.colours[grid[i]]
 	hasL, hasT := x > 0, y > 0
 	var l, tp yuv
+	// Luma edges of the neighbours: sums of 16 samples, and whether flat.
+	var lSum, tSum int
+	lFlat, tFlat := hasL, hasT
 	if hasL {
-		l = pc.colours[grid[y*mbW+x-1]]
+		l = pc.colours[grid[i-1]]
+		lSum = 16 * int(l.y)
+		if pc.tile != nil && pc.tile[i-1] != nil {
+			lSum, lFlat = lumaEdge(pc.tile[i-1], true)
+		}
 	}
 	if hasT {
-		tp = pc.colours[grid[(y-1)*mbW+x]]
+		tp = pc.colours[grid[i-mbW]]
+		tSum = 16 * int(tp.y)
+		if pc.tile != nil && pc.tile[i-mbW] != nil {
+			tSum, tFlat = lumaEdge(pc.tile[i-mbW], false)
+		}
 	}
 
-	// Luma: 0 vertical, 1 horizontal, 2 DC.
+	// Luma: 0 vertical, 1 horizontal, 2 DC. With flat edges the DC
+	// prediction is (l + t + 1) >> 1, l or t.
 	lumaMode, lumaPred := 2, 128
 	switch {
 	case hasL && hasT:
-		lumaPred = (int(l.y) + int(tp.y) + 1) >> 1
+		lumaPred = (lSum + tSum + 16) >> 5
 	case hasL:
-		lumaPred = int(l.y)
+		lumaPred = (lSum + 8) >> 4
 	case hasT:
-		lumaPred = int(tp.y)
+		lumaPred = (tSum + 8) >> 4
 	}
 	best := absInt(int(t.y) - lumaPred)
-	if hasT && absInt(int(t.y)-int(tp.y)) <= best {
-		lumaMode, lumaPred, best = 0, int(tp.y), absInt(int(t.y)-int(tp.y))
+	if tFlat && absInt(int(t.y)-tSum/16) <= best {
+		lumaMode, lumaPred, best = 0, tSum/16, absInt(int(t.y)-tSum/16)
 	}
-	if hasL && absInt(int(t.y)-int(l.y)) < best {
-		lumaMode, lumaPred = 1, int(l.y)
+	if lFlat && absInt(int(t.y)-lSum/16) < best {
+		lumaMode, lumaPred = 1, lSum/16
 	}
 
 	// Chroma: 0 DC (only when it is flat), 1 horizontal, 2 vertical.
@@ -371,17 +497,23 @@ func (pc *picture) macroblock(grid []uint8, x, y int, inP bool) {
 	}
 	w := &pc.w
 	w.ue(uint64(mbType))
-	w.ue(uint64(chromaMode)) // intra_chroma_pred_mode
-	w.se(0)                  // mb_qp_delta
-	pc.coeff(dy, false)      // Intra16x16DCLevel; no AC (cbp luma 0)
+	w.ue(uint64(chromaMode))  // intra_chroma_pred_mode
+	w.se(0)                   // mb_qp_delta
+	pc.coeff(dy, pc.nC(x, y)) // Intra16x16DCLevel; no AC (cbp luma 0)
 	if cbpChroma != 0 {
-		pc.coeff(du, true) // Cb DC
-		pc.coeff(dv, true) // Cr DC
+		pc.coeff(du, -1) // Cb DC
+		pc.coeff(dv, -1) // Cr DC
 	}
 }
 
 // idr codes grid as an IDR picture and returns the NAL unit.
 func (pc *picture) idr(grid []uint8, idrID int) []byte {
+	return nalUnit(3, nalIDR, pc.idrRBSP(grid, idrID))
+}
+
+// idrRBSP codes grid as an IDR picture and returns the RBSP, valid until
+// the next picture is coded.
+func (pc *picture) idrRBSP(grid []uint8, idrID int) []byte {
 	pc.w = bitWriter{buf: pc.w.buf[:0]}
 	w := &pc.w
 	w.ue(0)              // first_mb_in_slice
@@ -393,19 +525,31 @@ func (pc *picture) idr(grid []uint8, idrID int) []byte {
 	w.flag(false)        // long_term_reference_flag
 	w.se(0)              // slice_qp_delta
 	w.ue(1)              // disable_deblocking_filter_idc: off
+	clear(pc.pcm)
 	for y := 0; y < pc.p.mbH; y++ {
 		for x := 0; x < pc.p.mbW; x++ {
+			if pc.tile != nil && pc.tile[y*pc.p.mbW+x] != nil {
+				pc.pcmMacroblock(y*pc.p.mbW+x, false)
+				continue
+			}
 			pc.macroblock(grid, x, y, false)
 		}
 	}
 	w.trailing()
-	return nalUnit(3, nalIDR, w.buf)
+	return w.buf
 }
 
 // pFrame codes grid as a P picture predicted from prev (the previous grid)
-// and returns the NAL unit. A nil prev means nothing changed: every
-// macroblock is skipped.
+// and returns the NAL unit. A nil prev means the grid did not change. Flat
+// macroblocks whose colour did not change and text macroblocks whose
+// samples did not change are skipped.
 func (pc *picture) pFrame(grid, prev []uint8, frameNum int) []byte {
+	return nalUnit(2, nalSlice, pc.pRBSP(grid, prev, frameNum))
+}
+
+// pRBSP codes a P picture (see pFrame) and returns the RBSP, valid until
+// the next picture is coded.
+func (pc *picture) pRBSP(grid, prev []uint8, frameNum int) []byte {
 	pc.w = bitWriter{buf: pc.w.buf[:0]}
 	w := &pc.w
 	w.ue(0)                             // first_mb_in_slice
@@ -418,24 +562,47 @@ func (pc *picture) pFrame(grid, prev []uint8, frameNum int) []byte {
 	w.se(0)                             // slice_qp_delta
 	w.ue(1)                             // disable_deblocking_filter_idc: off
 	skip := uint64(0)
-	if prev == nil {
+	if prev == nil && pc.tile == nil {
 		skip = uint64(pc.p.mbW * pc.p.mbH)
 	}
-	for y := 0; y < pc.p.mbH && prev != nil; y++ {
+	clear(pc.pcm)
+	for y := 0; y < pc.p.mbH && (prev != nil || pc.tile != nil); y++ {
 		row := y * pc.p.mbW
+		inDyn := pc.tile != nil && y >= pc.dyn.Min.Y && y < pc.dyn.Max.Y
+		if !inDyn && (prev == nil || string(grid[row:row+pc.p.mbW]) == string(prev[row:row+pc.p.mbW])) {
+			skip += uint64(pc.p.mbW) // the whole row is unchanged
+			continue
+		}
 		for x := 0; x < pc.p.mbW; x++ {
-			if grid[row+x] == prev[row+x] {
+			i := row + x
+			same := prev == nil || grid[i] == prev[i]
+			if same && inDyn && x >= pc.dyn.Min.X && x < pc.dyn.Max.X {
+				same = sameTile(pc.tile[i], pc.prevTile[(y-pc.dyn.Min.Y)*pc.dyn.Dx()+x-pc.dyn.Min.X])
+			}
+			if same {
 				skip++
 				continue
 			}
 			w.ue(skip) // mb_skip_run
 			skip = 0
-			pc.macroblock(grid, x, y, true)
+			if pc.tile != nil && pc.tile[i] != nil {
+				pc.pcmMacroblock(i, true)
+			} else {
+				pc.macroblock(grid, x, y, true)
+			}
 		}
 	}
 	if skip > 0 {
 		w.ue(skip)
 	}
 	w.trailing()
-	return nalUnit(2, nalSlice, w.buf)
+	return w.buf
+}
+
+// sameTile reports whether two macroblocks' text samples are the same.
+func sameTile(a, b []byte) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return &a[0] == &b[0] || string(a) == string(b)
 }

@@ -295,7 +295,7 @@ func TestVideoLongAndHuge(t *testing.T) {
 		}
 		info := checkMP4(t, s, data)
 		mbs := ((s.Width + 15) / 16) * ((s.Height + 15) / 16)
-		every := keyInterval(mbs, s.DurationSeconds)
+		every := keyInterval(mbs, s.DurationSeconds, keySeconds)
 		if want := (s.DurationSeconds*videoFPS + every - 1) / every; len(info.sync) != want {
 			t.Errorf("%dx%d %d s: %d key frames, want %d", s.Width, s.Height, s.DurationSeconds, len(info.sync), want)
 		}
@@ -379,5 +379,62 @@ func TestEmulationPrevention(t *testing.T) {
 	}
 	if back := unescape(got[1:]); !bytes.Equal(back, []byte{0, 0, 0, 0, 0, 1, 0, 0, 2, 0, 0, 4, 0x80}) {
 		t.Errorf("unescape = % x", back)
+	}
+}
+
+// nalUnitByByte is the byte-by-byte form of nalUnit's emulation prevention.
+func nalUnitByByte(refIdc, typ int, rbsp []byte) []byte {
+	out := []byte{byte(refIdc<<5 | typ)}
+	zeros := 0
+	for _, b := range rbsp {
+		if zeros >= 2 && b <= 3 {
+			out = append(out, 3)
+			zeros = 0
+		}
+		out = append(out, b)
+		if b == 0 {
+			zeros++
+		} else {
+			zeros = 0
+		}
+	}
+	return out
+}
+
+// TestEmulationPreventionRuns checks nalUnit's fast path (runs copied at
+// once) against the byte-by-byte rule, on data rich in zeros and small
+// bytes.
+func TestEmulationPreventionRuns(t *testing.T) {
+	r := newRNG(1, "nal", "test")
+	for n := 0; n < 2000; n++ {
+		b := make([]byte, r.intn(40))
+		for i := range b {
+			if r.intn(3) != 0 {
+				b[i] = byte(r.intn(5))
+			} else {
+				b[i] = byte(r.intn(256))
+			}
+		}
+		if got, want := nalUnit(2, nalSlice, b), nalUnitByByte(2, nalSlice, b); !bytes.Equal(got, want) {
+			t.Fatalf("nalUnit(% x) = % x, want % x", b, got, want)
+		}
+	}
+}
+
+// TestLabelledVideoKeyFrames: a labelled video has a key frame every
+// labelKeySeconds, and its frames are all there.
+func TestLabelledVideoKeyFrames(t *testing.T) {
+	s := Spec{MimeType: "video/mp4", Width: 640, Height: 360, DurationSeconds: 25, Seed: 3, Prompt: "keys", Label: testLabel}
+	data, err := Generate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := checkMP4(t, s, data)
+	want := []uint32{1, labelKeySeconds*videoFPS + 1, 2*labelKeySeconds*videoFPS + 1}
+	if len(info.sync) != len(want) || info.sync[1] != want[1] || info.sync[2] != want[2] {
+		t.Errorf("key frames %v, want %v", info.sync, want)
+	}
+	if len(info.samples) != s.DurationSeconds*videoFPS {
+		t.Errorf("%d frames, want %d", len(info.samples), s.DurationSeconds*videoFPS)
 	}
 }

@@ -3,6 +3,7 @@ package media
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 )
 
 // WAV output: mono 16-bit PCM at 8 kHz, 16000 bytes a second.
@@ -124,7 +125,33 @@ func generateWAV(s Spec) ([]byte, error) {
 	if len(out) != wavHeader+data {
 		return nil, fmt.Errorf("media: WAV of %d s: wrote %d bytes, want %d", s.DurationSeconds, len(out), wavHeader+data)
 	}
+	if !s.Label.empty() {
+		out = appendInfo(out, s.Label)
+		binary.LittleEndian.PutUint32(out[4:], uint32(len(out)-8))
+	}
 	return out, nil
+}
+
+// appendInfo appends a LIST/INFO chunk after the data chunk: the label as
+// the title (INAM) and the software (ISFT), which players and ffprobe
+// show as tags. It comes last so that readers that expect the samples at
+// byte 44 still find them there.
+func appendInfo(out []byte, l Label) []byte {
+	sub := func(b []byte, id, text string) []byte {
+		v := append([]byte(strings.ToValidUTF8(text, "?")), 0)
+		if len(v)%2 != 0 {
+			v = append(v, 0)
+		}
+		b = append(b, id...)
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(v)))
+		return append(b, v...)
+	}
+	info := []byte("INFO")
+	info = sub(info, "INAM", l.String())
+	info = sub(info, "ISFT", "mediamock")
+	out = append(out, "LIST"...)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(info)))
+	return append(out, info...)
 }
 
 // --- Speech-like synthesis ---------------------------------------------------

@@ -192,7 +192,7 @@ func (t *tx) fileSource(ref FileRef) (StoredFile, *media.Spec, error) {
 		}
 		f := StoredFile{MimeType: a.MimeType, Name: fmt.Sprintf("asset-%d%s", a.ID, ref.Ext), Modified: a.CreatedAt}
 		spec := &media.Spec{MimeType: a.MimeType, Width: a.Width, Height: a.Height, DurationSeconds: a.DurationSeconds,
-			Seed: seed, Prompt: a.Prompt + a.Title, Voice: spoken(a.Kind)}
+			Seed: seed, Prompt: a.Prompt + a.Title, Voice: spoken(a.Kind), Label: assetLabel(*a)}
 		if a.Media != nil {
 			spec.Audio = a.Media.Audio
 		}
@@ -204,16 +204,82 @@ func (t *tx) fileSource(ref FileRef) (StoredFile, *media.Spec, error) {
 			return StoredFile{}, nil, errNoFile
 		}
 		return StoredFile{MimeType: "image/jpeg", Name: fmt.Sprintf("character-%d.jpg", c.ID), Modified: c.CreatedAt},
-			&media.Spec{MimeType: "image/jpeg", Width: 1024, Height: 1280, Seed: seed, Prompt: c.Name + " " + c.Description}, nil
+			&media.Spec{MimeType: "image/jpeg", Width: 1024, Height: 1280, Seed: seed, Prompt: c.Name + " " + c.Description,
+				Label: media.Label{ID: fmt.Sprintf("character %d", c.ID), Model: c.Name, Text: c.Description}}, nil
 	case FileStartFrame:
 		c, err := t.encore(ref.WS, ref.ID)
 		if err != nil || ref.Ext != ".jpg" {
 			return StoredFile{}, nil, errNoFile
 		}
 		return StoredFile{MimeType: "image/jpeg", Name: fmt.Sprintf("encore-%d-start.jpg", c.ID), Modified: c.CreatedAt},
-			&media.Spec{MimeType: "image/jpeg", Width: encoreWidth, Height: encoreHeight, Seed: seed, Prompt: c.Effect + " " + c.Source}, nil
+			&media.Spec{MimeType: "image/jpeg", Width: encoreWidth, Height: encoreHeight, Seed: seed, Prompt: c.Effect + " " + c.Source,
+				Label: media.Label{ID: fmt.Sprintf("encore %d start frame", c.ID), Model: c.Effect, Text: "from " + c.Source}}, nil
 	}
 	return StoredFile{}, nil, errNoFile
+}
+
+// assetLabel is what an asset's file says it is: its id, its model and
+// its prompt (or title).
+func assetLabel(a Asset) media.Label {
+	text := a.Prompt
+	if text == "" {
+		text = a.Title
+	}
+	return media.Label{ID: fmt.Sprintf("asset %d", a.ID), Model: a.Model, Text: text}
+}
+
+// Preview kinds: what AssetPreview draws.
+const (
+	PreviewPoster   = "poster"   // a video's first frame, JPEG
+	PreviewWaveform = "waveform" // an audio file's waveform, PNG
+	PreviewModel    = "model"    // a 3D model seen from a fixed camera, PNG
+)
+
+// AssetPreview draws a picture of a completed asset's file, for the
+// dashboard (the API has no such thing): the poster of a video, the
+// waveform of an audio file, a view of a 3D model. It returns the kind,
+// the media type and the bytes; images have none (they are their own
+// picture) and get a not-found error. The waveform reads the stored
+// audio file (made on first request, like a download).
+func (e *Engine) AssetPreview(ws, id uint64) (kind, mime string, data []byte, err error) {
+	var a *Asset
+	err = e.view(func(t *tx) error {
+		var err error
+		a, err = t.asset(ws, id)
+		return err
+	})
+	if err != nil || a == nil || a.Status != StatusCompleted {
+		return "", "", nil, errNoFile
+	}
+	ref := e.AssetFile(*a)
+	var spec *media.Spec
+	if err := e.view(func(t *tx) error {
+		var err error
+		_, spec, err = t.fileSource(ref)
+		return err
+	}); err != nil || spec == nil {
+		return "", "", nil, errNoFile
+	}
+	switch media.Extension(a.MimeType) {
+	case ".mp4":
+		data, err = media.Poster(*spec)
+		return PreviewPoster, "image/jpeg", data, err
+	case ".glb":
+		data, err = media.ModelPreview(*spec)
+		return PreviewModel, "image/png", data, err
+	case ".wav":
+		_, r, err := e.OpenFile(ref)
+		if err != nil {
+			return "", "", nil, err
+		}
+		wav, err := io.ReadAll(r)
+		if err != nil {
+			return "", "", nil, err
+		}
+		data, err = media.Waveform(wav, spec.Label)
+		return PreviewWaveform, "image/png", data, err
+	}
+	return "", "", nil, errNoFile
 }
 
 // putFile stores bytes for a file (uploads, start frames).

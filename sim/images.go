@@ -44,7 +44,8 @@ const placeholderWidth, placeholderHeight = 1536, 2048
 
 // Resolve returns the placeholder of url.
 func (o OfflineImages) Resolve(_ context.Context, url string) (Image, error) {
-	data, err := media.Generate(media.Spec{MimeType: "image/jpeg", Width: placeholderWidth, Height: placeholderHeight, Seed: DeriveSeed(o.Seed, "url", 0), Prompt: url})
+	data, err := media.Generate(media.Spec{MimeType: "image/jpeg", Width: placeholderWidth, Height: placeholderHeight, Seed: DeriveSeed(o.Seed, "url", 0), Prompt: url,
+		Label: media.Label{ID: "image_url placeholder", Text: url}})
 	if err != nil {
 		return Image{}, err
 	}

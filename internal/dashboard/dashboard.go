@@ -25,6 +25,7 @@ import (
 
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/wire"
+	"github.com/mediamock/mediamock/sim"
 )
 
 // Path is where the dashboard is served.
@@ -48,7 +49,19 @@ type Front struct {
 	env   *front.Env
 	files map[string]file // by name below Path
 	csp   string
+
+	previewMu sync.Mutex
+	previews  map[string]file // drawn previews, by file path (see preview)
 }
+
+// PreviewPath is where the library's previews are served, below Path:
+// previews/ then the path of the asset's file below /files/. The API has
+// none; they are the page's.
+const PreviewPath = "previews/"
+
+// maxPreviews bounds the previews kept in memory (a poster of 1080p is
+// about 100 kB); beyond it the cache starts again.
+const maxPreviews = 256
 
 // loaded reads the embedded files once per process.
 var loaded = sync.OnceValue(func() map[string]file {
@@ -121,6 +134,10 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 	if name == "" {
 		name = "index.html"
 	}
+	if rest, ok := strings.CutPrefix(name, PreviewPath); ok {
+		f.preview(w, r, rest)
+		return
+	}
 	file, ok := f.files[name]
 	if !ok {
 		front.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
@@ -142,6 +159,52 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		w.Write(file.body)
+	}
+}
+
+// preview serves the picture the library shows for a video (its poster),
+// an audio file (its waveform) or a 3D model (a view of it). rest is the
+// path of the asset's file below /files/, token included, so a preview is
+// as hard to guess as the file. Previews are drawn on first request and
+// kept by that path, which changes when the state is reset or restored.
+func (f *Front) preview(w *front.Writer, r *http.Request, rest string) {
+	ref, ok := f.env.Eng.ParseFileRef(rest)
+	if !ok || ref.Class != sim.FileAsset {
+		front.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
+		return
+	}
+	key := ref.Path()
+	f.previewMu.Lock()
+	p, ok := f.previews[key]
+	f.previewMu.Unlock()
+	if !ok {
+		_, mime, data, err := f.env.Eng.AssetPreview(ref.WS, ref.ID)
+		if err != nil {
+			front.WriteError(w, err)
+			return
+		}
+		sum := sha256.Sum256(data)
+		p = file{body: data, contentType: mime, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
+		f.previewMu.Lock()
+		if f.previews == nil || len(f.previews) >= maxPreviews {
+			f.previews = map[string]file{}
+		}
+		f.previews[key] = p
+		f.previewMu.Unlock()
+	}
+	h := w.Header()
+	h.Set("Content-Type", p.contentType)
+	h.Set("ETag", p.etag)
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if r.Header.Get("If-None-Match") == p.etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Length", strconv.Itoa(len(p.body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(p.body)
 	}
 }
 

@@ -1,10 +1,16 @@
 package dashboard_test
 
 import (
+	"fmt"
+	"image"
+	_ "image/jpeg"
+	_ "image/png"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -92,4 +98,49 @@ func TestDashboardWeight(t *testing.T) {
 	}
 	t.Logf("dashboard page weight: %d bytes (%s), uncompressed", total, strings.Join(parts, ", "))
 	assert.Less(t, total, 100_000, "the page stays light")
+}
+
+// The library's previews: a poster for a video (JPEG), a waveform for
+// audio and a view of a 3D model (PNG), at the path of the asset's file
+// below previews/, token included; none for images, wrong tokens or
+// assets not done.
+func TestDashboardPreviews(t *testing.T) {
+	srv := mediamock.RunT(t, func(o *mediamock.Options) { o.Clock = mediamock.ClockManual })
+	urls := map[string]string{}
+	for kind, body := range map[string]string{
+		"video": `{"modality":"video","model_id":"veo-3-fast","prompt":"a drone shot over a lighthouse at dawn","duration":4}`,
+		"voice": `{"modality":"audio","model_id":"openai-tts-1","prompt":"Welcome to Acme Studio."}`,
+		"3d":    `{"modality":"3d","model_id":"meshy-5","prompt":"a low-poly teapot"}`,
+		"image": `{"modality":"image","model_id":"imagen-4","prompt":"a red fox in the snow"}`,
+	} {
+		gen := testkit.API(t, srv, "POST", "/generations", body)
+		id := gen["assets"].([]any)[0].(map[string]any)["id"]
+		require.NoError(t, srv.Advance(time.Hour))
+		gen = testkit.API(t, srv, "GET", fmt.Sprintf("/generations/%v", id), "")
+		asset := gen["assets"].([]any)[0].(map[string]any)
+		require.Equal(t, "completed", asset["status"], kind)
+		u, err := url.Parse(asset["url"].(string))
+		require.NoError(t, err)
+		urls[kind] = strings.TrimPrefix(u.Path, "/files/")
+	}
+	for kind, ctype := range map[string]string{"video": "image/jpeg", "voice": "image/png", "3d": "image/png"} {
+		resp, body := get(t, srv, "GET", "/_mock/ui/"+dashboard.PreviewPath+urls[kind])
+		require.Equal(t, http.StatusOK, resp.StatusCode, "%s: %s", kind, body)
+		assert.Equal(t, ctype, resp.Header.Get("Content-Type"), kind)
+		img, _, err := image.Decode(strings.NewReader(body))
+		require.NoError(t, err, kind)
+		assert.Positive(t, img.Bounds().Dx(), kind)
+		resp, _ = get(t, srv, "GET", "/_mock/ui/"+dashboard.PreviewPath+urls[kind], "If-None-Match", resp.Header.Get("ETag"))
+		assert.Equal(t, http.StatusNotModified, resp.StatusCode, kind)
+		assert.Empty(t, srv.Journal(mediamock.JournalFilter{PathPrefix: "/_mock/ui/"}), "previews stay out of the journal")
+	}
+	for _, path := range []string{
+		urls["image"], // an image is its own picture
+		strings.Replace(urls["video"], "/", "/9", 2), // another asset, the token does not match
+		"a/1/1/0000000000000000.mp4",
+		"nonsense",
+	} {
+		resp, _ := get(t, srv, "GET", "/_mock/ui/"+dashboard.PreviewPath+path)
+		assert.Equal(t, http.StatusNotFound, resp.StatusCode, path)
+	}
 }

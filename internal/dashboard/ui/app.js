@@ -409,12 +409,23 @@
     S.library = page.data;
     S.libraryNext = page.next_cursor || null;
   }
+  // Videos, audio and 3D models show a picture the dashboard draws (a
+  // poster, a waveform, a view of the model): previews/ then the path of
+  // the asset's file below /files/ (the API has no such pictures).
+  const PREVIEW_NAMES = { video: 'Poster', voice: 'Waveform', music: 'Waveform', model3d: 'View' };
+  function previewURL(fileURL) {
+    if (!fileURL) return null;
+    const m = /\/files\/(.+\.(mp4|wav|glb))$/.exec(new URL(fileURL, location.href).pathname);
+    return m ? 'previews/' + m[1] : null;
+  }
   // The page's own file requests stay out of the journal.
   const quiet = (u) => (u && !u.includes('?') ? u + '?via=dashboard' : u);
   function tile(a) {
     const thumb = h('div', { class: 'thumb' });
     const text = a.title || a.prompt || '';
+    const preview = a.status === 'completed' && !a.thumbnail_url && previewURL(a.url);
     if (a.thumbnail_url) thumb.append(h('img', { src: quiet(a.thumbnail_url), alt: text || a.kind + ' ' + a.id, loading: 'lazy' }));
+    else if (preview) thumb.append(h('img', { src: preview, alt: `${PREVIEW_NAMES[a.kind] || 'Preview'} of ${a.kind} ${a.id}`, loading: 'lazy', class: 'preview' }));
     else if (a.status === 'failed') thumb.append(icon('failed'));
     else if (a.status !== 'completed') thumb.append(icon('waiting'));
     else thumb.append(icon(a.kind));
@@ -423,8 +434,8 @@
       h('div', { class: 'sub' }, `${a.kind}${a.source === 'encore' ? ' · Encore' : ''} · ws ${a.workspace_id}`),
       h('div', { title: text }, text));
     return a.url
-      ? h('a', { class: 'tile', href: quiet(a.url), target: '_blank', rel: 'noopener', dataset: { asset: a.id }, 'aria-label': `Open ${a.kind} ${a.id}` }, thumb, cap)
-      : h('div', { class: 'tile', dataset: { asset: a.id } }, thumb, cap);
+      ? h('a', { class: 'tile', href: quiet(a.url), target: '_blank', rel: 'noopener', dataset: { asset: a.id, kind: a.kind, status: a.status }, 'aria-label': `Open ${a.kind} ${a.id}` }, thumb, cap)
+      : h('div', { class: 'tile', dataset: { asset: a.id, kind: a.kind, status: a.status } }, thumb, cap);
   }
   function renderLibrary() {
     $('#library-grid').replaceChildren(...S.library.map(tile));
