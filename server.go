@@ -143,7 +143,7 @@ func New(o Options) (*Server, error) {
 	s.eng, err = sim.Open(sim.Config{
 		Path: path, Durable: o.Durable, Reset: o.Reset, Seed: o.Seed, World: world,
 		Clock: sim.NewClock(o.Clock, start, o.WallClock), Speed: o.Speed,
-		Images: images, Log: log, FileSecret: o.FileSecret,
+		Images: images, Log: log, FileSecret: o.FileSecret, Stop: o.Stop,
 	})
 	if err != nil {
 		s.removeTemp()

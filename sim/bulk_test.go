@@ -156,6 +156,39 @@ func TestInterruptedSeedIsRedone(t *testing.T) {
 	}
 }
 
+// TestStoppedSeedLeavesItsMarker: Config.Stop stops a seed at its next
+// commit; the file keeps the marker and the next Open seeds it again. A
+// reset at run time does not listen.
+func TestStoppedSeedLeavesItsMarker(t *testing.T) {
+	w := bigWorld(t, 2000)
+	path := filepath.Join(t.TempDir(), "state.db")
+	stop := make(chan struct{})
+	close(stop) // a SIGTERM before the first commit
+	_, err := Open(Config{Path: path, World: w, Clock: NewClock(ClockManual, DefaultEpoch, nil), batchSize: 100, Stop: stop})
+	require.ErrorIs(t, err, ErrStopped)
+
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	require.NoError(t, err)
+	require.NoError(t, db.View(func(btx *bolt.Tx) error {
+		assert.Equal(t, "seed", string(btx.Bucket(bMeta).Get(keyIncomplete)), "the marker stays")
+		assert.Less(t, btx.Bucket(bAssets).Stats().KeyN, 100, "stopped at the first commit, not at the end")
+		return nil
+	}))
+	require.NoError(t, db.Close())
+
+	var logs bytes.Buffer
+	e := newEngine(t, engineOpts{path: path, world: w, batch: 100, log: slog.New(slog.NewTextHandler(&logs, nil))})
+	assert.Contains(t, logs.String(), "unfinished seed")
+	checkSeeded(t, e, w)
+	require.NoError(t, e.Close())
+
+	e, err = Open(Config{Path: path, World: w, Clock: NewClock(ClockManual, DefaultEpoch, nil), batchSize: 100, Stop: stop})
+	require.NoError(t, err, "a complete file is opened whatever Stop says")
+	t.Cleanup(func() { e.Close() })
+	require.NoError(t, e.Reset(DefaultEpoch), "a reset at run time goes to its end")
+	checkSeeded(t, e, w)
+}
+
 func TestResetThatFailsHalfWayIsNotServed(t *testing.T) {
 	w := bigWorld(t, 2000)
 	path := filepath.Join(t.TempDir(), "state.db")
