@@ -207,6 +207,7 @@ func TestMask(t *testing.T) {
 	assert.Equal(t, "bearer "+long, check.Mask("bearer   mk_test_all_scopes "))
 	assert.Equal(t, "Bearer ***", check.Mask("Bearer short_token"), "a short secret gets no digest")
 	assert.Equal(t, long, check.Mask("mk_test_all_scopes"), "no scheme: all of it is the secret")
+	assert.Equal(t, check.MaskValue("sk-live4242 second-part"), check.Mask("sk-live4242 second-part"), "an unknown first word may be part of the secret")
 	assert.Equal(t, "Basic "+check.MaskValue("dXNlcjpwYXNzd29yZA=="), check.Mask("Basic dXNlcjpwYXNzd29yZA=="))
 	assert.Equal(t, "(none)", check.Mask(""))
 }

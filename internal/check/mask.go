@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -56,17 +57,20 @@ func MaskValue(v string) string {
 	return "***" + hex.EncodeToString(sum[:4])
 }
 
-var scheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9-]{0,19}$`)
+// schemes are the authentication schemes Mask shows: registered ones and
+// those APIs commonly use. Any other first word may be part of a secret.
+var schemes = []string{"basic", "bearer", "digest", "dpop", "hoba", "mutual", "negotiate", "ntlm", "oauth",
+	"scram-sha-1", "scram-sha-256", "vapid", "token", "apikey", "api-key", "mac", "hawk", "jwt", "aws4-hmac-sha256"}
 
 // Mask shows an Authorization header without its secret: its scheme, when
-// it has one, and the rest masked ("Bearer ***1a2b3c4d"); "(none)" for no
-// header.
+// it is a known one, and the rest masked ("Bearer ***1a2b3c4d"); "(none)"
+// for no header.
 func Mask(authorization string) string {
 	a := strings.TrimSpace(authorization)
 	if a == "" {
 		return "(none)"
 	}
-	if s, rest, ok := strings.Cut(a, " "); ok && scheme.MatchString(s) {
+	if s, rest, ok := strings.Cut(a, " "); ok && slices.Contains(schemes, strings.ToLower(s)) {
 		return s + " " + MaskValue(strings.TrimSpace(rest))
 	}
 	return MaskValue(a)
