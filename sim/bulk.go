@@ -230,7 +230,7 @@ func (e *Engine) worldRecords() int64 {
 	var n int64
 	for _, ws := range e.world.Workspaces {
 		n += 2 + int64(len(ws.APIKeys)+len(ws.OAuthTokens)+len(ws.BrandKits.Items)+len(ws.Projects.Items)+
-			len(ws.Characters.Items)+len(ws.SocialAccounts.Items)+len(ws.Assets.Items))
+			len(ws.Characters.Items)+len(ws.SocialAccounts.Items)+ws.Assets.Len())
 	}
 	return n
 }

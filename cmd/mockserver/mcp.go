@@ -44,7 +44,7 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 	if s.url != "" {
 		return bridge(ctx, s, stdin, stdout, log)
 	}
-	srv, opts, code := s.start(ctx, log, stderr, nil)
+	srv, opts, code := s.start(ctx, log, stderr)
 	if srv == nil {
 		return code
 	}

@@ -15,49 +15,11 @@ import (
 	"time"
 
 	"github.com/mediamock/mediamock"
-	"github.com/mediamock/mediamock/fixtures"
 	"github.com/mediamock/mediamock/sim"
 )
 
-// startGCPercent is the collector's setting while the server starts, on
-// fixtures of fewer than bigLibrary assets. A larger library is most of
-// the heap while it is seeded (about 190 MB per million assets): letting
-// the heap grow to five times it would cost a gigabyte per million for
-// nothing.
+// startGCPercent is the collector's setting while the server starts.
 const startGCPercent = 400
-
-// bigLibrary is the number of library assets above which the server
-// starts with the collector as GOGC says.
-const bigLibrary = 50_000
-
-// libraryOf counts the library assets of a world.
-func libraryOf(w *fixtures.World) int {
-	n := 0
-	for _, ws := range w.Workspaces {
-		n += len(ws.Assets.Items)
-	}
-	return n
-}
-
-// loadFixtures loads a fixture file; a stop does not wait for a large
-// library to be made up (what is made is dropped).
-func loadFixtures(ctx context.Context, path string, seed uint64) (*fixtures.World, error) {
-	type result struct {
-		w   *fixtures.World
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		w, err := fixtures.Load(path, seed)
-		done <- result{w, err}
-	}()
-	select {
-	case r := <-done:
-		return r.w, r.err
-	case <-ctx.Done():
-		return nil, fmt.Errorf("load the fixtures: %w", mediamock.ErrStopped)
-	}
-}
 
 // settings are the command's flags; each is also MOCKSERVER_<NAME>.
 type settings struct {
@@ -284,7 +246,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return 2
 	}
 	// Through the buffer, so that what New logged comes first.
-	srv, opts, code := s.start(ctx, log, logOut, func() { debug.SetGCPercent(gogc) })
+	srv, opts, code := s.start(ctx, log, logOut)
 	if srv == nil {
 		return code
 	}
@@ -317,8 +279,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 // the exit code: 2 for a bad setting, 1 for a server that could not start
 // (said on stderr), 0 for a stop (SIGTERM, Ctrl-C) while the state was
 // being made, which a seed cut short leaves for the next start to redo.
-// big, when not nil, is called before a seed of bigLibrary assets or more.
-func (s *settings) start(ctx context.Context, log *slog.Logger, stderr io.Writer, big func()) (*mediamock.Server, mediamock.Options, int) {
+func (s *settings) start(ctx context.Context, log *slog.Logger, stderr io.Writer) (*mediamock.Server, mediamock.Options, int) {
 	opts, err := s.options(log)
 	if err != nil {
 		fmt.Fprintln(stderr, "mockserver:", err)
@@ -328,22 +289,6 @@ func (s *settings) start(ctx context.Context, log *slog.Logger, stderr io.Writer
 		opts.CoverageReport = stderr
 	}
 	opts.Stop = ctx.Done()
-	if s.fixtures != "" {
-		w, err := loadFixtures(ctx, s.fixtures, s.seed)
-		if errors.Is(err, mediamock.ErrStopped) {
-			log.Info("stopped while starting", "err", err.Error())
-			return nil, opts, 0
-		}
-		if err != nil {
-			fmt.Fprintln(stderr, "mockserver:", err)
-			return nil, opts, 1
-		}
-		if n := libraryOf(w); n >= bigLibrary && big != nil {
-			log.Debug("a large library: the collector runs as GOGC says from the start", "assets", n)
-			big()
-		}
-		opts.World = w
-	}
 	srv, err := mediamock.New(opts)
 	if errors.Is(err, mediamock.ErrStopped) {
 		log.Info("stopped while starting", "err", err.Error())
