@@ -3,6 +3,7 @@ package mediamock_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,7 +11,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 var fuzzServer = sync.OnceValues(func() (*mediamock.Server, error) {
@@ -23,46 +28,110 @@ var fuzzTokens = []string{"", mediamock.KeyAllScopes, mediamock.KeyReadOnly, med
 
 var fuzzTypes = []string{"", "application/json", "multipart/form-data; boundary=x", "text/plain", "application/json; charset=utf-8", "application/octet-stream"}
 
+// fuzzSeed is one request of the seed corpus, with the status it gets
+// from a fresh server when the seeds are sent in order.
+type fuzzSeed struct {
+	method       uint8
+	path         string
+	token, ctype uint8
+	body         string
+	status       int
+}
+
+// fuzzSeeds are one request of each kind the contract tests make, most of
+// them answered with success, so that the fuzzer starts from the real
+// paths (a handler's work, not its first refusal): a real image to upload,
+// a real file address, the MCP tools.
+func fuzzSeeds(tb testing.TB) []fuzzSeed {
+	png := testkit.PNG(tb, 8, 8)
+	multipart := "--x\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nfuzz\r\n" +
+		"--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.png\"\r\nContent-Type: image/png\r\n\r\n" + string(png) + "\r\n--x--\r\n"
+	mcp := func(id int, method, params string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params)
+	}
+	return []fuzzSeed{
+		{0, "/api/v1/account", 1, 0, "", 200},
+		{0, "/api/v1/models?modality=audio&track=music", 1, 0, "", 200},
+		{1, "/api/v1/generations", 1, 1, `{"modality":"image","model_id":"flux-2-pro","prompt":"a fox","count":2}`, 201},
+		{1, "/api/v1/generations", 1, 1, `{"modality":"video","model_id":"veo-3-fast","prompt":"a fox","duration":8,"wait_seconds":5}`, 201},
+		{1, "/api/v1/generations", 1, 1, `{"modality":"audio","model_id":"openai-tts-1","prompt":"Hello."}`, 201},
+		{1, "/api/v1/generations", 2, 1, `{"modality":"audio","model_id":"openai-tts-1","prompt":"Hello."}`, 403},
+		{0, "/api/v1/generations/61?wait_seconds=1", 1, 0, "", 200},
+		{0, "/api/v1/generations/1000001?wait_seconds=1", 1, 0, "", 404},
+		{0, "/api/v1/assets?kind=image&status=completed&limit=3&starting_after=99", 1, 0, "", 200},
+		{0, "/api/v1/assets/16", 1, 0, "", 200},
+		{1, "/api/v1/uploads", 1, 1, `{"image_url":"` + testkit.DataURI("image/png", png) + `","title":"x"}`, 201},
+		{1, "/api/v1/uploads", 1, 2, multipart, 201},
+		{0, "/api/v1/encore/effects", 1, 0, "", 200},
+		{1, "/api/v1/encore/creations", 1, 1, `{"effect":"golden-hour","image_url":"https://example.com/a.jpg"}`, 201},
+		{0, "/api/v1/encore/creations/1", 1, 0, "", 200},
+		{0, "/api/v1/characters", 1, 0, "", 200},
+		{0, "/api/v1/brand_kits?limit=1", 1, 0, "", 200},
+		{0, "/api/v1/projects?starting_after=1", 1, 0, "", 200},
+		{0, "/api/v1/social/accounts", 1, 0, "", 200},
+		{1, "/api/v1/social/publications", 1, 1, `{"asset_ids":[16],"caption":"hi","platforms":["instagram"],"scheduled_at":"2026-02-01T00:00:00Z"}`, 201},
+		{0, "/api/v1/social/publications?status=scheduled", 1, 0, "", 200},
+		{0, "/api/v1/openapi.json", 0, 0, "", 200},
+		{3, "/api/v1/account", 1, 0, "", 405},
+		{1, "/api/v1/generations", 1, 1, `{"modality":`, 400},
+		{1, "/api/v1/generations", 1, 3, `x`, 415},
+		{0, "/files/a/1/1/0000000000000000.png", 0, 0, "", 404},
+		{1, "/mcp", 1, 1, mcp(1, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"fuzz","version":"1"}}`), 200},
+		{1, "/mcp", 1, 1, mcp(2, "tools/list", `{}`), 200},
+		{1, "/mcp", 1, 1, mcp(3, "tools/call", `{"name":"create_generation","arguments":{"modality":"image","model_id":"imagen-4","prompt":"a fox"}}`), 200},
+		{1, "/mcp", 1, 1, mcp(4, "resources/list", `{}`), 200},
+		{0, "/_mock/clock", 0, 0, "", 200},
+		{1, "/_mock/clock/advance", 0, 1, `{"duration":"30s"}`, 200},
+		{1, "/_mock/faults/fail-next", 0, 1, `{"count":1}`, 200},
+		{0, "/_mock/journal?status=400", 0, 0, "", 200},
+		{0, "/_mock/coverage", 0, 0, "", 200},
+		{0, "/_mock/workspaces/1", 0, 0, "", 200},
+		{0, "/_mock/workspaces/1/ledger?limit=5", 0, 0, "", 200},
+		{1, "/_mock/sandboxes", 0, 1, `{"name":"fuzz"}`, 201},
+		{2, "/_mock/snapshot", 0, 5, "not a snapshot", 400},
+	}
+}
+
+// fuzzRequest is the request a fuzz input stands for.
+func fuzzRequest(method uint8, path string, token, ctype uint8, body []byte) (*http.Request, error) {
+	req, err := http.NewRequest(fuzzMethods[int(method)%len(fuzzMethods)], "http://127.0.0.1"+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	if tok := fuzzTokens[int(token)%len(fuzzTokens)]; tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
+	if ct := fuzzTypes[int(ctype)%len(fuzzTypes)]; ct != "" {
+		req.Header.Set("Content-Type", ct)
+	}
+	if strings.HasPrefix(path, "/mcp") {
+		// The MCP transport wants both, or refuses before any tool runs.
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	}
+	return req, nil
+}
+
+// TestFuzzSeedsReachTheirHandlers keeps the seed corpus honest: each seed
+// gets the answer it was written for, so an API change cannot turn the
+// corpus into a list of refusals unnoticed.
+func TestFuzzSeedsReachTheirHandlers(t *testing.T) {
+	srv, err := mediamock.New(mediamock.Options{NoListener: true, Clock: mediamock.ClockVirtual, JournalSize: 50})
+	require.NoError(t, err)
+	t.Cleanup(func() { srv.Close() })
+	for _, s := range fuzzSeeds(t) {
+		req, err := fuzzRequest(s.method, s.path, s.token, s.ctype, []byte(s.body))
+		require.NoError(t, err)
+		rec := httptest.NewRecorder()
+		srv.Handler().ServeHTTP(rec, req)
+		assert.Equal(t, s.status, rec.Code, "%s %s: %.300s", req.Method, s.path, rec.Body.String())
+	}
+}
+
 // FuzzHandler sends anything to the whole server: no answer may be a 5xx or
 // a panic, and every error is the spec's error object. The seed corpus is
-// one request of each kind the contract tests make.
+// fuzzSeeds.
 func FuzzHandler(f *testing.F) {
-	seeds := []struct {
-		method       uint8
-		path         string
-		token, ctype uint8
-		body         string
-	}{
-		{0, "/api/v1/account", 1, 0, ""},
-		{0, "/api/v1/models?modality=audio&track=music", 1, 0, ""},
-		{1, "/api/v1/generations", 1, 1, `{"modality":"image","model_id":"flux-2-pro","prompt":"a fox","count":2}`},
-		{1, "/api/v1/generations", 1, 1, `{"modality":"video","model_id":"veo-3-fast","prompt":"a fox","duration":8,"wait_seconds":5}`},
-		{1, "/api/v1/generations", 2, 1, `{"modality":"audio","model_id":"openai-tts-1","prompt":"Hello."}`},
-		{0, "/api/v1/generations/1000001?wait_seconds=1", 1, 0, ""},
-		{0, "/api/v1/assets?kind=image&status=completed&limit=3&starting_after=99", 1, 0, ""},
-		{1, "/api/v1/uploads", 1, 1, `{"image_url":"data:image/png;base64,iVBORw0KGgo=","title":"x"}`},
-		{1, "/api/v1/uploads", 1, 2, "--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.png\"\r\n\r\n\x89PNG\r\n--x--\r\n"},
-		{0, "/api/v1/encore/effects", 1, 0, ""},
-		{1, "/api/v1/encore/creations", 1, 1, `{"effect":"golden-hour","image_url":"https://example.com/a.jpg"}`},
-		{0, "/api/v1/encore/creations/1", 1, 0, ""},
-		{0, "/api/v1/characters", 1, 0, ""},
-		{0, "/api/v1/brand_kits?limit=1", 1, 0, ""},
-		{0, "/api/v1/projects?starting_after=1", 1, 0, ""},
-		{0, "/api/v1/social/accounts", 1, 0, ""},
-		{1, "/api/v1/social/publications", 1, 1, `{"asset_ids":[1],"caption":"hi","platforms":["tiktok"],"scheduled_at":"2026-02-01T00:00:00Z"}`},
-		{0, "/api/v1/social/publications?status=scheduled", 1, 0, ""},
-		{0, "/api/v1/openapi.json", 0, 0, ""},
-		{3, "/api/v1/account", 1, 0, ""},
-		{1, "/api/v1/generations", 1, 1, `{"modality":`},
-		{1, "/api/v1/generations", 1, 3, `x`},
-		{0, "/files/a/1/1/0000000000000000.png", 0, 0, ""},
-		{0, "/_mock/clock", 0, 0, ""},
-		{1, "/_mock/clock/advance", 0, 1, `{"seconds":30}`},
-		{1, "/_mock/faults/fail-next", 0, 1, `{"count":1}`},
-		{0, "/_mock/journal?status=400", 0, 0, ""},
-		{2, "/_mock/snapshot", 0, 5, "not a snapshot"},
-	}
-	for _, s := range seeds {
+	for _, s := range fuzzSeeds(f) {
 		f.Add(s.method, s.path, s.token, s.ctype, []byte(s.body))
 	}
 	srv, err := fuzzServer()
@@ -77,15 +146,9 @@ func FuzzHandler(f *testing.F) {
 		if strings.HasPrefix(path, "/_mock/reset") || strings.HasPrefix(path, "/_mock/clock/set") {
 			return // they move the whole world: fine, but they make the fuzzer slow
 		}
-		req, err := http.NewRequest(fuzzMethods[int(method)%len(fuzzMethods)], "http://127.0.0.1"+path, bytes.NewReader(body))
+		req, err := fuzzRequest(method, path, token, ctype, body)
 		if err != nil {
 			return
-		}
-		if tok := fuzzTokens[int(token)%len(fuzzTokens)]; tok != "" {
-			req.Header.Set("Authorization", "Bearer "+tok)
-		}
-		if ct := fuzzTypes[int(ctype)%len(fuzzTypes)]; ct != "" {
-			req.Header.Set("Content-Type", ct)
 		}
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)

@@ -1,6 +1,7 @@
 package mediamock
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"net/url"
@@ -81,7 +82,17 @@ type Options struct {
 	// private addresses refused. Off, every https URL resolves to a
 	// deterministic placeholder photo and the server never leaves the host.
 	FetchImages bool
+	// Stop, when closed while New loads the fixtures or seeds the state
+	// file, makes New give up at once (at the seed's next commit, tens of
+	// milliseconds): it returns an error wrapping ErrStopped, and a seed
+	// cut short leaves its marker in the file, so the next start seeds
+	// again. The command passes its signal context's Done.
+	Stop <-chan struct{}
 }
+
+// ErrStopped is wrapped by New's error when Options.Stop closed before
+// the state was complete.
+var ErrStopped = sim.ErrStopped
 
 // SandboxJournalSize is how many recent requests a sandbox's own journal
 // keeps (fewer when the server's journal is smaller).
@@ -96,6 +107,29 @@ func loadWorld(o Options) (*fixtures.World, error) {
 	if o.World != nil {
 		return o.World, nil
 	}
+	if o.Stop == nil {
+		return readWorld(o)
+	}
+	// A million assets take seconds to make up: a stop does not wait for
+	// them (what is made is dropped; nothing was written yet).
+	type result struct {
+		w   *fixtures.World
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		w, err := readWorld(o)
+		done <- result{w, err}
+	}()
+	select {
+	case r := <-done:
+		return r.w, r.err
+	case <-o.Stop:
+		return nil, fmt.Errorf("load the fixtures: %w", ErrStopped)
+	}
+}
+
+func readWorld(o Options) (*fixtures.World, error) {
 	if o.FixturesPath != "" {
 		return fixtures.Load(o.FixturesPath, o.Seed)
 	}

@@ -52,6 +52,36 @@ func TestFileAddressesAndCaching(t *testing.T) {
 	assert.NotEqual(t, strings.TrimPrefix(url, srv.URL()), other, "a secret moves the addresses")
 }
 
+// Every answer under /files/ forbids content sniffing: an upload's bytes
+// are taken as its Content-Type says, whatever they hold.
+func TestFilesAreNeverSniffed(t *testing.T) {
+	srv := mediamock.RunT(t)
+	auth := map[string]string{"Authorization": "Bearer " + mediamock.KeyAllScopes}
+	_, body := testkit.Send(t, srv, "GET", "/api/v1/assets?status=completed&kind=image&limit=1", "", auth, "")
+	var page struct {
+		Data []struct{ URL string } `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &page))
+	require.NotEmpty(t, page.Data)
+	path := strings.TrimPrefix(page.Data[0].URL, srv.URL())
+	for _, c := range []struct {
+		method, path string
+		header       map[string]string
+		status       int
+	}{
+		{"GET", path, nil, 200},
+		{"HEAD", path, nil, 200},
+		{"GET", path + "?download=1", nil, 200},
+		{"GET", path, map[string]string{"Range": "bytes=0-9"}, 206},
+		{"GET", "/files/no-such-file", nil, 404},
+		{"POST", path, nil, 405},
+	} {
+		resp, _ := testkit.Send(t, srv, c.method, c.path, "", c.header, "")
+		assert.Equal(t, c.status, resp.StatusCode, "%s %s", c.method, c.path)
+		assert.Equal(t, "nosniff", resp.Header.Get("X-Content-Type-Options"), "%s %s %v", c.method, c.path, c.header)
+	}
+}
+
 // Idle keep-alive connections are closed after the idle timeout.
 func TestIdleConnectionsAreClosed(t *testing.T) {
 	srv := mediamock.RunT(t, func(o *mediamock.Options) { o.IdleTimeout = 50 * time.Millisecond })

@@ -143,7 +143,7 @@ func New(o Options) (*Server, error) {
 	s.eng, err = sim.Open(sim.Config{
 		Path: path, Durable: o.Durable, Reset: o.Reset, Seed: o.Seed, World: world,
 		Clock: sim.NewClock(o.Clock, start, o.WallClock), Speed: o.Speed,
-		Images: images, Log: log, FileSecret: o.FileSecret,
+		Images: images, Log: log, FileSecret: o.FileSecret, Stop: o.Stop,
 	})
 	if err != nil {
 		s.removeTemp()
@@ -200,7 +200,7 @@ func New(o Options) (*Server, error) {
 			s.env.ListenURL = s.url
 		}
 		if o.ControlToken == "" {
-			log.Warn("the server listens beyond loopback without a control token: anyone who reaches it can drive the control API; snapshots stay refused until --control-token is set", "addr", s.ln.Addr().String())
+			log.Warn("the server listens beyond loopback without a control token: anyone who reaches it can drive the control API; snapshots stay refused and tokens hidden from the control API's reads until --control-token is set", "addr", s.ln.Addr().String())
 		}
 	}
 	s.httpSrv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second,

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -43,6 +44,10 @@ import (
 // there is no migration (a file of another schema is refused at open); a
 // workspace added by the control API comes without collections, a few
 // records in one ordinary write.
+
+// ErrStopped is returned by Open when Config.Stop closed before the seed
+// was complete.
+var ErrStopped = errors.New("stopped before the state was complete; the next start seeds it again")
 
 // bulkBatch is how many records a bulk write puts in one transaction.
 const bulkBatch = 4096
@@ -117,6 +122,10 @@ func (t *tx) step() error {
 	}
 	b.n = 0
 	b.commits++
+	if b.stopped() {
+		b.t.Tx = nil
+		return ErrStopped
+	}
 	btx, err := b.e.db.Begin(true)
 	if err != nil {
 		b.t.Tx = nil
@@ -126,6 +135,20 @@ func (t *tx) step() error {
 	b.fill()
 	b.progress(false)
 	return nil
+}
+
+// stopped says whether Config.Stop asks the bulk write to stop. Only
+// Open's seed listens: a reset or a restore at run time goes to its end.
+func (b *bulk) stopped() bool {
+	if b.what != "seed" || b.e.cfg.Stop == nil {
+		return false
+	}
+	select {
+	case <-b.e.cfg.Stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // end saves the clock and rate windows, removes the marker and commits.
@@ -189,7 +212,9 @@ func (b *bulk) progress(final bool) {
 // seedState wipes the file and seeds it from the fixtures in bounded
 // transactions. The caller makes sure nothing else reads or writes meanwhile.
 func (e *Engine) seedState(what string, epoch uint64) error {
-	b, err := e.beginBulk(what, e.worldRecords(), e.clock.Now(), epoch)
+	total := e.worldRecords()
+	e.log.Debug(what+" begins", "records", total)
+	b, err := e.beginBulk(what, total, e.clock.Now(), epoch)
 	if err != nil {
 		return err
 	}
@@ -205,7 +230,7 @@ func (e *Engine) worldRecords() int64 {
 	var n int64
 	for _, ws := range e.world.Workspaces {
 		n += 2 + int64(len(ws.APIKeys)+len(ws.OAuthTokens)+len(ws.BrandKits.Items)+len(ws.Projects.Items)+
-			len(ws.Characters.Items)+len(ws.SocialAccounts.Items)+len(ws.Assets.Items))
+			len(ws.Characters.Items)+len(ws.SocialAccounts.Items)+ws.Assets.Len())
 	}
 	return n
 }

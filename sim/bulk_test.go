@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -56,6 +57,27 @@ func TestSeedInBoundedTransactions(t *testing.T) {
 	checkSeeded(t, small, w)
 }
 
+// TestLargeLibraryMadeUpAsItIsSeeded: a library of LazyFrom assets or more
+// is made up a chunk at a time as it is seeded, into the same state as
+// the same library held whole.
+func TestLargeLibraryMadeUpAsItIsSeeded(t *testing.T) {
+	lazy := bigWorld(t, fixtures.LazyFrom+1500)
+	ws := &lazy.Workspaces[len(lazy.Workspaces)-1]
+	require.Equal(t, fixtures.LazyFrom+1500, ws.Assets.Len())
+	require.Less(t, len(ws.Assets.Items), 10, "the library is not held")
+	held := *lazy
+	held.Workspaces = slices.Clone(lazy.Workspaces)
+	var all []fixtures.LibraryAsset
+	ws.Assets.Range(1000, func(_ int, items []fixtures.LibraryAsset) error {
+		all = append(all, items...)
+		return nil
+	})
+	held.Workspaces[len(held.Workspaces)-1].Assets = fixtures.Many[fixtures.LibraryAsset]{Items: all}
+	e := newEngine(t, engineOpts{world: lazy, batch: 997})
+	checkSeeded(t, e, lazy)
+	assert.Equal(t, stateDigest(t, newEngine(t, engineOpts{world: &held})), stateDigest(t, e))
+}
+
 // checkSeeded checks, from the fixture alone, that every workspace, token,
 // collection item, asset and index entry of w is in the state, and nothing
 // more.
@@ -80,7 +102,12 @@ func checkSeeded(t *testing.T, e *Engine, w *fixtures.World) {
 				projects[p.Name] = projectID
 				require.NotNil(t, btx.Bucket(bProjects).Get(key(ws, projectID)))
 			}
-			for i, la := range fw.Assets.Items {
+			var library []fixtures.LibraryAsset
+			fw.Assets.Range(fixtures.LazyFrom, func(_ int, items []fixtures.LibraryAsset) error {
+				library = append(library, items...)
+				return nil
+			})
+			for i, la := range library {
 				assetID++
 				a, err := tx.asset(ws, assetID)
 				require.NoError(t, err, "workspace %d, asset %d", ws, i)
@@ -154,6 +181,39 @@ func TestInterruptedSeedIsRedone(t *testing.T) {
 			checkSeeded(t, e, w)
 		})
 	}
+}
+
+// TestStoppedSeedLeavesItsMarker: Config.Stop stops a seed at its next
+// commit; the file keeps the marker and the next Open seeds it again. A
+// reset at run time does not listen.
+func TestStoppedSeedLeavesItsMarker(t *testing.T) {
+	w := bigWorld(t, 2000)
+	path := filepath.Join(t.TempDir(), "state.db")
+	stop := make(chan struct{})
+	close(stop) // a SIGTERM before the first commit
+	_, err := Open(Config{Path: path, World: w, Clock: NewClock(ClockManual, DefaultEpoch, nil), batchSize: 100, Stop: stop})
+	require.ErrorIs(t, err, ErrStopped)
+
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	require.NoError(t, err)
+	require.NoError(t, db.View(func(btx *bolt.Tx) error {
+		assert.Equal(t, "seed", string(btx.Bucket(bMeta).Get(keyIncomplete)), "the marker stays")
+		assert.Less(t, btx.Bucket(bAssets).Stats().KeyN, 100, "stopped at the first commit, not at the end")
+		return nil
+	}))
+	require.NoError(t, db.Close())
+
+	var logs bytes.Buffer
+	e := newEngine(t, engineOpts{path: path, world: w, batch: 100, log: slog.New(slog.NewTextHandler(&logs, nil))})
+	assert.Contains(t, logs.String(), "unfinished seed")
+	checkSeeded(t, e, w)
+	require.NoError(t, e.Close())
+
+	e, err = Open(Config{Path: path, World: w, Clock: NewClock(ClockManual, DefaultEpoch, nil), batchSize: 100, Stop: stop})
+	require.NoError(t, err, "a complete file is opened whatever Stop says")
+	t.Cleanup(func() { e.Close() })
+	require.NoError(t, e.Reset(DefaultEpoch), "a reset at run time goes to its end")
+	checkSeeded(t, e, w)
 }
 
 func TestResetThatFailsHalfWayIsNotServed(t *testing.T) {

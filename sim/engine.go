@@ -46,6 +46,11 @@ type Config struct {
 	// writes (seeding, restoring), never for the simulation; nil means
 	// time.Now.
 	WallClock func() time.Time
+	// Stop, when closed while Open seeds the file, stops the seed at its
+	// next commit (a batch of records, tens of milliseconds): Open returns
+	// an error wrapping ErrStopped, and the file keeps its marker of an
+	// unfinished seed, so the next Open seeds it again.
+	Stop <-chan struct{}
 
 	batchSize int // records per transaction of a bulk write; 0 means bulkBatch
 	dueBatch  int // due events one transaction applies; 0 means dueBatch

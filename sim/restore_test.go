@@ -170,6 +170,17 @@ func FuzzRestore(f *testing.F) {
 	p := principal(f, e, "mk_test_tiny_key")
 	_, err := e.CreateGeneration(f.Context(), p, GenerationRequest{Modality: "image", ModelID: "img", Prompt: "fuzz"})
 	require.NoError(f, err)
+	// A record of every kind the check decodes, so that mutations reach
+	// each decoder: an upload and its file, a publication and its due
+	// delivery, a sandbox with its workspace and tokens, a token added.
+	up, err := e.Upload(f.Context(), p, UploadInput{ImageURL: pngDataURI(f, 4, 4), Title: "fuzz"})
+	require.NoError(f, err)
+	_, err = e.CreatePublication(p, PublicationRequest{AssetIDs: []uint64{up.ID}, Caption: "fuzz", SocialAccountIDs: []uint64{1}})
+	require.NoError(f, err)
+	_, err = e.CreateSandbox(SandboxSpec{Name: "fuzz"}, 10)
+	require.NoError(f, err)
+	_, err = e.AddToken(p.WorkspaceID, TokenSpec{Type: "oauth", Scopes: []string{"read"}})
+	require.NoError(f, err)
 	snap := snapshotOf(f, e)
 	root := int(le.Uint64(snap[pageHeader+16:]))
 	f.Add(snap)

@@ -274,7 +274,7 @@ func (e *Engine) sandboxWorkspace(spec SandboxSpec) (fixtures.Workspace, []Sandb
 		}
 	}
 	if spec.EmptyLibrary {
-		fw.Assets.Items = nil
+		fw.Assets = fixtures.Many[fixtures.LibraryAsset]{}
 	}
 	fw.APIKeys, fw.OAuthTokens = nil, nil
 	return fw, keys, v.Err()

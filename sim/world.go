@@ -169,18 +169,27 @@ func (t *tx) seedWorkspace(id uint64, created Stamp, fw fixtures.Workspace) (*Wo
 			return nil, err
 		}
 	}
-	for i, la := range fw.Assets.Items {
-		a, err := t.libraryAsset(id, la, projects[la.Project])
-		if err != nil {
-			return nil, err
+	// A large library is made up a chunk at a time as it is written: its
+	// memory does not grow with it.
+	n := fw.Assets.Len()
+	err := fw.Assets.Range(bulkBatch, func(start int, items []fixtures.LibraryAsset) error {
+		for j, la := range items {
+			a, err := t.libraryAsset(id, la, projects[la.Project])
+			if err != nil {
+				return err
+			}
+			a.CreatedAt = StampOf(t.now.Add(-time.Duration(n-start-j) * time.Hour))
+			if err := t.insertAsset(a); err != nil {
+				return err
+			}
+			if err := t.step(); err != nil {
+				return err
+			}
 		}
-		a.CreatedAt = StampOf(t.now.Add(-time.Duration(len(fw.Assets.Items)-i) * time.Hour))
-		if err := t.insertAsset(a); err != nil {
-			return nil, err
-		}
-		if err := t.step(); err != nil {
-			return nil, err
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return ws, nil
 }

@@ -45,8 +45,8 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 	if s.url != "" {
 		return bridge(ctx, s, stdin, stdout, log)
 	}
-	srv, opts, code := s.start(log, stderr)
-	if code != 0 {
+	srv, opts, code := s.start(ctx, log, stderr)
+	if srv == nil {
 		return code
 	}
 	defer srv.Close()

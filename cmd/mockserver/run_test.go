@@ -361,6 +361,27 @@ func TestRunBrokenFixtureStopsWithOneLine(t *testing.T) {
 	}
 }
 
+// A stop (SIGTERM, Ctrl-C) while the fixtures are made or the state file
+// seeded ends the command at once, with 0 and a line that says so; a seed
+// cut short is redone at the next start.
+func TestRunStoppedWhileStarting(t *testing.T) {
+	dir := t.TempDir()
+	fixture := filepath.Join(dir, "world.json")
+	if err := os.WriteFile(fixture, []byte(`{"extends": "default", "workspaces": [{"name": "Big", "plan": "business", "assets": {"count": 50000}}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := fakeEnv{"MOCKSERVER_ADDR": "127.0.0.1:0", "MOCKSERVER_DB": filepath.Join(dir, "mediamock.db"), "MOCKSERVER_FIXTURES": fixture}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the signal came before the state was made
+	var stdout, stderr bytes.Buffer
+	if code := Run(ctx, nil, env.get, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit code %d, want 0; stderr:\n%s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "stopped while starting") || strings.Contains(stderr.String(), "mediamock ready") {
+		t.Errorf("stderr %q, want the stop said and no server", stderr.String())
+	}
+}
+
 // The health check finds a server started with --addr, not the variable:
 // the server writes the address it bound beside its state file.
 func TestHealthFollowsTheAddressFlag(t *testing.T) {

@@ -246,8 +246,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return 2
 	}
 	// Through the buffer, so that what New logged comes first.
-	srv, opts, code := s.start(log, logOut)
-	if code != 0 {
+	srv, opts, code := s.start(ctx, log, logOut)
+	if srv == nil {
 		return code
 	}
 	for _, k := range srv.DefaultKeys() {
@@ -275,9 +275,11 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	return 0
 }
 
-// start makes the options and starts a server; a non-zero code is the exit
-// code of a server that could not start (2: a bad setting), said on stderr.
-func (s *settings) start(log *slog.Logger, stderr io.Writer) (*mediamock.Server, mediamock.Options, int) {
+// start makes the options and starts a server. Without a server, code is
+// the exit code: 2 for a bad setting, 1 for a server that could not start
+// (said on stderr), 0 for a stop (SIGTERM, Ctrl-C) while the state was
+// being made, which a seed cut short leaves for the next start to redo.
+func (s *settings) start(ctx context.Context, log *slog.Logger, stderr io.Writer) (*mediamock.Server, mediamock.Options, int) {
 	opts, err := s.options(log)
 	if err != nil {
 		fmt.Fprintln(stderr, "mockserver:", err)
@@ -286,7 +288,12 @@ func (s *settings) start(log *slog.Logger, stderr io.Writer) (*mediamock.Server,
 	if s.coverage {
 		opts.CoverageReport = stderr
 	}
+	opts.Stop = ctx.Done()
 	srv, err := mediamock.New(opts)
+	if errors.Is(err, mediamock.ErrStopped) {
+		log.Info("stopped while starting", "err", err.Error())
+		return nil, opts, 0
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "mockserver:", err)
 		return nil, opts, 1

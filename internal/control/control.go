@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/front"
@@ -31,7 +30,7 @@ type Front struct {
 	env      *front.Env
 	document []byte                             // control.json, served at /_mock/openapi.json
 	load     func() (*contract.Contract, error) // control.json, parsed
-	streams  atomic.Int32                       // event streams open
+	streams  streamSlots                        // event streams open
 }
 
 // New returns the control front of a server; document is control.json,

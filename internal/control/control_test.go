@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/control"
 	"github.com/mediamock/mediamock/internal/testkit"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -100,11 +102,16 @@ type event struct {
 
 func openEvents(t *testing.T, srv *mediamock.Server, query string) *events {
 	t.Helper()
+	return openEventsFrom(t, srv, srv.Client(), query)
+}
+
+func openEventsFrom(t *testing.T, srv *mediamock.Server, client *http.Client, query string) *events {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	req, err := http.NewRequestWithContext(ctx, "GET", srv.URL()+"/_mock/events"+query, nil)
 	require.NoError(t, err)
-	resp, err := srv.Client().Do(req)
+	resp, err := client.Do(req)
 	require.NoError(t, err)
 	t.Cleanup(func() { resp.Body.Close() })
 	require.Equal(t, http.StatusOK, resp.StatusCode)
@@ -183,6 +190,69 @@ func TestEventStream(t *testing.T) {
 
 	testkit.Control(t, srv, "POST", "/reset", ``, "Authorization", "Bearer s3cret")
 	ev.until(t, func(e event) bool { return e.name == "reset" })
+}
+
+// closedForAnother reads the stream up to its next event or its end: true
+// when it ended, told it made room for another stream.
+func (e *events) closedForAnother(t *testing.T) bool {
+	t.Helper()
+	told := false
+	for e.sc.Scan() {
+		line := e.sc.Text()
+		switch {
+		case strings.HasPrefix(line, ": closed: "):
+			told = true
+		case strings.HasPrefix(line, "event: "):
+			return false
+		}
+	}
+	return told
+}
+
+// clientFrom is a client whose connections come from ip, a loopback
+// address of its own: another client to the server.
+func clientFrom(t *testing.T, ip string) *http.Client {
+	t.Helper()
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	if c, err := d.Dial("tcp", "127.0.0.1:1"); err != nil && strings.Contains(err.Error(), "assign requested address") {
+		t.Skipf("no loopback address %s here: %v", ip, err)
+	} else if c != nil {
+		c.Close()
+	}
+	tr := &http.Transport{DialContext: d.DialContext}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
+}
+
+// TestEventStreamSlotsAreShared: one client address holds at most
+// MaxStreamsPerClient streams, its next one closing its own oldest; when
+// every slot is taken, a client with fewer streams closes the oldest of
+// the biggest holder. No client is refused, none holds every slot.
+func TestEventStreamSlotsAreShared(t *testing.T) {
+	srv := mediamock.RunT(t, manual)
+	var clients []*http.Client
+	for i := 1; i <= control.MaxStreams/control.MaxStreamsPerClient+1; i++ {
+		clients = append(clients, clientFrom(t, fmt.Sprintf("127.0.0.%d", i)))
+	}
+	var first []*events // the streams of the first client, oldest first
+	for range control.MaxStreamsPerClient + 1 {
+		first = append(first, openEventsFrom(t, srv, clients[0], ""))
+	}
+	var others []*events
+	for _, c := range clients[1 : len(clients)-1] {
+		for range control.MaxStreamsPerClient {
+			others = append(others, openEventsFrom(t, srv, c, ""))
+		}
+	}
+	// Every slot is taken: a newcomer still gets one.
+	late := openEventsFrom(t, srv, clients[len(clients)-1], "")
+
+	testkit.Control(t, srv, "POST", "/clock/advance", `{"duration":"1m"}`)
+	assert.True(t, first[0].closedForAnother(t), "the first client's oldest made room for its ninth")
+	assert.True(t, first[1].closedForAnother(t), "its next oldest made room for the newcomer: it held the most, longest")
+	for i, ev := range append(append(first[2:], others...), late) {
+		assert.False(t, ev.closedForAnother(t), "stream %d stays open and sees the clock", i)
+	}
 }
 
 func TestEventStreamNeedsAnEnd(t *testing.T) {

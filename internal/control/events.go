@@ -164,15 +164,14 @@ func (f *Front) events(c *call) {
 			Message: "The event stream lasts until the client leaves: send the request with a context that can be canceled."})
 		return
 	}
-	if f.streams.Add(1) > MaxStreams {
-		f.streams.Add(-1)
-		front.WriteError(c.w, &sim.Error{Kind: sim.EUNAVAILABLE, Code: "too_many_streams",
-			Message: "Too many event streams are open (" + strconv.Itoa(MaxStreams) + "); close one and try again."})
-		return
-	}
-	defer f.streams.Add(-1)
 	ctx, cancel := c.env.UntilStop(r.Context())
 	defer cancel()
+	sl, err := f.streams.take(clientOf(r.RemoteAddr), cancel)
+	if err != nil {
+		front.WriteError(c.w, err)
+		return
+	}
+	defer f.streams.release(sl)
 
 	// Subscribe before the first event, so that nothing committed after
 	// "ready" is missed.
@@ -194,9 +193,19 @@ func (f *Front) events(c *call) {
 	}
 	tick := time.NewTicker(heartbeat)
 	defer tick.Stop()
+	// closed tells a client whose stream made room for another's why it
+	// ends (a comment: EventSource ignores it and reconnects).
+	closed := func() {
+		if f.streams.wasEvicted(sl) {
+			s.buf.Reset()
+			s.buf.WriteString(": closed: this client opened a newer stream, or another client needed a slot\n\n")
+			s.flush()
+		}
+	}
 	for {
 		select {
 		case <-ctx.Done():
+			closed()
 			return
 		case <-tick.C:
 			s.buf.WriteString(": keep-alive\n\n")
@@ -225,6 +234,10 @@ func (f *Front) events(c *call) {
 			default:
 				more = false
 			}
+		}
+		if ctx.Err() != nil {
+			closed()
+			return
 		}
 		if s.flush() != nil {
 			return

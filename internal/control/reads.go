@@ -3,6 +3,7 @@ package control
 import (
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
@@ -18,6 +19,7 @@ type workspaceDetailJSON struct {
 	MonthlyGifts []wire.Gift    `json:"monthly_gifts"`
 	RateWindow   rateWindowJSON `json:"rate_window"`
 	Tokens       []tokenJSON    `json:"tokens"`
+	TokensHidden bool           `json:"tokens_hidden"`
 	CreatedAt    string         `json:"created_at"`
 }
 
@@ -46,6 +48,23 @@ func mask(tok string) string {
 	return tok[:8] + "…" + tok[len(tok)-4:]
 }
 
+// hideTokens says whether a read leaves tokens out: on a listener beyond
+// loopback without a control token, anyone who reaches the port reads the
+// control API, so tokens are shown as hidden() shows them, as snapshots
+// are refused. A sandbox's own control token sees its sandbox's tokens.
+func (c *call) hideTokens() bool {
+	return c.env.Exposed && c.env.ControlToken == "" && !c.scope.bound
+}
+
+// hidden shows a token's form and nothing of its secret: the prefix up to
+// its first underscore and an ellipsis (mk_…).
+func hidden(tok string) string {
+	if i := strings.IndexByte(tok, '_'); i > 0 && i <= 4 {
+		return tok[:i+1] + "…"
+	}
+	return "…"
+}
+
 func workspace(c *call) (int, any, error) {
 	d, err := c.env.Eng.WorkspaceDetail(c.id())
 	if err != nil {
@@ -60,8 +79,13 @@ func workspace(c *call) (int, any, error) {
 	for _, g := range d.Gifts {
 		out.MonthlyGifts = append(out.MonthlyGifts, wire.Gift{ModelID: g.ModelID, Remaining: g.Remaining, PerMonth: g.PerMonth, RenewsAt: sim.FormatTime(g.RenewsAt)})
 	}
+	out.TokensHidden = c.hideTokens()
 	for _, t := range d.Tokens {
-		out.Tokens = append(out.Tokens, tokenJSON{Token: t.Token, Masked: mask(t.Token), Type: t.Type, Name: t.Name, Scopes: t.Scopes})
+		tj := tokenJSON{Token: t.Token, Masked: mask(t.Token), Type: t.Type, Name: t.Name, Scopes: t.Scopes}
+		if out.TokensHidden {
+			tj.Token, tj.Masked = hidden(t.Token), hidden(t.Token)
+		}
+		out.Tokens = append(out.Tokens, tj)
 	}
 	return http.StatusOK, out, nil
 }

@@ -177,6 +177,9 @@ type sandboxJSON struct {
 	Tokens []tokenJSON       `json:"tokens"`
 	// ControlToken reaches the control API for this sandbox alone.
 	ControlToken string `json:"control_token"`
+	// TokensHidden: keys, api_key, tokens and control_token are shown as
+	// hidden() shows them (see call.hideTokens).
+	TokensHidden bool `json:"tokens_hidden"`
 	// BaseURL is the service's base address ({base_url}), MCPURL the MCP
 	// server's, ControlURL the control API's.
 	BaseURL        string `json:"base_url"`
@@ -190,7 +193,7 @@ type sandboxJSON struct {
 
 // sandboxOf renders a sandbox, with addresses built from base (the
 // server's root address as the caller reaches it).
-func sandboxOf(eng *sim.Engine, sb sim.Sandbox, base string) (any, error) {
+func sandboxOf(eng *sim.Engine, sb sim.Sandbox, base string, hide bool) (any, error) {
 	d, err := eng.WorkspaceDetail(sb.WorkspaceID)
 	if err != nil {
 		return nil, err
@@ -202,11 +205,23 @@ func sandboxOf(eng *sim.Engine, sb sim.Sandbox, base string) (any, error) {
 	for _, t := range sb.Tokens {
 		out.Tokens = append(out.Tokens, tokenJSON{Token: t.Token, Masked: mask(t.Token), Type: t.Type, Name: t.Name, Scopes: t.Scopes})
 	}
+	if hide {
+		out.TokensHidden = true
+		for name, k := range out.Keys {
+			out.Keys[name] = hidden(k)
+		}
+		out.APIKey, out.ControlToken = hidden(out.APIKey), hidden(out.ControlToken)
+		for i := range out.Tokens {
+			out.Tokens[i].Token, out.Tokens[i].Masked = hidden(out.Tokens[i].Token), hidden(out.Tokens[i].Token)
+		}
+	}
 	return out, nil
 }
 
+// sandboxJSON renders a sandbox for a read: its tokens hidden when
+// call.hideTokens says so.
 func (c *call) sandboxJSON(sb sim.Sandbox) (any, error) {
-	return sandboxOf(c.env.Eng, sb, c.env.View(c.r).Base)
+	return sandboxOf(c.env.Eng, sb, c.env.View(c.r).Base, c.hideTokens())
 }
 
 func createSandbox(c *call) (int, any, error) {
@@ -218,7 +233,8 @@ func createSandbox(c *call) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	out, err := c.sandboxJSON(sb)
+	// Its creator gets its tokens: they are what a sandbox is for.
+	out, err := sandboxOf(c.env.Eng, sb, c.env.View(c.r).Base, false)
 	return http.StatusCreated, out, err
 }
 

@@ -84,6 +84,58 @@ func TestExposedListenerNeedsTokenForSnapshots(t *testing.T) {
 	assert.Equal(t, 200, resp.StatusCode)
 }
 
+// TestExposedListenerHidesTokens: beyond loopback without a control token,
+// the workspace and sandbox reads show no token; the control token, a
+// loopback listener or a sandbox's own control token see them in full, and
+// a sandbox's creator gets its keys.
+func TestExposedListenerHidesTokens(t *testing.T) {
+	jsonCT := map[string]string{"Content-Type": "application/json"}
+	read := func(srv *mediamock.Server, path string, hdr map[string]string) (string, map[string]any) {
+		t.Helper()
+		resp, body := testkit.Send(t, srv, "GET", path, "", hdr, "")
+		require.Equal(t, 200, resp.StatusCode, body)
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(body), &m))
+		return body, m
+	}
+	exposed := mediamock.RunT(t, func(o *mediamock.Options) { o.Addr = "0.0.0.0:0" })
+	body, m := read(exposed, "/_mock/workspaces/1", nil)
+	assert.NotContains(t, body, mediamock.KeyAllScopes)
+	assert.NotRegexp(t, `mk_[a-z0-9_]{3}`, body, "not even part of a token")
+	assert.Equal(t, true, m["tokens_hidden"])
+	tok := m["tokens"].([]any)[0].(map[string]any)
+	assert.Equal(t, "mk_…", tok["token"])
+	assert.Equal(t, "mk_…", tok["masked"])
+
+	resp, created := testkit.Send(t, exposed, "POST", "/_mock/sandboxes", "", jsonCT, "{}")
+	require.Equal(t, 201, resp.StatusCode, created)
+	var sb struct {
+		ID           string `json:"id"`
+		APIKey       string `json:"api_key"`
+		ControlToken string `json:"control_token"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(created), &sb))
+	require.True(t, strings.HasPrefix(sb.ControlToken, "sbc_"), "the creator gets the tokens: %s", created)
+	for _, path := range []string{"/_mock/sandboxes/" + sb.ID, "/_mock/sandboxes"} {
+		body, _ := read(exposed, path, nil)
+		assert.NotContains(t, body, sb.APIKey, path)
+		assert.NotContains(t, body, sb.ControlToken, path)
+		assert.Contains(t, body, `"tokens_hidden":true`, path)
+	}
+	own := map[string]string{"Authorization": "Bearer " + sb.ControlToken}
+	body, _ = read(exposed, "/_mock/sandboxes/"+sb.ID, own)
+	assert.Contains(t, body, sb.APIKey, "a sandbox's control token sees its own tokens")
+
+	guarded := mediamock.RunT(t, func(o *mediamock.Options) { o.Addr = "0.0.0.0:0"; o.ControlToken = "s3cret" })
+	body, m = read(guarded, "/_mock/workspaces/1", map[string]string{"Authorization": "Bearer s3cret"})
+	assert.Contains(t, body, mediamock.KeyAllScopes)
+	assert.Equal(t, false, m["tokens_hidden"])
+
+	loopback := mediamock.RunT(t)
+	body, _ = read(loopback, "/_mock/workspaces/1", nil)
+	assert.Contains(t, body, mediamock.KeyAllScopes)
+}
+
 // A corrupted snapshot is refused with 400 invalid_snapshot; the server and
 // its state go on as they were.
 func TestCorruptedSnapshotsLeaveTheStateAlone(t *testing.T) {

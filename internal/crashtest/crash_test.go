@@ -7,8 +7,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -21,17 +23,42 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/mediamock/mediamock"
 	"github.com/mediamock/mediamock/sim"
 )
 
-const childEnv = "MEDIAMOCK_CRASH_CHILD_DB"
+const (
+	childEnv = "MEDIAMOCK_CRASH_CHILD_DB"
+	// seedEnv makes the child seed a state file from the fixtures at
+	// MEDIAMOCK_CRASH_FIXTURES, stopped by SIGTERM, with its log on stdout.
+	seedEnv     = "MEDIAMOCK_CRASH_SEED_DB"
+	fixturesEnv = "MEDIAMOCK_CRASH_FIXTURES"
+)
 
 // TestMain runs a server instead of the tests when the crash test starts
 // this binary as its child: it prints the server's URL and serves until it
 // is killed.
 func TestMain(m *testing.M) {
+	if db := os.Getenv(seedEnv); db != "" {
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+		defer stop()
+		log := slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		srv, err := mediamock.New(mediamock.Options{Addr: "127.0.0.1:0", DBPath: db, FixturesPath: os.Getenv(fixturesEnv),
+			Clock: mediamock.ClockManual, Logger: log, Stop: ctx.Done()})
+		if errors.Is(err, mediamock.ErrStopped) {
+			fmt.Println("stopped:", err)
+			os.Exit(0)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Println("seeded before the signal")
+		srv.Close()
+		os.Exit(3)
+	}
 	if db := os.Getenv(childEnv); db != "" {
 		srv, err := mediamock.New(mediamock.Options{Addr: "127.0.0.1:0", DBPath: db, Clock: mediamock.ClockManual, JournalSize: -1})
 		if err != nil {
@@ -180,4 +207,52 @@ func TestKillUnderWriteLoseNothingAcknowledged(t *testing.T) {
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "%d generations acknowledged before SIGKILL, all found after restart; %d charges in the ledger", len(acked)/2, charges)
 	t.Log(buf.String())
+}
+
+// SIGTERM while the state file is seeded stops the seed at its next commit
+// (it does not wait for a million records), and leaves the marker of an
+// unfinished seed: the next start seeds again, and serves.
+func TestSigtermDuringSeedLeavesTheMarker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts server processes")
+	}
+	dir := t.TempDir()
+	db, fixture := dir+"/state.db", dir+"/world.json"
+	// Big enough that the seed takes seconds: the signal comes long before its end.
+	require.NoError(t, os.WriteFile(fixture, []byte(`{"extends": "default", "workspaces": [{"name": "Big", "plan": "business",
+		"api_keys": [{"token": "mk_test_crash_big", "scopes": ["read"]}], "assets": {"count": 150000}}]}`), 0o600))
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), seedEnv+"="+db, fixturesEnv+"="+fixture)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	lines := bufio.NewScanner(out)
+	var log strings.Builder
+	for lines.Scan() {
+		log.WriteString(lines.Text() + "\n")
+		if strings.Contains(lines.Text(), "seed begins") {
+			require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+			break
+		}
+	}
+	for lines.Scan() {
+		log.WriteString(lines.Text() + "\n")
+	}
+	require.NoError(t, cmd.Wait(), "%s", log.String())
+	assert.Contains(t, log.String(), "stopped: ")
+
+	bdb, err := bolt.Open(db, 0o600, &bolt.Options{Timeout: time.Second, ReadOnly: true})
+	require.NoError(t, err)
+	require.NoError(t, bdb.View(func(btx *bolt.Tx) error {
+		assert.Equal(t, "seed", string(btx.Bucket([]byte("meta")).Get([]byte("incomplete"))), "the marker of an unfinished seed stays")
+		return nil
+	}))
+	require.NoError(t, bdb.Close())
+
+	c := startChild(t, db) // the default fixtures: the unfinished file is seeded again
+	status, err := call(&http.Client{Timeout: 10 * time.Second}, "GET", c.url+"/api/v1/account", mediamock.KeyAllScopes, "", nil)
+	require.NoError(t, err)
+	assert.Equal(t, 200, status)
 }

@@ -73,22 +73,29 @@ func refusePrivate(_, address string, _ syscall.RawConn) error {
 }
 
 // nonPublic are the ranges that are not global unicast beyond what netip
-// reports: shared, benchmarking, documentation, reserved and protocol
-// ranges (IANA special-purpose registries).
+// reports: shared, benchmarking, documentation, reserved, translation,
+// tunnel and protocol ranges (IANA special-purpose registries). No image
+// host lives in them.
 var nonPublic = []netip.Prefix{
 	netip.MustParsePrefix("0.0.0.0/8"),       // this network
 	netip.MustParsePrefix("100.64.0.0/10"),   // shared address space (CGNAT)
 	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
 	netip.MustParsePrefix("192.0.2.0/24"),    // documentation
+	netip.MustParsePrefix("192.88.99.0/24"),  // 6to4 relay anycast (deprecated): reaches whatever relay is nearest
 	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
 	netip.MustParsePrefix("198.51.100.0/24"), // documentation
 	netip.MustParsePrefix("203.0.113.0/24"),  // documentation
 	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, and the broadcast address
+	// IPv6 forms that embed an IPv4 address or reach one through a
+	// translator or a tunnel are refused whole, whatever they embed: the
+	// translator may sit on the mock's own network.
 	netip.MustParsePrefix("::/96"),           // IPv4-compatible (deprecated)
+	netip.MustParsePrefix("::ffff:0:0:0/96"), // IPv4-translated (SIIT); IPv4-mapped is unmapped first
 	netip.MustParsePrefix("64:ff9b::/96"),    // NAT64
 	netip.MustParsePrefix("64:ff9b:1::/48"),  // local NAT64
 	netip.MustParsePrefix("100::/64"),        // discard
-	netip.MustParsePrefix("2001::/32"),       // Teredo
+	netip.MustParsePrefix("100:0:0:1::/64"),  // dummy prefix
+	netip.MustParsePrefix("2001::/23"),       // IETF protocol assignments: Teredo, benchmarking, ORCHID, AMT, AS112
 	netip.MustParsePrefix("2001:db8::/32"),   // documentation
 	netip.MustParsePrefix("2002::/16"),       // 6to4
 	netip.MustParsePrefix("fc00::/7"),        // unique local

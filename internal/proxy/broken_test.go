@@ -154,8 +154,8 @@ func TestBrokenUpstream(t *testing.T) {
 		}
 	}
 	first := f.lines(t)[0]
-	assert.Equal(t, "Bearer mk_…9f3a", first.Credential)
-	assert.Equal(t, "access_token=redacted&modality=x", first.Query)
+	assert.Equal(t, "Bearer "+check.MaskValue(secret), first.Credential)
+	assert.Equal(t, "access_token="+check.MaskValue(secret)+"&modality=x", first.Query)
 	assert.Equal(t, "getAccount", first.Operation)
 
 	// A JSON body over the cap passes whole, unchecked, and the report says so.

@@ -114,6 +114,7 @@ func New(o Options) (*Proxy, error) {
 	if p.log == nil {
 		p.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	p.log = slog.New(scrubHandler{p.log.Handler()}) // and the lines of the standard library's proxy too
 	if p.now == nil {
 		p.now = time.Now
 	}
@@ -169,6 +170,7 @@ type exchange struct {
 	url     *url.URL // as the client asked, path from /api/v1
 	header  http.Header
 	body    []byte
+	secrets *check.Secrets // what must never be written about it
 	skipped string
 	inAPI   bool
 	done    bool
@@ -196,6 +198,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if x.inAPI {
 		p.keepRequestBody(r, x)
 	}
+	x.secrets = check.RequestSecrets(r.Header, r.URL.Query(), x.body)
 	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x)))
 }
 
@@ -272,10 +275,10 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	}
 	p.mu.Unlock()
 	if len(res.Violations) > 0 || len(res.Skipped) > 0 {
-		p.writeLine(ex, res)
+		p.writeLine(ex, res, x.secrets)
 	}
 	if p.rec != nil && ex.ResponseSkipped == "" && check.IsJSON(resp.Header) {
-		p.rec.observe(x.header.Get("Authorization"), res.Operation, ex.Status, ex.ResponseBody)
+		p.rec.observe(x.header.Get("Authorization"), x.secrets, res.Operation, ex.Status, ex.ResponseBody)
 	}
 	return nil
 }
@@ -356,13 +359,19 @@ type Line struct {
 	Skipped    []string          `json:"skipped,omitempty"`
 }
 
-func (p *Proxy) writeLine(ex *check.Exchange, res check.Result) {
+func (p *Proxy) writeLine(ex *check.Exchange, res check.Result, secrets *check.Secrets) {
 	if p.report == nil {
 		return
 	}
-	auth := ex.Header.Get("Authorization")
-	line := Line{Time: p.now().UTC().Format(time.RFC3339), Method: ex.Method, Path: ex.URL.Path, Query: check.SafeQuery(ex.URL.Query(), check.Bearer(auth)),
-		Credential: check.Mask(auth), Operation: res.Operation, Status: ex.Status, Violations: res.Violations, Skipped: res.Skipped}
+	line := Line{Time: p.now().UTC().Format(time.RFC3339), Method: ex.Method, Path: check.SafePath(ex.URL.Path, secrets), Query: check.SafeQuery(ex.URL.Query(), secrets),
+		Credential: check.Mask(ex.Header.Get("Authorization")), Operation: res.Operation, Status: ex.Status}
+	// A violation's message may quote what the client sent.
+	for _, v := range res.Violations {
+		line.Violations = append(line.Violations, check.Violation{Rule: v.Rule, Path: secrets.Scrub(v.Path), Message: secrets.Scrub(v.Message)})
+	}
+	for _, s := range res.Skipped {
+		line.Skipped = append(line.Skipped, secrets.Scrub(s))
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // a query's & stays readable
@@ -379,9 +388,14 @@ func (p *Proxy) writeLine(ex *check.Exchange, res check.Result) {
 // upstreamError answers when the upstream cannot be reached or its answer
 // cannot be read: 502 (504 on a timeout) with the error object.
 func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error) {
-	if x, _ := r.Context().Value(exchangeKey{}).(*exchange); x != nil && !x.done {
+	x, _ := r.Context().Value(exchangeKey{}).(*exchange)
+	if x != nil && !x.done {
 		x.done = true
 		p.checker.Abandon(x.pending)
+	}
+	var secrets *check.Secrets
+	if x != nil {
+		secrets = x.secrets
 	}
 	if r.Context().Err() != nil {
 		return // the client went away
@@ -398,8 +412,9 @@ func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error)
 	p.mu.Lock()
 	p.upstream++
 	p.mu.Unlock()
-	p.log.Warn("upstream failed", "method", r.Method, "path", r.URL.Path, "upstream", p.root.Host, "err", err.Error())
-	writeError(w, status, code, fmt.Sprintf("The proxy cannot get an answer from the upstream %s: %v.", p.root.Host, err))
+	msg := secrets.Scrub(err.Error())
+	p.log.Warn("upstream failed", "method", r.Method, "path", check.SafePath(r.URL.Path, secrets), "upstream", p.root.Host, "err", msg)
+	writeError(w, status, code, fmt.Sprintf("The proxy cannot get an answer from the upstream %s: %s.", p.root.Host, msg))
 }
 
 func writeError(w http.ResponseWriter, status int, code, message string) {

@@ -61,7 +61,7 @@ func newRecorder(dir string, log *slog.Logger) *recorder {
 }
 
 // observe notes what a successful JSON answer tells about the workspace.
-func (rc *recorder) observe(authorization, opID string, status int, body []byte) {
+func (rc *recorder) observe(authorization string, secrets *check.Secrets, opID string, status int, body []byte) {
 	token := check.Bearer(authorization)
 	if token == "" || status >= 300 {
 		return
@@ -72,6 +72,7 @@ func (rc *recorder) observe(authorization, opID string, status int, body []byte)
 	if dec.Decode(&v) != nil {
 		return
 	}
+	v = secrets.ScrubAll(v) // a title, a prompt or a name may hold what the client sent
 	m, _ := v.(map[string]any)
 	rc.mu.Lock()
 	defer rc.mu.Unlock()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mediamock/mediamock"
 	"github.com/mediamock/mediamock/fixtures"
+	"github.com/mediamock/mediamock/internal/check"
 	"github.com/mediamock/mediamock/internal/proxy"
 	"github.com/mediamock/mediamock/internal/testkit"
 )
@@ -59,7 +60,7 @@ func TestRecordReplays(t *testing.T) {
 	assert.EqualValues(t, account["credits_balance"], ws.Credits)
 	require.Len(t, ws.APIKeys, 1)
 	assert.Equal(t, proxy.ReplayTokenPrefix+"1", ws.APIKeys[0].Token)
-	assert.Equal(t, "replay of Bearer mk_…opes", ws.APIKeys[0].Name)
+	assert.Equal(t, "replay of Bearer "+check.MaskValue(key), ws.APIKeys[0].Name)
 	assert.ElementsMatch(t, []string{"read", "generate", "publish"}, ws.APIKeys[0].Scopes)
 	var recordedPage struct {
 		Data []map[string]any `json:"data"`

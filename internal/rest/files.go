@@ -17,9 +17,12 @@ import (
 )
 
 // serveFile serves a file, like a CDN (no authentication, no rate limit),
-// with Content-Type, Content-Length, ETag, HEAD and byte ranges;
+// with Content-Type (never sniffed), Content-Length, ETag, HEAD and byte ranges;
 // ?download=1 makes it an attachment.
 func (f *Front) serveFile(w *front.Writer, r *http.Request) {
+	// Uploads are the client's bytes: a browser must take them as the
+	// Content-Type says, never guess HTML or script from them.
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		front.WriteError(w, wire.MethodNotAllowed(r.Method, "files", "GET, HEAD", []string{"GET", "HEAD"}))
