@@ -6,6 +6,8 @@
 # scripts/container-check builds the binary with the same command as the
 # build stage below and checks it without a container engine; keep the two in
 # step (the script reads the `go build` line from this file).
+# scripts/container-e2e builds this file, unchanged, with podman and runs the
+# image (base images made locally under the default names below).
 
 ARG GO_IMAGE=golang:1.26-bookworm
 ARG RUNTIME_IMAGE=gcr.io/distroless/static-debian12:nonroot

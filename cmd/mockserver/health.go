@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -18,20 +19,24 @@ func runHealth(ctx context.Context, args []string, getenv func(string) string, s
 	fs := flag.NewFlagSet("mockserver health", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	def := "http://127.0.0.1:8080"
-	if addr := getenv("MOCKSERVER_ADDR"); addr != "" {
-		def = "http://" + strings.Replace(addr, "0.0.0.0", "127.0.0.1", 1)
-	}
+	addr := getenv("MOCKSERVER_ADDR")
 	db := getenv("MOCKSERVER_DB")
 	if db == "" {
 		db = "mediamock.db"
 	}
-	url := fs.String("url", "", "root address of the server (default: the address the server wrote beside its state file, else MOCKSERVER_ADDR, else "+def+")")
+	url := fs.String("url", "", "root address of the server (default: from MOCKSERVER_ADDR when set, else the address the server wrote beside its state file, else "+def+")")
 	dbPath := fs.String("db", db, "the server's state file, beside which it writes the address it listens on")
 	timeout := fs.Duration("timeout", 3*time.Second, "how long to wait for an answer")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *url == "" {
+	switch {
+	case *url != "":
+	case addr != "":
+		// An explicit setting wins over the address file, which a server
+		// that was killed leaves behind.
+		*url = "http://" + dialAddr(addr)
+	default:
 		// The server writes the address it actually bound (--addr or
 		// MOCKSERVER_ADDR, whichever it was given) beside its state file.
 		if b, err := os.ReadFile(*dbPath + ".addr"); err == nil && strings.TrimSpace(string(b)) != "" {
@@ -60,4 +65,20 @@ func runHealth(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	fmt.Fprintln(stdout, "healthy:", strings.TrimSpace(string(body)))
 	return 0
+}
+
+// dialAddr turns a listen address into one to dial: an empty or unspecified
+// host (":8080", "0.0.0.0:8080", "[::]:8080") becomes loopback.
+func dialAddr(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	switch host {
+	case "", "0.0.0.0":
+		host = "127.0.0.1"
+	case "::":
+		host = "::1"
+	}
+	return net.JoinHostPort(host, port)
 }

@@ -403,6 +403,37 @@ func TestHealthFollowsTheAddressFlag(t *testing.T) {
 	}
 }
 
+// An explicit MOCKSERVER_ADDR wins over an address file left behind by a
+// server that was killed (it could not remove it); without the variable,
+// the file is used, stale or not. A listen address without a host, or with
+// an unspecified one, is dialled on loopback.
+func TestHealthPrefersTheVariableOverAStaleAddressFile(t *testing.T) {
+	s := startServer(t, containerEnv(t))
+	_, port, _ := strings.Cut(s.addr, ":")
+	db := filepath.Join(t.TempDir(), "state.db")
+	// Port 1 on loopback: nothing listens there.
+	if err := os.WriteFile(db+".addr", []byte("http://127.0.0.1:1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	health := func(env fakeEnv) (int, string) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		code := Run(context.Background(), []string{"health"}, env.get, nil, &stdout, &stderr)
+		return code, stdout.String() + stderr.String()
+	}
+	for _, addr := range []string{s.addr, "0.0.0.0:" + port, ":" + port} {
+		if code, out := health(fakeEnv{"MOCKSERVER_DB": db, "MOCKSERVER_ADDR": addr}); code != 0 {
+			t.Errorf("MOCKSERVER_ADDR=%s beside a stale address file: exit %d, %s; want 0", addr, code, out)
+		}
+	}
+	if code, out := health(fakeEnv{"MOCKSERVER_DB": db}); code != 1 || !strings.Contains(out, "127.0.0.1:1") {
+		t.Errorf("only the stale address file: exit %d, %s; want 1 naming 127.0.0.1:1", code, out)
+	}
+	if code := s.stop(t); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+}
+
 func TestRunKeysAndHelp(t *testing.T) {
 	var out, errs bytes.Buffer
 	if code := Run(context.Background(), []string{"keys"}, fakeEnv{}.get, nil, &out, &errs); code != 0 {
