@@ -10,6 +10,7 @@ import (
 	"github.com/mediamock/mediamock/internal/dashboard"
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/mcp"
+	"github.com/mediamock/mediamock/internal/oauth"
 	"github.com/mediamock/mediamock/internal/rest"
 	"github.com/mediamock/mediamock/internal/wire"
 )
@@ -32,13 +33,16 @@ const (
 // ServeHTTP serves a request: every request passes the edge (request id,
 // body cap, panic recovery, journal), then the dashboard takes /_mock/ui
 // (and GET /, which leads there), the control API the rest of /_mock, the
-// MCP server /mcp and the REST front everything else.
+// authorization server /oauth/ and its /.well-known/ metadata, the MCP
+// server /mcp and the REST front everything else.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case dashboard.Serves(r):
 		s.env.Serve(w, r, s.uiDoor, s.ui.Serve)
 	case front.HasPathPrefix(r.URL.Path, ControlPath):
 		s.env.Serve(w, r, s.ctlDoor, s.ctl.Serve)
+	case oauth.Serves(r):
+		s.env.Serve(w, r, s.oauthDoor, s.oauth.Serve)
 	case front.HasPathPrefix(r.URL.Path, MCPPath):
 		s.env.Serve(w, r, s.mcpDoor, func(w *front.Writer, r *http.Request) {
 			f, err := s.mcpFront()

@@ -89,6 +89,11 @@ func fuzzSeeds(tb testing.TB) []fuzzSeed {
 		{0, "/_mock/workspaces/1/ledger?limit=5", 0, 0, "", 200},
 		{1, "/_mock/sandboxes", 0, 1, `{"name":"fuzz"}`, 201},
 		{2, "/_mock/snapshot", 0, 5, "not a snapshot", 400},
+		{0, "/.well-known/oauth-protected-resource/mcp", 0, 0, "", 200},
+		{0, "/.well-known/oauth-authorization-server", 0, 0, "", 200},
+		{1, "/oauth/register", 0, 1, `{"redirect_uris":["http://127.0.0.1:9/cb"],"token_endpoint_auth_method":"none"}`, 201},
+		{1, "/oauth/token", 0, 0, "grant_type=authorization_code&code=x&code_verifier=y&client_id=mcl_x", 401},
+		{0, "/oauth/authorize?response_type=code&client_id=mcl_x", 0, 0, "", 400},
 	}
 }
 
@@ -157,16 +162,36 @@ func FuzzHandler(f *testing.F) {
 		if res.StatusCode >= 500 {
 			t.Fatalf("%s %s -> %d: %s", req.Method, path, res.StatusCode, data)
 		}
-		if res.StatusCode >= 400 && req.Method != "HEAD" {
-			var e struct {
-				Error struct {
-					Code    string `json:"code"`
-					Message string `json:"message"`
-				} `json:"error"`
-			}
-			if json.Unmarshal(data, &e) != nil || e.Error.Code == "" || e.Error.Message == "" {
-				t.Fatalf("%s %s -> %d without the error object: %q", req.Method, path, res.StatusCode, data)
-			}
+		if res.StatusCode >= 400 && req.Method != "HEAD" && !errorObject(req.URL.Path, data) {
+			t.Fatalf("%s %s -> %d without the error object: %q", req.Method, path, res.StatusCode, data)
 		}
 	})
+}
+
+// errorObject reports whether a refusal carries the error object of the
+// door that answered: the spec's everywhere, JSON-RPC's on /mcp for what
+// is not JSON-RPC, OAuth's (RFC 6749) at the authorization server.
+func errorObject(path string, data []byte) bool {
+	var e struct {
+		JSONRPC string          `json:"jsonrpc"`
+		Error   json.RawMessage `json:"error"`
+		Desc    string          `json:"error_description"`
+	}
+	if json.Unmarshal(data, &e) != nil {
+		return false
+	}
+	var spec struct{ Code, Message string }
+	if json.Unmarshal(e.Error, &spec) == nil && spec.Code != "" && spec.Message != "" {
+		return true
+	}
+	var rpc struct {
+		Code    *int64
+		Message string
+	}
+	if strings.HasPrefix(path, "/mcp") && e.JSONRPC == "2.0" && json.Unmarshal(e.Error, &rpc) == nil && rpc.Code != nil && rpc.Message != "" {
+		return true
+	}
+	var code string
+	return (strings.HasPrefix(path, "/oauth/") || strings.HasPrefix(path, "/.well-known/")) &&
+		json.Unmarshal(e.Error, &code) == nil && code != "" && e.Desc != ""
 }

@@ -75,6 +75,10 @@ type Options struct {
 	JournalBodyBytes int
 	// MaxSandboxes caps how many sandboxes exist at once; 0 means 1000.
 	MaxSandboxes int
+	// OAuthApprove, when not zero, makes the authorization server approve
+	// every authorization request at once for that workspace, without its
+	// consent page: for tests that run an OAuth client without a browser.
+	OAuthApprove uint64
 	// CoverageReport, when set, receives the coverage table at shutdown.
 	CoverageReport io.Writer
 	// FetchImages fetches https image URLs (uploads, references, Encore

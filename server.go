@@ -44,6 +44,7 @@ import (
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/mcp"
+	"github.com/mediamock/mediamock/internal/oauth"
 	"github.com/mediamock/mediamock/internal/ops"
 	"github.com/mediamock/mediamock/internal/problem"
 	"github.com/mediamock/mediamock/internal/rest"
@@ -66,9 +67,10 @@ type Server struct {
 	mcpOnce sync.Once
 	ctl     *control.Front
 	ui      *dashboard.Front
+	oauth   *oauth.Server
 	log     *slog.Logger
 	// doors are how each front's requests enter the edge.
-	restDoor, mcpDoor, ctlDoor, uiDoor, pageDoor front.Door
+	restDoor, mcpDoor, ctlDoor, uiDoor, pageDoor, oauthDoor front.Door
 
 	httpSrv *http.Server
 	ln      net.Listener
@@ -176,6 +178,9 @@ func New(o Options) (*Server, error) {
 	s.pageDoor = front.Door{Front: "rest"}
 	s.ui = dashboard.New(s.env)
 	s.uiDoor = front.Door{Front: "dashboard"}
+	s.oauth = oauth.New(s.env)
+	s.oauth.Approve = o.OAuthApprove
+	s.oauthDoor = front.Door{Front: "oauth"}
 	s.driver.Add(1)
 	go s.drive()
 	if o.NoListener {

@@ -24,7 +24,7 @@ func (e *Engine) Authenticate(token string) (Principal, bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	t, ok := e.tokens[token]
-	if !ok {
+	if !ok || (t.ExpiresAt != 0 && e.clock.Now().Unix() >= t.ExpiresAt) {
 		return Principal{}, false
 	}
 	return Principal{WorkspaceID: t.WorkspaceID, TokenType: t.Type, TokenName: t.Name, Scopes: t.Scopes}, true
@@ -76,3 +76,18 @@ func (t *tx) workspace(id uint64) (*Workspace, error) {
 }
 
 func (t *tx) putWorkspace(w *Workspace) error { return putJSON(t.b(bWorkspaces), u64(w.ID), w) }
+
+// RevokeToken removes a token: it authenticates nothing from then on. It
+// reports whether the token existed.
+func (e *Engine) RevokeToken(token string) (bool, error) {
+	found := false
+	err := e.update(func(t *tx) error {
+		if t.b(bTokens).Get([]byte(token)) == nil {
+			return nil
+		}
+		found = true
+		t.reloadPrincipals = true
+		return t.b(bTokens).Delete([]byte(token))
+	})
+	return found, err
+}

@@ -58,6 +58,10 @@ type Token struct {
 	Type        string   `json:"type"` // api_key or oauth
 	Name        string   `json:"name"`
 	Scopes      []string `json:"scopes"`
+	// ExpiresAt, when not zero, is when the token stops working (Unix
+	// seconds on the simulated clock): access tokens issued by the
+	// authorization server.
+	ExpiresAt int64 `json:"expires_at,omitempty"`
 }
 
 // Problem says why a job failed.

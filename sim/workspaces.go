@@ -87,6 +87,9 @@ type TokenSpec struct {
 	Name   string   `json:"name,omitempty"`
 	Scopes []string `json:"scopes"`
 	Token  string   `json:"token,omitempty"` // made up when empty
+	// ExpiresAt, when not zero, ends the token (Unix seconds, simulated
+	// clock); only the authorization server sets it.
+	ExpiresAt int64 `json:"-"`
 }
 
 // AddToken adds an API key or OAuth access token to a workspace.
@@ -128,7 +131,7 @@ func (e *Engine) AddToken(workspaceID uint64, spec TokenSpec) (Token, error) {
 		if spec.Name == "" {
 			spec.Name = fmt.Sprintf("token %d", seq)
 		}
-		out = Token{Token: tok, WorkspaceID: workspaceID, Type: spec.Type, Name: spec.Name, Scopes: spec.Scopes}
+		out = Token{Token: tok, WorkspaceID: workspaceID, Type: spec.Type, Name: spec.Name, Scopes: spec.Scopes, ExpiresAt: spec.ExpiresAt}
 		if err := t.putToken(out); err != nil {
 			return err
 		}

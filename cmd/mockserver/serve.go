@@ -24,7 +24,7 @@ const startGCPercent = 400
 // settings are the command's flags; each is also MOCKSERVER_<NAME>.
 type settings struct {
 	addr, db, clock, startTime, fixtures, publicURL, logFormat string
-	seed                                                       uint64
+	seed, oauthApprove                                         uint64
 	speed                                                      float64
 	durable, reset, strict, fetchImages, coverage              bool
 	controlToken, allowedHosts, fileSecret, logLevel           string
@@ -88,6 +88,7 @@ func parseCommand(mcp bool, args []string, getenv func(string) string, stderr io
 	fs.IntVar(&s.journalSize, "journal-size", 500, "requests the journal keeps (0 turns it off)")
 	fs.IntVar(&s.journalBody, "journal-body-bytes", 4096, "bytes of each body the journal keeps")
 	fs.IntVar(&s.maxSandboxes, "max-sandboxes", 1000, "how many sandboxes may exist at once (one more is refused with 409)")
+	fs.Uint64Var(&s.oauthApprove, "oauth-approve", 0, "approve every OAuth authorization request at once for this workspace id, without the consent page (for OAuth clients in tests)")
 	fs.BoolVar(&s.coverage, "coverage-report", false, "print the coverage table to stderr at shutdown")
 	fs.DurationVar(&s.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long requests in flight may take at shutdown")
 	fs.Usage = func() { usage(fs, mcp) }
@@ -169,7 +170,7 @@ func (s *settings) options(log *slog.Logger) (mediamock.Options, error) {
 		Addr: s.addr, DBPath: s.db, Durable: s.durable, Reset: s.reset, Seed: s.seed, Clock: mode, StartTime: start,
 		Speed: s.speed, FixturesPath: s.fixtures, PublicURL: s.publicURL, MaxBodyBytes: s.maxBody, Strict: s.strict, Logger: log,
 		FetchImages: s.fetchImages, ControlToken: s.controlToken, JournalSize: journal, JournalBodyBytes: s.journalBody,
-		AllowedHosts: hosts, FileSecret: s.fileSecret, MaxSandboxes: s.maxSandboxes, ReadTimeout: s.readTimeout, WriteTimeout: s.writeTimeout, IdleTimeout: s.idleTimeout,
+		AllowedHosts: hosts, FileSecret: s.fileSecret, MaxSandboxes: s.maxSandboxes, OAuthApprove: s.oauthApprove, ReadTimeout: s.readTimeout, WriteTimeout: s.writeTimeout, IdleTimeout: s.idleTimeout,
 	}, nil
 }
 

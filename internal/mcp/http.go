@@ -20,6 +20,7 @@ import (
 
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/oauth"
 	"github.com/mediamock/mediamock/internal/problem"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
@@ -141,7 +142,10 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		return
 	}
 	if err := f.env.Identify(w, r.Header.Get("Authorization")); err != nil {
-		w.Header().Set("WWW-Authenticate", front.Challenge(r.Header.Get("Authorization"), err))
+		// An MCP client finds the authorization server from here (RFC
+		// 9728, the MCP authorization specification).
+		w.Header().Set("WWW-Authenticate", front.Challenge(r.Header.Get("Authorization"), err)+
+			`, resource_metadata="`+oauth.ResourceMetadataURL(f.env.View(r).Base)+`"`)
 		front.WriteError(w, err)
 		return
 	}

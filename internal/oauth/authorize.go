@@ -1,0 +1,205 @@
+package oauth
+
+import (
+	"html/template"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/sim"
+)
+
+// authRequest is an authorization request's parameters.
+type authRequest struct {
+	ResponseType, ClientID, RedirectURI, Challenge, Method, Scope, State, Resource string
+}
+
+func readAuthRequest(v url.Values) authRequest {
+	return authRequest{ResponseType: v.Get("response_type"), ClientID: v.Get("client_id"), RedirectURI: v.Get("redirect_uri"),
+		Challenge: v.Get("code_challenge"), Method: v.Get("code_challenge_method"), Scope: v.Get("scope"),
+		State: v.Get("state"), Resource: v.Get("resource")}
+}
+
+// authorize is the authorization endpoint: GET shows the consent page (or
+// approves at once with Approve set), POST is the page's answer.
+func (s *Server) authorize(w *front.Writer, r *http.Request, root string) {
+	if r.Method != http.MethodGet && r.Method != http.MethodPost {
+		only(w, r, http.MethodGet)
+		return
+	}
+	if r.Method == http.MethodPost {
+		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+		if err := r.ParseForm(); err != nil {
+			oauthError(w, http.StatusBadRequest, "invalid_request", "The consent form cannot be read: "+err.Error()+".")
+			return
+		}
+	}
+	params := r.URL.Query()
+	if r.Method == http.MethodPost {
+		params = r.PostForm
+	}
+	req := readAuthRequest(params)
+	// A request whose client or redirect URI is wrong is not sent back
+	// to that URI (RFC 6749, 4.1.2.1): the error is the answer.
+	s.mu.Lock()
+	c := s.clients[req.ClientID]
+	s.mu.Unlock()
+	if c == nil {
+		oauthError(w, http.StatusBadRequest, "invalid_client", "Unknown client "+strconv.Quote(req.ClientID)+": register it at "+RegisterPath+" first.")
+		return
+	}
+	redirect := req.RedirectURI
+	if redirect == "" && len(c.RedirectURIs) == 1 {
+		redirect = c.RedirectURIs[0]
+	}
+	if !slices.Contains(c.RedirectURIs, redirect) {
+		oauthError(w, http.StatusBadRequest, "invalid_request", "redirect_uri "+strconv.Quote(req.RedirectURI)+" is not one the client registered.")
+		return
+	}
+	back := func(query url.Values) {
+		u, _ := url.Parse(redirect)
+		q := u.Query()
+		for k, v := range query {
+			q[k] = v
+		}
+		if req.State != "" {
+			q.Set("state", req.State)
+		}
+		q.Set("iss", root) // RFC 9207
+		u.RawQuery = q.Encode()
+		w.Header().Set("Location", u.String())
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusFound)
+	}
+	fail := func(code, description string) {
+		back(url.Values{"error": {code}, "error_description": {description}})
+	}
+	scopes := strings.Fields(req.Scope)
+	switch {
+	case req.ResponseType != "code":
+		fail("unsupported_response_type", "response_type must be code.")
+		return
+	case req.Challenge == "":
+		fail("invalid_request", "PKCE is required: send code_challenge and code_challenge_method=S256.")
+		return
+	case req.Method != "S256":
+		fail("invalid_request", "code_challenge_method must be S256.")
+		return
+	case unknownScopes(scopes) != "":
+		fail("invalid_scope", "Unknown scope "+strconv.Quote(unknownScopes(scopes))+": the scopes are read, generate and publish.")
+		return
+	case req.Resource != "" && !resourceAllowed(root, req.Resource):
+		fail("invalid_target", "The resource "+strconv.Quote(req.Resource)+" is not this server's.")
+		return
+	}
+	if len(scopes) == 0 {
+		scopes = Scopes
+	}
+	workspace := s.Approve
+	if r.Method == http.MethodPost {
+		if params.Get("decision") != "approve" {
+			fail("access_denied", "The user denied the request.")
+			return
+		}
+		ws, err := strconv.ParseUint(params.Get("workspace"), 10, 64)
+		if err != nil {
+			s.consent(w, req, c, scopes, "Choose a workspace.")
+			return
+		}
+		workspace = ws
+		var granted []string
+		for _, sc := range params["grant"] {
+			if slices.Contains(scopes, sc) && !slices.Contains(granted, sc) {
+				granted = append(granted, sc)
+			}
+		}
+		if len(granted) == 0 {
+			s.consent(w, req, c, scopes, "Grant at least one scope, or deny the request.")
+			return
+		}
+		scopes = granted
+	}
+	if workspace == 0 {
+		s.consent(w, req, c, scopes, "")
+		return
+	}
+	if !s.workspaceExists(workspace) {
+		fail("server_error", "Workspace "+strconv.FormatUint(workspace, 10)+" does not exist.")
+		return
+	}
+	code := "oac_" + random(16)
+	s.mu.Lock()
+	s.codes[code] = &grant{clientID: c.ID, redirectURI: req.RedirectURI, challenge: req.Challenge, workspace: workspace,
+		scopes: slices.Clone(scopes), expires: s.env.Eng.Clock().Now().Add(CodeLifetime)}
+	s.dropExpiredCodes()
+	s.mu.Unlock()
+	back(url.Values{"code": {code}})
+}
+
+// dropExpiredCodes forgets codes past their life once they can no longer
+// serve (a used code is kept while it lives, to detect its reuse).
+// Requires s.mu.
+func (s *Server) dropExpiredCodes() {
+	now := s.env.Eng.Clock().Now()
+	for k, g := range s.codes {
+		if now.After(g.expires.Add(CodeLifetime)) {
+			delete(s.codes, k)
+		}
+	}
+}
+
+func (s *Server) workspaceExists(id uint64) bool {
+	ws, err := s.env.Eng.Workspaces()
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(ws, func(w sim.Workspace) bool { return w.ID == id })
+}
+
+// consent shows the consent page: the client, a workspace to choose, the
+// scopes asked (each can be left out), approve or deny.
+func (s *Server) consent(w *front.Writer, req authRequest, c *client, scopes []string, problem string) {
+	ws, err := s.env.Eng.Workspaces()
+	if err != nil {
+		front.WriteError(w, err)
+		return
+	}
+	name := c.Name
+	if name == "" {
+		name = c.ID
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	_ = consentPage.Execute(w, map[string]any{"Client": name, "Request": req, "Scopes": scopes, "Workspaces": ws, "Problem": problem})
+}
+
+var consentPage = template.Must(template.New("consent").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Authorize {{.Client}} (mediamock)</title>
+<style>body{font:15px system-ui,sans-serif;max-width:34em;margin:3em auto;padding:0 1em}fieldset{margin:1em 0}.problem{color:#a00}</style></head>
+<body><h1>Authorize {{.Client}}</h1>
+<p>{{.Client}} asks to use the media generation service (the mock) on your behalf.</p>
+{{if .Problem}}<p class="problem">{{.Problem}}</p>{{end}}
+<form method="post">
+<input type="hidden" name="response_type" value="{{.Request.ResponseType}}">
+<input type="hidden" name="client_id" value="{{.Request.ClientID}}">
+<input type="hidden" name="redirect_uri" value="{{.Request.RedirectURI}}">
+<input type="hidden" name="code_challenge" value="{{.Request.Challenge}}">
+<input type="hidden" name="code_challenge_method" value="{{.Request.Method}}">
+<input type="hidden" name="scope" value="{{.Request.Scope}}">
+<input type="hidden" name="state" value="{{.Request.State}}">
+<input type="hidden" name="resource" value="{{.Request.Resource}}">
+<fieldset><legend>Workspace</legend>
+{{range $i, $w := .Workspaces}}<label><input type="radio" name="workspace" value="{{$w.ID}}"{{if eq $i 0}} checked{{end}}> {{$w.Name}} ({{$w.Plan}}, id {{$w.ID}})</label><br>
+{{end}}</fieldset>
+<fieldset><legend>Scopes</legend>
+{{range .Scopes}}<label><input type="checkbox" name="grant" value="{{.}}" checked> {{.}}</label><br>
+{{end}}</fieldset>
+<button name="decision" value="approve">Approve</button> <button name="decision" value="deny">Deny</button>
+</form></body></html>
+`))
