@@ -138,7 +138,11 @@ func TestChallengesFollowRFC6750(t *testing.T) {
 			}
 			resp, body := testkit.Send(t, srv, door.method, door.path, "", header, door.body)
 			assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "%s %q: %s", door.path, tc.authorization, body)
-			assert.Equal(t, tc.challenge, resp.Header.Get("WWW-Authenticate"), "%s %q", door.path, tc.authorization)
+			want := tc.challenge
+			if door.path == "/mcp" { // MCP clients find the authorization server from here
+				want += `, resource_metadata="` + srv.URL() + `/.well-known/oauth-protected-resource/mcp"`
+			}
+			assert.Equal(t, want, resp.Header.Get("WWW-Authenticate"), "%s %q", door.path, tc.authorization)
 		}
 	}
 	resp, body := testkit.Send(t, srv, "POST", mediamock.BasePath+"/generations", "",
