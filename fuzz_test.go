@@ -46,6 +46,7 @@ func fuzzSeeds(tb testing.TB) []fuzzSeed {
 	png := testkit.PNG(tb, 8, 8)
 	multipart := "--x\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nfuzz\r\n" +
 		"--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.png\"\r\nContent-Type: image/png\r\n\r\n" + string(png) + "\r\n--x--\r\n"
+	const sessionless = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"fuzz","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
 	mcp := func(id int, method, params string) string {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params)
 	}
@@ -77,9 +78,12 @@ func fuzzSeeds(tb testing.TB) []fuzzSeed {
 		{1, "/api/v1/generations", 1, 3, `x`, 415},
 		{0, "/files/a/1/1/0000000000000000.png", 0, 0, "", 404},
 		{1, "/mcp", 1, 1, mcp(1, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"fuzz","version":"1"}}`), 200},
-		{1, "/mcp", 1, 1, mcp(2, "tools/list", `{}`), 200},
-		{1, "/mcp", 1, 1, mcp(3, "tools/call", `{"name":"create_generation","arguments":{"modality":"image","model_id":"imagen-4","prompt":"a fox"}}`), 200},
-		{1, "/mcp", 1, 1, mcp(4, "resources/list", `{}`), 200},
+		// The sessionless revision: each request stands alone (fuzzRequest
+		// sends its header when the body names it).
+		{1, "/mcp", 1, 1, mcp(2, "tools/list", `{`+sessionless+`}`), 200},
+		{1, "/mcp", 1, 1, mcp(3, "tools/call", `{"name":"create_generation","arguments":{"modality":"image","model_id":"imagen-4","prompt":"a fox"},`+sessionless+`}`), 200},
+		{1, "/mcp", 1, 1, mcp(4, "resources/list", `{`+sessionless+`}`), 200},
+		{1, "/mcp", 1, 1, mcp(5, "tools/list", `{}`), 400}, // a session-era request without its session
 		{0, "/_mock/clock", 0, 0, "", 200},
 		{1, "/_mock/clock/advance", 0, 1, `{"duration":"30s"}`, 200},
 		{1, "/_mock/faults/fail-next", 0, 1, `{"count":1}`, 200},
@@ -112,6 +116,19 @@ func fuzzRequest(method uint8, path string, token, ctype uint8, body []byte) (*h
 	if strings.HasPrefix(path, "/mcp") {
 		// The MCP transport wants both, or refuses before any tool runs.
 		req.Header.Set("Accept", "application/json, text/event-stream")
+		if bytes.Contains(body, []byte(`"io.modelcontextprotocol/protocolVersion":"2026-07-28"`)) {
+			req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+			var msg struct {
+				Method string
+				Params struct{ Name string }
+			}
+			if json.Unmarshal(body, &msg) == nil {
+				req.Header.Set("Mcp-Method", msg.Method)
+				if msg.Params.Name != "" {
+					req.Header.Set("Mcp-Name", msg.Params.Name)
+				}
+			}
+		}
 	}
 	return req, nil
 }

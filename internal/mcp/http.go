@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -177,6 +178,14 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 	stateless := r.Header.Get("Mcp-Protocol-Version") >= sessionlessVersion
 	if msg.read != "" && (stateless || f.owns(r.Header.Get("Mcp-Session-Id"), principal.WorkspaceID)) && acceptsJSON(r) {
 		f.serveRead(w, msg.id, r.Header.Get("Authorization"), msg.read)
+		return
+	}
+	// Outside the sessionless revision a request needs its session (the
+	// SDK would open one and refuse the request with a code of 0).
+	if r.Method == http.MethodPost && !stateless && r.Header.Get("Mcp-Session-Id") == "" &&
+		!slices.Contains(strings.Split(msg.method, ","), "initialize") {
+		writeRPC(w, http.StatusBadRequest, errorMessage(msg.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+			Message: "Invalid request: no Mcp-Session-Id. Open a session with initialize first, and send its Mcp-Session-Id with every request after it (or speak the sessionless revision " + sessionlessVersion + ")."}))
 		return
 	}
 	if msg.method == "initialize" && !stateless {

@@ -57,6 +57,13 @@ func TestJSONRPCErrors(t *testing.T) {
 				assert.Equal(t, tc.code, msg.Error.Code, "%s: %s", tc.name, body)
 				assert.Equal(t, tc.id, string(msg.ID), tc.name)
 			}
+			if version < "2026" { // a request without its session
+				noSession := h.Clone()
+				noSession.Del("Mcp-Session-Id")
+				resp, body := post(t, srv, noSession, `{"jsonrpc":"2.0","id":11,"method":"tools/list"}`, true)
+				assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "%s", body)
+				assert.Contains(t, string(body), `"id":11,"error":{"code":-32600`)
+			}
 			if version < "2026" { // the session goes on
 				resp, body := post(t, srv, h, `{"jsonrpc":"2.0","id":10,"method":"tools/list"}`, true)
 				assert.Equal(t, http.StatusOK, resp.StatusCode)
