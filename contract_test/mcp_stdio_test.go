@@ -179,6 +179,8 @@ func checkScriptAnswers(t *testing.T, out []byte) {
 		assert.Contains(t, answered, key)
 	}
 	assert.Contains(t, string(answered["5"]), `"code":-32601`)
+	assert.Contains(t, string(answered["4"]), `"tools":[`)
+	assert.NotContains(t, string(answered["4"]), "ttlMs", "2025-06-18 defines no cache fields")
 	assert.Contains(t, string(answered["6"]), "Acme Studio")
 	assert.Contains(t, string(answered[`"seven"`]), `"contents"`)
 }

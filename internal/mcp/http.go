@@ -209,7 +209,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 			h = f.http.statelessSSE
 		}
 	}
-	tw := &transportWriter{Writer: w, post: r.Method == http.MethodPost, id: msg.id, hold: msg.batch}
+	tw := &transportWriter{Writer: w, post: r.Method == http.MethodPost, id: msg.id, hold: msg.batch, handshake: !stateless}
 	h.ServeHTTP(tw, r)
 	tw.finish()
 	x.finish()
@@ -428,6 +428,9 @@ type transportWriter struct {
 	text   bytes.Buffer
 	post   bool
 	id     json.RawMessage // the id of a POST's single request
+	// handshake is true for the revisions before the sessionless one,
+	// which define no cache fields in results.
+	handshake bool
 	// hold keeps the whole answer of a batch until every call of it has
 	// put its window on the head.
 	hold bool
@@ -458,6 +461,17 @@ func (t *transportWriter) Write(b []byte) (int, error) {
 	if t.status != 0 {
 		return t.text.Write(b)
 	}
+	n := len(b)
+	if t.handshake {
+		b = stripCacheable(b)
+	}
+	if _, err := t.write(b); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+func (t *transportWriter) write(b []byte) (int, error) {
 	if t.hold {
 		t.head = cmp.Or(t.head, http.StatusOK)
 		return t.held.Write(b)

@@ -68,6 +68,8 @@ func TestJSONRPCErrors(t *testing.T) {
 				resp, body := post(t, srv, h, `{"jsonrpc":"2.0","id":10,"method":"tools/list"}`, true)
 				assert.Equal(t, http.StatusOK, resp.StatusCode)
 				assert.Contains(t, string(body), `"tools":[`)
+				assert.NotContains(t, string(body), "ttlMs", "no cache fields before the sessionless revision")
+				assert.NotContains(t, string(body), "cacheScope")
 			}
 		})
 	}

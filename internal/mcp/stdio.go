@@ -44,6 +44,7 @@ type Stdio struct {
 	mu      sync.Mutex // guards out, pending, eof
 	pending map[string]bool
 	eof     bool
+	version string // the revision the peer initialized with
 	settled chan struct{} // closed at end of input once nothing is pending
 }
 
@@ -127,6 +128,9 @@ func (s *Stdio) check(line []byte) bool {
 		return false
 	}
 	s.mu.Lock()
+	if v.version != "" {
+		s.version = v.version
+	}
 	for _, id := range v.calls {
 		s.pending[id] = true
 	}
@@ -144,6 +148,8 @@ type vetted struct {
 	// calls are the ids of the requests it carries (idKey), cancelled
 	// those of the requests a notifications/cancelled in it cancels.
 	calls, cancelled []string
+	// version is the protocol revision an initialize in it asks for.
+	version string
 }
 
 // vetHTTP is vet for the body of a POST to /mcp, where the SDK answers
@@ -219,6 +225,14 @@ func vet(data []byte) vetted {
 		}
 		if req.IsCall() {
 			v.calls = append(v.calls, idKey(req.ID))
+			if req.Method == "initialize" {
+				var p struct {
+					ProtocolVersion string `json:"protocolVersion"`
+				}
+				if json.Unmarshal(req.Params, &p) == nil {
+					v.version = p.ProtocolVersion
+				}
+			}
 		} else if req.Method == "notifications/cancelled" {
 			var p struct {
 				RequestID any `json:"requestId"`
@@ -298,7 +312,11 @@ func (w stdioWriter) Write(p []byte) (int, error) {
 	}
 	w.s.mu.Lock()
 	defer w.s.mu.Unlock()
-	n, err := w.s.out.Write(p)
+	n := len(p)
+	if w.s.version != "" && w.s.version < sessionlessVersion {
+		p = stripCacheable(p)
+	}
+	_, err := w.s.out.Write(p)
 	for _, id := range answered {
 		delete(w.s.pending, id)
 	}
@@ -318,4 +336,36 @@ func idKey(id jsonrpc.ID) string {
 	default:
 		return fmt.Sprint(v)
 	}
+}
+
+// stripCacheable removes the ttlMs and cacheScope the SDK puts first in
+// every result: they come with the sessionless revision, and no earlier
+// one defines them. msg is one message as the SDK writes it (a JSON body,
+// or a server-sent event around one); it is changed in place.
+func stripCacheable(msg []byte) []byte {
+	const key = `"result":{"ttlMs":`
+	head := msg[:min(len(msg), 512)]
+	i := bytes.Index(head, []byte(key))
+	if i < 0 {
+		return msg
+	}
+	start := i + len(`"result":{`)
+	j := start + len(`"ttlMs":`)
+	for j < len(msg) && msg[j] >= '0' && msg[j] <= '9' {
+		j++
+	}
+	const scope = `,"cacheScope":"`
+	if !bytes.HasPrefix(msg[j:], []byte(scope)) {
+		return msg
+	}
+	j += len(scope)
+	end := bytes.IndexByte(msg[j:], '"')
+	if end < 0 {
+		return msg
+	}
+	j += end + 1
+	if j < len(msg) && msg[j] == ',' {
+		j++
+	}
+	return append(msg[:start], msg[j:]...)
 }
