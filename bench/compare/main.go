@@ -52,6 +52,9 @@ type result struct {
 	createP99          time.Duration
 	mcpRPS             float64
 	mcpP99             time.Duration
+	// mcpSessionRPS is the same tool call inside a session (2025-11-25).
+	mcpSessionRPS float64
+	mcpSessionP99 time.Duration
 	start              time.Duration
 	rssIdle, rssPeak   int64 // KiB
 	rssAfter           int64 // KiB, after the loads
@@ -126,6 +129,43 @@ const mcpListBody = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"na
 var mcpHeaders = []string{"Content-Type: application/json", "Accept: application/json, text/event-stream",
 	"Mcp-Protocol-Version: 2026-07-28", "Mcp-Method: tools/call", "Mcp-Name: list_assets"}
 
+// mcpSessionBody is the list page as a tools/call inside a session.
+const mcpSessionBody = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_assets","arguments":{"limit":20}}}`
+
+// mcpSession opens an MCP session (2025-11-25), as most clients do today,
+// and returns its id.
+func mcpSession(client *http.Client, url string) (string, error) {
+	send := func(id, body string) (*http.Response, error) {
+		req, err := http.NewRequest("POST", url+"/mcp", strings.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if id != "" {
+			req.Header.Set("Mcp-Session-Id", id)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		}
+		resp, err := client.Do(req)
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		return resp, err
+	}
+	resp, err := send("", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"compare","version":"1"}}}`)
+	if err != nil {
+		return "", err
+	}
+	id := resp.Header.Get("Mcp-Session-Id")
+	if id == "" {
+		return "", fmt.Errorf("initialize answered %d without a session", resp.StatusCode)
+	}
+	_, err = send(id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return id, err
+}
+
 func measure(name string, cmd *exec.Cmd, url string, p paths, conc int, dur time.Duration) result {
 	r := result{name: name}
 	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
@@ -152,6 +192,12 @@ func measure(name string, cmd *exec.Cmd, url string, p paths, conc int, dur time
 	r.listRPS, r.listP50, r.listP99 = load(url, "GET", p.list, "", conc, dur)
 	if p.mcp {
 		r.mcpRPS, _, r.mcpP99 = load(url, "POST", "/mcp", mcpListBody, conc, dur, mcpHeaders...)
+		if id, err := mcpSession(client, url); err == nil {
+			r.mcpSessionRPS, _, r.mcpSessionP99 = load(url, "POST", "/mcp", mcpSessionBody, conc, dur,
+				"Accept: application/json, text/event-stream", "Mcp-Protocol-Version: 2025-11-25", "Mcp-Session-Id: "+id)
+		} else {
+			fmt.Fprintln(os.Stderr, "compare: no MCP session:", err)
+		}
 	}
 	if p.create != "" {
 		r.createRPS, _, r.createP99 = load(url, "POST", p.create, createBody, conc, dur)
@@ -379,6 +425,9 @@ func summary(rs []result, start time.Duration, polls pollResult) {
 	}
 	if mock != nil && mock.mcpRPS > 0 {
 		line("MCP tools/call list_assets costs <= 2x the REST list page", fmt.Sprintf("%.1fx (%.0f/s, p99 %s)", mock.listRPS/mock.mcpRPS, mock.mcpRPS, round(mock.mcpP99)), mock.listRPS <= 2*mock.mcpRPS)
+	}
+	if mock != nil && mock.mcpSessionRPS > 0 {
+		line("MCP tools/call list_assets in a session costs <= 3x the REST list page", fmt.Sprintf("%.1fx (%.0f/s, p99 %s)", mock.listRPS/mock.mcpSessionRPS, mock.mcpSessionRPS, round(mock.mcpSessionP99)), mock.listRPS <= 3*mock.mcpSessionRPS)
 	}
 	if mock != nil {
 		line("POST /generations >= 10,000/s", fmt.Sprintf("%.0f/s", mock.createRPS), mock.createRPS >= 10000)
