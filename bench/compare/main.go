@@ -53,12 +53,12 @@ type result struct {
 	mcpRPS             float64
 	mcpP99             time.Duration
 	// mcpSessionRPS is the same tool call inside a session (2025-11-25).
-	mcpSessionRPS float64
-	mcpSessionP99 time.Duration
-	start              time.Duration
-	rssIdle, rssPeak   int64 // KiB
-	rssAfter           int64 // KiB, after the loads
-	skipped            string
+	mcpSessionRPS    float64
+	mcpSessionP99    time.Duration
+	start            time.Duration
+	rssIdle, rssPeak int64 // KiB
+	rssAfter         int64 // KiB, after the loads
+	skipped          string
 }
 
 func main() {
