@@ -126,7 +126,7 @@ const mcpListBody = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"na
 	`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"compare","version":"1"},` +
 	`"io.modelcontextprotocol/clientCapabilities":{}}}}`
 
-var mcpHeaders = []string{"Content-Type: application/json", "Accept: application/json, text/event-stream",
+var mcpHeaders = []string{"Accept: application/json, text/event-stream",
 	"Mcp-Protocol-Version: 2026-07-28", "Mcp-Method: tools/call", "Mcp-Name: list_assets"}
 
 // mcpSessionBody is the list page as a tools/call inside a session.
@@ -211,7 +211,6 @@ func measure(name string, cmd *exec.Cmd, url string, p paths, conc int, dur time
 // second, p50 and p99.
 func load(url, method, path, body string, conc int, dur time.Duration, headers ...string) (float64, time.Duration, time.Duration) {
 	addr := strings.TrimPrefix(url, "http://")
-	req := wireRequest(method, addr, path, body, headers...)
 	deadline := time.Now().Add(dur)
 	var mu sync.Mutex
 	var all []time.Duration
@@ -219,6 +218,9 @@ func load(url, method, path, body string, conc int, dur time.Duration, headers .
 	var wg sync.WaitGroup
 	for w := 0; w < conc; w++ {
 		wg.Add(1)
+		// Each connection has a JSON-RPC id of its own: ids of requests
+		// in flight at once must differ (the MCP SDK refuses a duplicate).
+		req := wireRequest(method, addr, path, strings.Replace(body, `"id":1,`, fmt.Sprintf(`"id":%d,`, w+1), 1), headers...)
 		go func() {
 			defer wg.Done()
 			k := &conn{addr: addr}
