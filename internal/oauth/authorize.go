@@ -172,7 +172,9 @@ func (s *Server) consent(w *front.Writer, req authRequest, c *client, scopes []s
 		name = c.ID
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
+	// No form-action: browsers apply it to the redirect that follows the
+	// form, and the redirect goes to the client.
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
 	w.Header().Set("X-Frame-Options", "DENY")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
