@@ -58,7 +58,7 @@ func (f *Front) newTransports() transports {
 			// Events are kept so that a stream dropped mid-call (a fault,
 			// or a network) resumes with Last-Event-ID.
 			EventStore:                 f.events,
-			DisableLocalhostProtection: true, PropagateRequestCancellation: true, SessionTimeout: sessionIdle}
+			DisableLocalhostProtection: true, PropagateRequestCancellation: true, SessionTimeout: 0} // sessions idle out in sweep
 	}
 	// The bearer middleware puts the workspace into the request as the
 	// SDK's token info: a session answers only to the workspace that
@@ -187,6 +187,13 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		writeRPC(w, http.StatusBadRequest, errorMessage(msg.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 			Message: "Invalid request: no Mcp-Session-Id. Open a session with initialize first, and send its Mcp-Session-Id with every request after it (or speak the sessionless revision " + sessionlessVersion + ")."}))
 		return
+	}
+	if session := r.Header.Get("Mcp-Session-Id"); session != "" {
+		f.touch(session)
+		if f.direct(r, msg) && f.owns(session, principal.WorkspaceID) {
+			f.serveCall(w, r, msg)
+			return
+		}
 	}
 	if msg.method == "initialize" && !stateless {
 		done, err := f.admitSession(principal.WorkspaceID)
@@ -321,14 +328,19 @@ type peeked struct {
 	batch    bool
 	id       json.RawMessage
 	read     string // the URI of a single resources/read of an asset
+	// call and args are the tool and arguments of a single tools/call.
+	call string
+	args json.RawMessage
 }
 
 type peekedMessage struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params struct {
-		Meta map[string]any `json:"_meta"`
-		URI  string         `json:"uri"`
+		Meta      map[string]any  `json:"_meta"`
+		URI       string          `json:"uri"`
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
 	} `json:"params"`
 }
 
@@ -362,6 +374,8 @@ func peek(body []byte) peeked {
 		p.id = msgs[0].ID
 		if m := msgs[0]; m.Method == "resources/read" && strings.HasPrefix(m.Params.URI, assetURIPrefix) && validID(m.ID) {
 			p.read = m.Params.URI
+		} else if m.Method == "tools/call" && validID(m.ID) {
+			p.call, p.args = m.Params.Name, m.Params.Arguments
 		}
 	}
 	return p

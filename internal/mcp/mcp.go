@@ -67,6 +67,7 @@ func New(env *front.Env) (*Front, error) {
 	// A session's hanging requests end when the server begins to shut
 	// down, as REST's long polls do.
 	context.AfterFunc(env.Stop, f.closeSessions)
+	go f.sweep()
 	return f, nil
 }
 

@@ -23,8 +23,9 @@ const (
 // by it, and a resource read answered outside the SDK checks it.
 type sessionBook struct {
 	mu      sync.Mutex
-	owner   map[string]uint64 // session id -> workspace
-	pending map[uint64]int    // initializations under way, per workspace
+	owner   map[string]uint64    // session id -> workspace
+	used    map[string]time.Time // session id -> its last request (wall clock)
+	pending map[uint64]int       // initializations under way, per workspace
 }
 
 // admit reserves a session for workspace ws, or refuses past a cap; done
@@ -39,12 +40,13 @@ func (f *Front) admitSession(ws uint64) (done func(id string), err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.owner == nil {
-		b.owner, b.pending = map[string]uint64{}, map[uint64]int{}
+		b.owner, b.used, b.pending = map[string]uint64{}, map[string]time.Time{}, map[uint64]int{}
 	}
 	total, mine := 0, b.pending[ws]
 	for id, owner := range b.owner {
 		if !live[id] {
 			delete(b.owner, id)
+			delete(b.used, id)
 			continue
 		}
 		total++
@@ -74,6 +76,7 @@ func (f *Front) admitSession(ws uint64) (done func(id string), err error) {
 		}
 		if id != "" {
 			b.owner[id] = ws
+			b.used[id] = f.env.WallClock()
 		}
 	}, nil
 }
