@@ -44,7 +44,7 @@ type Stdio struct {
 	mu      sync.Mutex // guards out, pending, eof
 	pending map[string]bool
 	eof     bool
-	version string // the revision the peer initialized with
+	version string        // the revision the peer initialized with
 	settled chan struct{} // closed at end of input once nothing is pending
 }
 
