@@ -164,6 +164,7 @@ func New(o Options) (*Server, error) {
 		Strict: o.Strict, ControlToken: o.ControlToken, Start: start, Operations: operations(api),
 		AllowedHosts: allowedHosts(o), MaxSandboxes: o.MaxSandboxes,
 		Journals: journal.NewRings(min(o.JournalSize, SandboxJournalSize), o.JournalBodyBytes)}
+	s.eng.SetOwnFiles(s.env.OwnFile)
 	s.Controls = Controls{env: s.env}
 	s.rest, s.ctl = rest.New(s.env, OpenAPIDocument), control.New(s.env, ControlDocument, loadControl)
 	// REST caps bodies itself, after authentication.

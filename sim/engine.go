@@ -68,6 +68,9 @@ type Engine struct {
 	models  map[string]*fixtures.Model
 	effects map[string]*fixtures.Effect
 	images  ImageResolver
+	// ownFiles recognizes the server's own file addresses (set by the
+	// fronts, which know the hosts they answer to); nil recognizes none.
+	ownFiles atomic.Pointer[func(string) (FileRef, bool)]
 
 	ops      chan *op
 	onQueued func() // when set (by tests, before any write), told each write that joins ops; it must not block
