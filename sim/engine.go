@@ -215,7 +215,16 @@ func (e *Engine) load(reset bool) error {
 	return e.db.View(func(btx *bolt.Tx) error {
 		if !fresh {
 			if v := btx.Bucket(bMeta).Get([]byte("clock")); len(v) == 8 {
-				e.clock.restore(Stamp(getU64(v)).Time())
+				last := Stamp(getU64(v)).Time()
+				if e.clock.Mode() == ClockReal && e.clock.wall != nil {
+					var off time.Duration
+					if o := btx.Bucket(bMeta).Get([]byte("clock_offset")); len(o) == 8 {
+						off = time.Duration(int64(getU64(o)))
+					}
+					e.clock.resume(off, last)
+				} else {
+					e.clock.restore(last)
+				}
 			}
 		}
 		return e.reload(btx)

@@ -23,6 +23,7 @@ var routes = []route{
 	{"POST", "/clock/advance", "advanceClock", advance},
 	{"POST", "/clock/set", "setClock", setClock},
 	{"PUT", "/clock/mode", "setClockMode", clockMode},
+	{"POST", "/clock/resync", "resyncClock", resyncClock},
 	{"GET", "/faults", "getFaults", faults},
 	{"DELETE", "/faults", "clearFaults", clearFaults},
 	{"POST", "/faults/fail-next", "failNext", failNext},
@@ -136,6 +137,13 @@ func setClock(c *call) (int, any, error) {
 		return 0, nil, err
 	}
 	if err := c.env.Eng.SetTime(body.Time); err != nil {
+		return 0, nil, err
+	}
+	return c.clock()
+}
+
+func resyncClock(c *call) (int, any, error) {
+	if _, err := c.env.Eng.ResyncClock(); err != nil {
 		return 0, nil, err
 	}
 	return c.clock()

@@ -311,3 +311,28 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 	b.noConsoleErrors()
 }
+
+// In real mode the page asks before a jump (a jump leaves the clock ahead
+// of the wall) and offers Resync, which puts it back on the wall clock.
+func TestDashboardRealClockAsksAndResyncs(t *testing.T) {
+	b := newBrowser(t)
+	srv := mediamock.RunT(t, func(o *mediamock.Options) { o.Clock = mediamock.ClockReal })
+	b.do("open the dashboard", chromedp.Navigate(srv.URL()+"/_mock/ui/#clock"))
+	b.visible("the event stream is live", `#live[data-state="live"]`)
+	b.visible("Resync shows in real mode", `#clock-resync:not([hidden])`)
+	before := srv.Now()
+
+	eval[bool](b, `window.asked = 0; window.confirm = () => { window.asked++; return false; }; true`)
+	b.click("advance an hour, declined", `#advance-hour`)
+	b.until("the page asked", `window.asked === 1`)
+	assert.WithinDuration(t, before, srv.Now(), 30*time.Minute, "a declined jump does not move the clock")
+
+	eval[bool](b, `window.confirm = () => { window.asked++; return true; }; true`)
+	b.click("advance an hour, accepted", `#advance-hour`)
+	b.until("the page asked again", `window.asked === 2`)
+	testkit.Poll(t, "the clock jumped", func() bool { return srv.Now().Sub(time.Now()) > 50*time.Minute })
+
+	b.click("resync", `#clock-resync`)
+	testkit.Poll(t, "the clock is back on the wall", func() bool { return srv.Now().Sub(time.Now()).Abs() < 5*time.Second })
+	b.noConsoleErrors()
+}

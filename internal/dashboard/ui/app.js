@@ -229,6 +229,7 @@
     $('#clock-now').textContent = full(clockNow());
     $('#clock-now').dataset.now = S.clock ? S.clock.now : '';
     $('#clock-mode').textContent = S.clock ? S.clock.mode : '';
+    $('#clock-resync').hidden = !S.clock || S.clock.mode !== 'real';
     if (current === 'clock') $('#clock-now-big').textContent = full(clockNow());
   }
   function renderClock() {
@@ -241,11 +242,21 @@
     if (document.activeElement !== f.elements.time) f.elements.time.value = clockNow().slice(0, 19);
     $('#clock-mode-form').elements.mode.value = c.mode;
   }
-  const advance = (d) => act(async () => setClock(await api('POST', '/clock/advance', { duration: d })));
+  // A real clock follows the wall clock: a jump leaves it ahead (across
+  // restarts too) until a resync, so the dashboard asks first.
+  function jumpConfirmed() {
+    return !S.clock || S.clock.mode !== 'real' || confirm('The clock is real: it follows the wall clock. A jump keeps it ahead, across restarts too, until Resync puts it back on the wall clock (clients that compute times from their own clock see the difference). Jump?');
+  }
+  const advance = (d) => act(async () => {
+    if (!jumpConfirmed()) return;
+    setClock(await api('POST', '/clock/advance', { duration: d }));
+  });
+  $('#clock-resync').addEventListener('click', act(async () => setClock(await api('POST', '/clock/resync', {}))));
   for (const b of $$('[data-advance]')) b.addEventListener('click', advance(b.dataset.advance));
   const toNext = act(async () => {
     const c = await api('GET', '/clock');
     if (!c.next_event_at) return toast('Nothing is due.', true);
+    if (!jumpConfirmed()) return;
     setClock(await api('POST', '/clock/set', { time: c.next_event_at }));
   });
   $('#advance-next').addEventListener('click', toNext);
@@ -253,6 +264,7 @@
   $('#clock-set').addEventListener('submit', act(async (ev) => {
     let v = ev.target.elements.time.value;
     if (v.length === 16) v += ':00';
+    if (!jumpConfirmed()) return;
     setClock(await api('POST', '/clock/set', { time: v + 'Z' }));
   }));
   $('#clock-mode-form').addEventListener('submit', act(async (ev) => {
