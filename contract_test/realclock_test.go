@@ -83,3 +83,22 @@ func TestRealClockResyncRules(t *testing.T) {
 	out := e.get(keyAll, "/assets?limit=1").expect(200).JSON()
 	assert.NotEmpty(t, out["data"], fmt.Sprint(out))
 }
+
+// Control answers give times in whole seconds, like the API; the next
+// event's time is rounded up, so moving the clock to it fires the event.
+func TestControlClockTimesInWholeSeconds(t *testing.T) {
+	e := start(t)
+	g := e.generate(keyAll, map[string]any{"modality": "image", "model_id": "flux-2-pro", "prompt": "a fox"})
+	require.NoError(t, e.srv.Advance(1500*time.Millisecond))
+	c := e.get("", "/_mock/clock").expect(200).JSON()
+	whole := `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$`
+	assert.Regexp(t, whole, c["now"])
+	require.NotEmpty(t, c["next_event_at"])
+	assert.Regexp(t, whole, c["next_event_at"])
+	for i := 0; i < 10 && e.generation(keyAll, g.Assets[0].ID).Status != "completed"; i++ {
+		next := e.get("", "/_mock/clock").expect(200).JSON()["next_event_at"]
+		require.NotNil(t, next)
+		e.post("", "/_mock/clock/set", map[string]any{"time": next}).expect(200)
+	}
+	assert.Equal(t, "completed", e.generation(keyAll, g.Assets[0].ID).Status, "next_event_at reaches every event")
+}

@@ -471,6 +471,9 @@ func rateHeaders(c *verdict, h http.Header) {
 	values := map[string]int64{}
 	for _, name := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {
 		v := h.Get(name)
+		if exact := h[name]; len(exact) > 0 { // spelled as the spec writes it, not canonical
+			v = exact[0]
+		}
 		n, err := strconv.ParseInt(v, 10, 64)
 		switch {
 		case v == "":

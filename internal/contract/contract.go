@@ -439,12 +439,19 @@ func (c *Contract) Statuses(opID string) []int {
 	return out
 }
 
-// ValidateResponse checks a response against its operation.
+// ValidateResponse checks a response against its operation. Headers may
+// be spelled as the spec writes them (X-RateLimit-Limit) rather than in
+// Go's canonical form: they are judged as a client reads them.
 func (c *Contract) ValidateResponse(r *http.Request, opID string, status int, h http.Header, body []byte) error {
+	canonical := make(http.Header, len(h))
+	for k, v := range h {
+		ck := http.CanonicalHeaderKey(k)
+		canonical[ck] = append(canonical[ck], v...)
+	}
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: r, Route: c.routes[opID], Options: validationOptions},
 		Status:                 status,
-		Header:                 h,
+		Header:                 canonical,
 		Body:                   io.NopCloser(bytes.NewReader(body)),
 		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
 	}

@@ -82,7 +82,7 @@ type (
 
 // eventOf renders a change as an event's name and data.
 func eventOf(eng *sim.Engine, c sim.Change) (string, any) {
-	at := sim.FormatTimeExact(c.At)
+	at := sim.FormatTime(c.At)
 	switch c.Kind {
 	case sim.ChangeJob:
 		j := c.Job
@@ -108,7 +108,7 @@ func eventOf(eng *sim.Engine, c sim.Change) (string, any) {
 		eng.Settle()
 		clock := Clock{Now: at, Mode: string(c.Mode)}
 		if next, ok, _ := eng.NextDue(); ok {
-			clock.NextEventAt = sim.FormatTimeExact(next)
+			clock.NextEventAt = NextEventTime(next)
 		}
 		return "clock", clockEvent{Type: "clock", Clock: clock}
 	case sim.ChangeOverflow:

@@ -91,12 +91,20 @@ type Clock struct {
 // ClockOf renders the engine's clock.
 func ClockOf(eng *sim.Engine) Clock {
 	c := eng.Clock()
-	// Sub-second precision: moving the clock to next_event_at fires the event.
-	out := Clock{Now: sim.FormatTimeExact(c.Now()), Mode: string(c.Mode())}
+	out := Clock{Now: sim.FormatTime(c.Now()), Mode: string(c.Mode())}
 	if next, ok, _ := eng.NextDue(); ok {
-		out.NextEventAt = sim.FormatTimeExact(next)
+		out.NextEventAt = NextEventTime(next)
 	}
 	return out
+}
+
+// NextEventTime renders when the next event is due in whole seconds, like
+// every time of the API, rounded up: moving the clock to it fires the event.
+func NextEventTime(t time.Time) string {
+	if r := t.Truncate(time.Second); !r.Equal(t) {
+		t = r.Add(time.Second)
+	}
+	return sim.FormatTime(t)
 }
 
 func (c *call) clock() (int, any, error) { return http.StatusOK, ClockOf(c.env.Eng), nil }

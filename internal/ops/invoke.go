@@ -139,7 +139,7 @@ func Invoke(env *front.Env, in *Invocation) *Result {
 		case problem.EINTERNAL:
 			env.Log.Error("internal error", "request_id", in.RequestID, "front", in.Front, "operation", in.Op, "err", err)
 		case problem.ERATELIMIT:
-			in.Header.Set("Retry-After", strconv.Itoa(int(res.Pass.Rate.RetryAfter/time.Second)))
+			front.SetHeader(in.Header, "Retry-After", strconv.Itoa(int(res.Pass.Rate.RetryAfter/time.Second)))
 		}
 		if c := front.Challenge(in.Authorization, err); c != "" {
 			in.Header.Set("WWW-Authenticate", c)
