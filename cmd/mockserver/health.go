@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,7 +18,6 @@ import (
 // so a minimal container image can use it as its HEALTHCHECK.
 func runHealth(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mockserver health", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	def := "http://127.0.0.1:8080"
 	addr := getenv("MOCKSERVER_ADDR")
 	db := getenv("MOCKSERVER_DB")
@@ -27,7 +27,9 @@ func runHealth(ctx context.Context, args []string, getenv func(string) string, s
 	url := fs.String("url", "", "root address of the server (default: from MOCKSERVER_ADDR when set, else the address the server wrote beside its state file, else "+def+")")
 	dbPath := fs.String("db", db, "the server's state file, beside which it writes the address it listens on")
 	timeout := fs.Duration("timeout", 3*time.Second, "how long to wait for an answer")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout, stderr); errors.Is(err, flag.ErrHelp) {
+		return 0
+	} else if err != nil {
 		return 2
 	}
 	switch {

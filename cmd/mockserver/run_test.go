@@ -450,8 +450,43 @@ func TestRunKeysAndHelp(t *testing.T) {
 		t.Fatalf("--help: exit %d", code)
 	}
 	for _, want := range []string{"mockserver mcp", "mockserver keys", "mockserver health", "mockserver version", "MOCKSERVER_ADDR", "MOCKSERVER_LOG_LEVEL"} {
-		if !strings.Contains(errs.String(), want) {
-			t.Errorf("--help lacks %q", want)
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--help lacks %q on stdout", want)
+		}
+	}
+	if errs.Len() != 0 {
+		t.Errorf("--help writes to stdout only; stderr got %q", errs.String())
+	}
+}
+
+// --help of every command goes to stdout with exit 0; a bad flag is one
+// line and a hint, not the usage; an unknown command names every command.
+func TestCommandLineErrors(t *testing.T) {
+	run := func(args ...string) (int, string, string) {
+		var out, errs strings.Builder
+		code := Run(context.Background(), args, fakeEnv{}.get, strings.NewReader(""), &out, &errs)
+		return code, out.String(), errs.String()
+	}
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"keys", "--help"}, {"health", "--help"}, {"proxy", "--help"}, {"mcp", "--help"}} {
+		code, out, errs := run(args...)
+		if code != 0 || !strings.Contains(out, "Usage") || errs != "" {
+			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q", args, code, len(out), errs)
+		}
+	}
+	for _, args := range [][]string{{"--bogus"}, {"keys", "--bogus"}, {"health", "--bogus"}, {"proxy", "--bogus"}, {"mcp", "--bogus"}} {
+		code, out, errs := run(args...)
+		lines := strings.Split(strings.TrimSpace(errs), "\n")
+		if code != 2 || out != "" || len(lines) != 2 || !strings.Contains(lines[0], "-bogus") || !strings.Contains(lines[1], "--help") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q: want exit 2 and two lines, the error and a hint", args, code, out, errs)
+		}
+	}
+	code, _, errs := run("frob")
+	if code != 2 {
+		t.Errorf("unknown command: exit %d", code)
+	}
+	for _, cmd := range []string{"mcp", "keys", "proxy", "health", "version"} {
+		if !strings.Contains(errs, cmd) {
+			t.Errorf("the unknown command's error lacks %q: %s", cmd, errs)
 		}
 	}
 }

@@ -43,20 +43,19 @@ func envName(flagName string) string {
 	return "MOCKSERVER_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
-func parseSettings(args []string, getenv func(string) string, stderr io.Writer) (*settings, error) {
-	return parseCommand(false, args, getenv, stderr)
+func parseSettings(args []string, getenv func(string) string, stdout, stderr io.Writer) (*settings, error) {
+	return parseCommand(false, args, getenv, stdout, stderr)
 }
 
 // parseCommand parses the settings of the serve command, or of the mcp
 // command: the same flags (and variables), with a free loopback port and a
 // temporary state file by default, and its own --api-key and --url.
-func parseCommand(mcp bool, args []string, getenv func(string) string, stderr io.Writer) (*settings, error) {
+func parseCommand(mcp bool, args []string, getenv func(string) string, stdout, stderr io.Writer) (*settings, error) {
 	name, addr, db := "mockserver", "127.0.0.1:8080", "mediamock.db"
 	if mcp {
 		name, addr, db = "mockserver mcp", "127.0.0.1:0", ""
 	}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	s := &settings{mcp: mcp}
 	fs.StringVar(&s.addr, "addr", addr, "listen address")
 	if mcp {
@@ -91,11 +90,14 @@ func parseCommand(mcp bool, args []string, getenv func(string) string, stderr io
 	fs.BoolVar(&s.coverage, "coverage-report", false, "print the coverage table to stderr at shutdown")
 	fs.DurationVar(&s.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long requests in flight may take at shutdown")
 	fs.Usage = func() { usage(fs, mcp) }
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q (commands: mcp, health, version)", fs.Arg(0))
+		if mcp {
+			return nil, fmt.Errorf("unexpected argument %q (mockserver mcp takes flags only)", fs.Arg(0))
+		}
+		return nil, fmt.Errorf("unknown command %q (commands: %s; mockserver --help says more)", fs.Arg(0), commands)
 	}
 	// Environment variables apply to the flags the command line left out.
 	s.source = map[string]string{}
@@ -217,7 +219,7 @@ Flags (each also an environment variable; a flag wins over its variable):
 	})
 }
 
-func runServe(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) int {
+func runServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	// Starting allocates a few megabytes in many small pieces (the OpenAPI
 	// document's parse most of all) while the heap is small: the collector
 	// would run several times for nothing. It runs less often until the
@@ -230,9 +232,12 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		go debug.FreeOSMemory()
 	})
 	defer ready()
-	s, err := parseSettings(args, getenv, stderr)
+	s, err := parseSettings(args, getenv, stdout, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
+	}
+	if errors.Is(err, errShown) {
+		return 2
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "mockserver:", err)
