@@ -23,6 +23,8 @@ package mediamock
 
 import (
 	"context"
+	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -76,6 +78,7 @@ type Server struct {
 	tmpDir  string
 
 	transport     *http.Transport // of Client, when listening
+	tls           *serverTLS      // nil for plain http
 	transportOnce sync.Once
 
 	stop    context.Context // ends when shutdown begins: long polls answer at once
@@ -179,6 +182,11 @@ func New(o Options) (*Server, error) {
 	s.uiDoor = front.Door{Front: "dashboard"}
 	s.driver.Add(1)
 	go s.drive()
+	useTLS := o.TLS || o.TLSCert != "" || o.TLSKey != ""
+	if o.NoListener && useTLS {
+		s.Close()
+		return nil, errors.New("TLS needs a listener (NoListener is set)")
+	}
 	if o.NoListener {
 		s.url = "http://" + memoryHost
 		s.env.ListenURL = s.url
@@ -192,12 +200,20 @@ func New(o Options) (*Server, error) {
 		s.Close()
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	s.url = "http://" + s.ln.Addr().String()
+	scheme := "http"
+	if useTLS {
+		if s.tls, err = setupTLS(o, path+".tls", tlsHosts(o, addr)); err != nil {
+			s.Close()
+			return nil, err
+		}
+		scheme = "https"
+	}
+	s.url = scheme + "://" + s.ln.Addr().String()
 	s.env.ListenURL = s.url
 	if ap, err := netip.ParseAddrPort(s.ln.Addr().String()); err == nil && !ap.Addr().IsLoopback() {
 		s.env.Exposed = true
 		if ap.Addr().IsUnspecified() {
-			s.url = fmt.Sprintf("http://localhost:%d", ap.Port())
+			s.url = fmt.Sprintf("%s://localhost:%d", scheme, ap.Port())
 			s.env.ListenURL = s.url
 		}
 		if o.ControlToken == "" {
@@ -207,7 +223,11 @@ func New(o Options) (*Server, error) {
 	s.httpSrv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout: orDefault(o.ReadTimeout, 60*time.Second), WriteTimeout: orDefault(o.WriteTimeout, 90*time.Second),
 		IdleTimeout: orDefault(o.IdleTimeout, 60*time.Second), ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-	go s.httpSrv.Serve(s.ln) // returns ErrServerClosed at Shutdown
+	ln := s.ln
+	if s.tls != nil {
+		ln = tls.NewListener(ln, s.tls.config)
+	}
+	go s.httpSrv.Serve(ln) // returns ErrServerClosed at Shutdown
 	return s, nil
 }
 
@@ -229,6 +249,9 @@ func (s *Server) Client() *http.Client {
 	}
 	s.transportOnce.Do(func() {
 		s.transport = &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}
+		if s.tls != nil {
+			s.transport.TLSClientConfig = &tls.Config{RootCAs: s.tls.roots, MinVersion: tls.VersionTLS12}
+		}
 	})
 	return &http.Client{Transport: s.transport}
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -37,7 +40,11 @@ func runHealth(ctx context.Context, args []string, getenv func(string) string, s
 	case addr != "":
 		// An explicit setting wins over the address file, which a server
 		// that was killed leaves behind.
-		*url = "http://" + dialAddr(addr)
+		scheme := "http"
+		if tlsOn(getenv) {
+			scheme = "https"
+		}
+		*url = scheme + "://" + dialAddr(addr)
 	default:
 		// The server writes the address it actually bound (--addr or
 		// MOCKSERVER_ADDR, whichever it was given) beside its state file.
@@ -54,7 +61,7 @@ func runHealth(ctx context.Context, args []string, getenv func(string) string, s
 		fmt.Fprintln(stderr, "unhealthy:", err)
 		return 1
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := healthClient(*dbPath, getenv).Do(req)
 	if err != nil {
 		fmt.Fprintln(stderr, "unhealthy:", err)
 		return 1
@@ -83,4 +90,30 @@ func dialAddr(addr string) string {
 		host = "::1"
 	}
 	return net.JoinHostPort(host, port)
+}
+
+// tlsOn reports whether the server's settings in the environment serve
+// https (MOCKSERVER_TLS, or a certificate of one's own).
+func tlsOn(getenv func(string) string) bool {
+	on, _ := strconv.ParseBool(getenv("MOCKSERVER_TLS"))
+	return on || getenv("MOCKSERVER_TLS_CERT") != ""
+}
+
+// healthClient trusts what a server with --tls serves: the local
+// authority it keeps beside its state file, or MOCKSERVER_TLS_CERT, besides
+// the system's roots.
+func healthClient(db string, getenv func(string) string) *http.Client {
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	for _, f := range []string{db + ".tls/ca.pem", getenv("MOCKSERVER_TLS_CERT")} {
+		if f == "" {
+			continue
+		}
+		if pem, err := os.ReadFile(f); err == nil {
+			pool.AppendCertsFromPEM(pem)
+		}
+	}
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
 }

@@ -490,3 +490,33 @@ func TestCommandLineErrors(t *testing.T) {
 		}
 	}
 }
+
+// With --tls the command serves https, prints where the authority is, and
+// its health check trusts it, by the address file or by MOCKSERVER_ADDR
+// with MOCKSERVER_TLS.
+func TestRunTLS(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "state.db")
+	s := startServer(t, fakeEnv{}, "--addr", "127.0.0.1:0", "--db", db, "--tls")
+	ca := filepath.Join(filepath.Dir(db), "state.db.tls", "ca.pem")
+	if !strings.Contains(s.log.String(), "ca="+ca) {
+		t.Errorf("the start does not print the authority's path %s:\n%s", ca, s.log)
+	}
+	if _, err := os.Stat(ca); err != nil {
+		t.Fatal(err)
+	}
+	addr := strings.TrimPrefix(s.root, "https://")
+	var stdout, stderr bytes.Buffer
+	if code := Run(context.Background(), []string{"health", "--db", db}, fakeEnv{}.get, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("health by the address file: exit %d, %s", code, stderr.String())
+	}
+	if code := Run(context.Background(), []string{"health"}, fakeEnv{"MOCKSERVER_ADDR": addr, "MOCKSERVER_TLS": "true", "MOCKSERVER_DB": db}.get, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("health by MOCKSERVER_ADDR and MOCKSERVER_TLS: exit %d, %s", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := Run(context.Background(), []string{"health", "--url", s.root, "--db", filepath.Join(t.TempDir(), "other.db")}, fakeEnv{}.get, nil, &stdout, &stderr); code != 1 {
+		t.Fatalf("health without the authority: exit %d, want 1", code)
+	}
+	if !strings.Contains(stderr.String(), "certificate") {
+		t.Errorf("health without the authority says why: %s", stderr.String())
+	}
+}

@@ -26,7 +26,8 @@ type settings struct {
 	addr, db, clock, startTime, fixtures, publicURL, logFormat string
 	seed                                                       uint64
 	speed                                                      float64
-	durable, reset, strict, fetchImages, coverage              bool
+	durable, reset, strict, fetchImages, coverage, tls         bool
+	tlsCert, tlsKey                                            string
 	controlToken, allowedHosts, fileSecret, logLevel           string
 	journalSize, journalBody, maxSandboxes                     int
 	maxBody                                                    int64
@@ -81,6 +82,9 @@ func parseCommand(mcp bool, args []string, getenv func(string) string, stdout, s
 	fs.StringVar(&s.controlToken, "control-token", "", "protect the control API with this bearer token")
 	fs.StringVar(&s.allowedHosts, "allowed-hosts", "", "comma-separated host names, besides loopback ones and the public URL's, that may reach the control API and appear in file URLs (* for any)")
 	fs.StringVar(&s.fileSecret, "file-secret", "", "mix this secret into file addresses so they cannot be computed from the seed")
+	fs.BoolVar(&s.tls, "tls", false, "serve https with a certificate made on first start and kept beside the state file (a local CA to trust, printed at start and served at "+mediamock.CAPath+")")
+	fs.StringVar(&s.tlsCert, "tls-cert", "", "serve https with this PEM certificate (with its chain) instead; needs --tls-key")
+	fs.StringVar(&s.tlsKey, "tls-key", "", "the PEM key of --tls-cert")
 	fs.DurationVar(&s.readTimeout, "read-timeout", 60*time.Second, "longest time to read a whole request, body included")
 	fs.DurationVar(&s.writeTimeout, "write-timeout", 90*time.Second, "longest time to write a whole response (above the longest wait_seconds, 55 s)")
 	fs.DurationVar(&s.idleTimeout, "idle-timeout", 60*time.Second, "close keep-alive connections idle this long")
@@ -172,6 +176,7 @@ func (s *settings) options(log *slog.Logger) (mediamock.Options, error) {
 		Speed: s.speed, FixturesPath: s.fixtures, PublicURL: s.publicURL, MaxBodyBytes: s.maxBody, Strict: s.strict, Logger: log,
 		FetchImages: s.fetchImages, ControlToken: s.controlToken, JournalSize: journal, JournalBodyBytes: s.journalBody,
 		AllowedHosts: hosts, FileSecret: s.fileSecret, MaxSandboxes: s.maxSandboxes, ReadTimeout: s.readTimeout, WriteTimeout: s.writeTimeout, IdleTimeout: s.idleTimeout,
+		TLS: s.tls, TLSCert: s.tlsCert, TLSKey: s.tlsKey,
 	}, nil
 }
 
@@ -263,6 +268,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		log.Warn("cannot write the address file for the health check", "file", addrFile, "err", err)
 	} else {
 		defer os.Remove(addrFile)
+	}
+	if ca := srv.CAFile(); ca != "" {
+		log.Info("https with a local certificate authority: trust it to reach the server", "ca", ca, "download", srv.URL()+mediamock.CAPath,
+			"curl", "curl --cacert "+ca, "node", "NODE_EXTRA_CA_CERTS="+ca, "python", "ssl.create_default_context(cafile=...)")
 	}
 	log.Info("mediamock ready", "url", srv.BaseURL(), "dashboard", srv.URL()+"/_mock/ui/", "clock", string(opts.Clock),
 		"speed", strconv.FormatFloat(opts.Speed, 'g', -1, 64), "seed", opts.Seed, "db", opts.DBPath, "version", version, "keys", "mockserver keys")
