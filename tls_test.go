@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -110,4 +111,32 @@ func TestTLSGivenCertificate(t *testing.T) {
 	assert.ErrorContains(t, err, "both")
 	_, err = mediamock.New(mediamock.Options{NoListener: true, TLS: true})
 	assert.Error(t, err)
+}
+
+// The connection-level faults reach a client over https too.
+func TestTLSTransportFaults(t *testing.T) {
+	srv := mediamock.RunT(t, mediamock.WithTLS())
+	tr := srv.Client().Transport.(*http.Transport).Clone()
+	tr.DisableKeepAlives = true
+	c := &http.Client{Transport: tr}
+	account := srv.BaseURL() + "/account"
+
+	_, err := get(t, c, account, "Mock-Fault", "reset")
+	require.Error(t, err)
+	assert.ErrorIs(t, err, syscall.ECONNRESET, "reset: the client reads a connection reset by peer")
+
+	_, err = get(t, c, account, "Mock-Fault", "empty_reply")
+	require.Error(t, err, "empty_reply")
+
+	resp, err := get(t, c, account, "Mock-Fault", "truncate; after_bytes=10")
+	require.NoError(t, err, "truncate: the head arrives whole")
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	assert.Len(t, body, 10)
+
+	resp, err = get(t, c, account)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 200, resp.StatusCode, "and an ordinary request after them")
 }
