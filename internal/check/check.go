@@ -357,7 +357,7 @@ func (c *verdict) skip(why string) { c.res.Skipped = append(c.res.Skipped, why) 
 // ownedHeaders are the headers that rules of their own check on every
 // response; the document's findings about them are not repeated.
 var ownedHeaders = map[string]bool{
-	"X-Ratelimit-Limit": true, "X-Ratelimit-Remaining": true, "X-Ratelimit-Reset": true, "Retry-After": true,
+	"X-RateLimit-Limit": true, "X-RateLimit-Remaining": true, "X-RateLimit-Reset": true, "Retry-After": true,
 }
 
 // checkDocument holds an exchange to openapi.json and the error object.

@@ -443,17 +443,24 @@ func (c *Contract) Statuses(opID string) []int {
 // be spelled as the spec writes them (X-RateLimit-Limit) rather than in
 // Go's canonical form: they are judged as a client reads them.
 func (c *Contract) ValidateResponse(r *http.Request, opID string, status int, h http.Header, body []byte) error {
-	canonical := make(http.Header, len(h))
-	for k, v := range h {
-		ck := http.CanonicalHeaderKey(k)
-		canonical[ck] = append(canonical[ck], v...)
-	}
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: r, Route: c.routes[opID], Options: validationOptions},
 		Status:                 status,
-		Header:                 canonical,
+		Header:                 canonicalHeader(h),
 		Body:                   io.NopCloser(bytes.NewReader(body)),
 		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
 	}
 	return openapi3filter.ValidateResponse(context.Background(), in)
+}
+
+// canonicalHeader is h with its names in Go's canonical form, as the
+// validator looks them up: a header set as the spec spells it
+// (X-RateLimit-Limit) is found.
+func canonicalHeader(h http.Header) http.Header {
+	out := make(http.Header, len(h))
+	for k, v := range h {
+		ck := http.CanonicalHeaderKey(k)
+		out[ck] = append(out[ck], v...)
+	}
+	return out
 }
