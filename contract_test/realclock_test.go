@@ -42,10 +42,12 @@ func TestRealClockOffsetSurvivesRestartAndResyncs(t *testing.T) {
 	e = open()
 	defer e.srv.Close()
 	assert.WithinDuration(t, wall.now().Add(time.Hour), date(e), time.Second, "the offset survives the restart; the downtime counts")
+	assert.EqualValues(t, 3600, e.get("", "/_mock/clock").expect(200).JSON()["offset_seconds"], "the control API says how far ahead")
 
 	res := e.post("", "/_mock/clock/resync", map[string]any{}).expect(200)
 	assert.Equal(t, "real", res.JSON()["mode"])
 	assert.WithinDuration(t, wall.now(), date(e), time.Second, "back on the wall clock")
+	assert.EqualValues(t, 0, res.JSON()["offset_seconds"])
 	assert.Equal(t, "completed", e.generation(keyAll, g.Assets[0].ID).Status, "nothing lost")
 	wall.add(time.Minute)
 	assert.WithinDuration(t, wall.now(), date(e), time.Second, "and it follows the wall")

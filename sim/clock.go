@@ -52,7 +52,13 @@ type Clock struct {
 // NewClock returns a clock in the given mode starting at start. wall reads
 // wall time; it is only used in real mode and may be nil otherwise.
 func NewClock(mode ClockMode, start time.Time, wall func() time.Time) *Clock {
-	c := &Clock{mode: mode, base: start.UTC().Truncate(time.Second), wall: wall, changed: make(chan struct{})}
+	base := start.UTC()
+	if mode != ClockReal {
+		// A clock that moves only when told starts on a whole second; a
+		// real one starts where the wall is, with no offset.
+		base = base.Truncate(time.Second)
+	}
+	c := &Clock{mode: mode, base: base, wall: wall, changed: make(chan struct{})}
 	if wall != nil {
 		c.anchor = wall()
 	}
@@ -149,8 +155,11 @@ func (c *Clock) restore(t time.Time) {
 	c.signal()
 }
 
-// offset is how far the clock is from wall time in real mode (what
-// advances, sets and switches of mode added), and false in the other modes.
+// Offset is how far a real clock is from wall time (what advances, sets
+// and switches of mode added; ResyncClock drops it), and false in the
+// other modes.
+func (c *Clock) Offset() (time.Duration, bool) { return c.offset() }
+
 func (c *Clock) offset() (time.Duration, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

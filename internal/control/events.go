@@ -107,6 +107,10 @@ func eventOf(eng *sim.Engine, c sim.Change) (string, any) {
 		// one still to come.
 		eng.Settle()
 		clock := Clock{Now: at, Mode: string(c.Mode)}
+		if off, ok := eng.Clock().Offset(); ok {
+			secs := int64(off.Round(time.Second) / time.Second)
+			clock.OffsetSeconds = &secs
+		}
 		if next, ok, _ := eng.NextDue(); ok {
 			clock.NextEventAt = NextEventTime(next)
 		}

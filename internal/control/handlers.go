@@ -86,12 +86,19 @@ type Clock struct {
 	Now         string `json:"now"`
 	Mode        string `json:"mode"`
 	NextEventAt string `json:"next_event_at,omitempty"`
+	// OffsetSeconds is how far a real clock is ahead of the wall clock
+	// (negative: behind), in whole seconds; absent in the other modes.
+	OffsetSeconds *int64 `json:"offset_seconds,omitempty"`
 }
 
 // ClockOf renders the engine's clock.
 func ClockOf(eng *sim.Engine) Clock {
 	c := eng.Clock()
 	out := Clock{Now: sim.FormatTime(c.Now()), Mode: string(c.Mode())}
+	if off, ok := c.Offset(); ok {
+		secs := int64(off.Round(time.Second) / time.Second)
+		out.OffsetSeconds = &secs
+	}
 	if next, ok, _ := eng.NextDue(); ok {
 		out.NextEventAt = NextEventTime(next)
 	}

@@ -319,7 +319,7 @@ func TestDashboardRealClockAsksAndResyncs(t *testing.T) {
 	srv := mediamock.RunT(t, func(o *mediamock.Options) { o.Clock = mediamock.ClockReal })
 	b.do("open the dashboard", chromedp.Navigate(srv.URL()+"/_mock/ui/#clock"))
 	b.visible("the event stream is live", `#live[data-state="live"]`)
-	b.visible("Resync shows in real mode", `#clock-resync:not([hidden])`)
+	assert.True(t, eval[bool](b, `document.querySelector('#clock-resync').hidden`), "nothing to resync yet")
 	before := srv.Now()
 
 	eval[bool](b, `window.asked = 0; window.confirm = () => { window.asked++; return false; }; true`)
@@ -331,9 +331,12 @@ func TestDashboardRealClockAsksAndResyncs(t *testing.T) {
 	b.click("advance an hour, accepted", `#advance-hour`)
 	b.until("the page asked again", `window.asked === 2`)
 	testkit.Poll(t, "the clock jumped", func() bool { return srv.Now().Sub(time.Now()) > 50*time.Minute })
+	b.visible("Resync shows, with the offset", `#clock-resync:not([hidden])`)
+	assert.Contains(t, eval[string](b, `document.querySelector('#clock-resync').textContent`), "+1h")
 
 	b.click("resync", `#clock-resync`)
 	testkit.Poll(t, "the clock is back on the wall", func() bool { return srv.Now().Sub(time.Now()).Abs() < 5*time.Second })
+	b.until("Resync hides again", `document.querySelector('#clock-resync').hidden`)
 	b.noConsoleErrors()
 }
 

@@ -138,6 +138,11 @@
     const s = (Date.parse(b) - Date.parse(a)) / 1000;
     return s < 90 ? s.toFixed(1) + ' s' : (s / 60).toFixed(1) + ' min';
   }
+  // span renders whole seconds as 1d 2h 3m 4s, leaving out what is zero.
+  function span(s) {
+    const parts = [[86400, 'd'], [3600, 'h'], [60, 'm'], [1, 's']].map(([n, u]) => { const v = Math.floor(s / n); s %= n; return v ? v + u : ''; });
+    return parts.filter(Boolean).join(' ') || '0s';
+  }
   const final = (st) => st === 'completed' || st === 'failed';
   const status = (st, extra) => h('span', { class: 'status st-' + st }, st, extra || '');
   const time = (iso, cls) => h('td', { class: 'time' + (cls ? ' ' + cls : ''), title: iso || '' }, stamp(iso));
@@ -231,7 +236,10 @@
     $('#clock-now').textContent = full(clockNow());
     $('#clock-now').dataset.now = S.clock ? S.clock.now : '';
     $('#clock-mode').textContent = S.clock ? S.clock.mode : '';
-    $('#clock-resync').hidden = !S.clock || S.clock.mode !== 'real';
+    // Resync shows while a real clock is off the wall clock, saying by how much.
+    const off = S.clock && S.clock.mode === 'real' ? S.clock.offset_seconds || 0 : 0;
+    $('#clock-resync').hidden = off === 0;
+    $('#clock-resync').textContent = off === 0 ? 'Resync' : `Resync (${off > 0 ? '+' : '−'}${span(Math.abs(off))})`;
     if (current === 'clock') $('#clock-now-big').textContent = full(clockNow());
   }
   function renderClock() {
