@@ -118,10 +118,13 @@ func New(o Options) (*Server, error) {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	start := o.StartTime
+	resetStart := start // a reset of a real clock given no start goes back to the wall clock
 	if start.IsZero() {
 		start = sim.DefaultEpoch
 		if o.Clock == sim.ClockReal {
 			start = o.WallClock()
+		} else {
+			resetStart = start
 		}
 	}
 	if o.JournalSize == 0 {
@@ -164,7 +167,7 @@ func New(o Options) (*Server, error) {
 	s.env = &front.Env{Eng: s.eng, Gate: gate.New(s.eng), Rules: fault.NewSet(o.Seed), API: api,
 		Journal: journal.New(o.JournalSize, o.JournalBodyBytes), Coverage: &journal.Counts{FaultKinds: fault.Kinds}, Log: log,
 		WallClock: o.WallClock, Stop: s.stop, Sleep: sleep, PublicURL: o.PublicURL, MaxBodyBytes: o.MaxBodyBytes,
-		Strict: o.Strict, ControlToken: o.ControlToken, Start: start, Operations: operations(api),
+		Strict: o.Strict, ControlToken: o.ControlToken, Start: resetStart, Operations: operations(api),
 		AllowedHosts: allowedHosts(o), MaxSandboxes: o.MaxSandboxes,
 		Journals: journal.NewRings(min(o.JournalSize, SandboxJournalSize), o.JournalBodyBytes)}
 	s.eng.SetOwnFiles(s.env.OwnFile)

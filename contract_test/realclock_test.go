@@ -104,3 +104,18 @@ func TestControlClockTimesInWholeSeconds(t *testing.T) {
 	}
 	assert.Equal(t, "completed", e.generation(keyAll, g.Assets[0].ID).Status, "next_event_at reaches every event")
 }
+
+// A reset of a real clock given no start time puts it on the wall clock,
+// not back where the server started.
+func TestRealClockResetGoesToTheWall(t *testing.T) {
+	wall := newFakeWall(time.Date(2031, 5, 1, 12, 0, 0, 0, time.UTC))
+	e := start(t, func(o *mediamock.Options) {
+		o.Clock = mediamock.ClockReal
+		o.WallClock = wall.now
+	})
+	require.NoError(t, e.srv.Advance(time.Hour))
+	wall.add(10 * time.Minute)
+	e.post("", "/_mock/reset", map[string]any{}).expect(200)
+	assert.Equal(t, wall.now(), e.srv.Now())
+	assert.EqualValues(t, 0, e.get("", "/_mock/clock").expect(200).JSON()["offset_seconds"])
+}
