@@ -80,6 +80,14 @@ func (s *Server) SetTime(t time.Time) error { return s.eng.SetTime(t) }
 // SetClockMode switches the clock between real, manual and virtual.
 func (s *Server) SetClockMode(m ClockMode) error { return s.eng.SetClockMode(m) }
 
+// ResyncClock puts a real clock back on the wall clock, dropping the
+// offset that advances and sets added (the clock may move backwards by
+// it; nothing is lost). Only in real mode.
+func (s *Server) ResyncClock() error {
+	_, err := s.eng.ResyncClock()
+	return err
+}
+
 // --- jobs
 
 // FailAsset fails the generation of an asset now, refunding its credits.

@@ -37,6 +37,8 @@ const (
 // server /mcp and the REST front everything else.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
+	case s.tls != nil && r.URL.Path == CAPath:
+		s.env.Serve(w, r, s.uiDoor, s.serveCA)
 	case dashboard.Serves(r):
 		s.env.Serve(w, r, s.uiDoor, s.ui.Serve)
 	case front.HasPathPrefix(r.URL.Path, ControlPath):

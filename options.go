@@ -21,6 +21,16 @@ type Options struct {
 	Addr string
 	// NoListener serves only through Handler and Client, in memory.
 	NoListener bool
+	// TLS serves https with a certificate of the server's making: a local
+	// certificate authority, made once, and a leaf for the loopback names,
+	// the listen host, the public URL's host and the allowed hosts, kept in
+	// the folder <DBPath>.tls (made again when a host is missing from it).
+	// The file addresses become https; Client trusts the authority, which
+	// CAFile names and CAPath serves.
+	TLS bool
+	// TLSCert and TLSKey are PEM files of a certificate (with its chain)
+	// and its key to serve https with instead; setting them implies TLS.
+	TLSCert, TLSKey string
 	// DBPath is the bbolt state file; "" uses a temporary file removed on Close.
 	DBPath string
 	// Durable makes every commit reach the disk (fsync) before it is acknowledged.

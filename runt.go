@@ -46,6 +46,10 @@ func RunT(t TB, opts ...Option) *Server {
 // Option adjusts the Options of RunT; any func(*Options) is one.
 type Option func(*Options)
 
+// WithTLS serves https with a certificate of the server's making (see
+// Options.TLS); Client trusts it, like httptest.NewTLSServer's.
+func WithTLS() Option { return func(o *Options) { o.TLS = true } }
+
 // WithSeed sets the seed of every random choice.
 func WithSeed(seed uint64) Option { return func(o *Options) { o.Seed = seed } }
 

@@ -23,6 +23,8 @@ package mediamock
 
 import (
 	"context"
+	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -78,6 +80,7 @@ type Server struct {
 	tmpDir  string
 
 	transport     *http.Transport // of Client, when listening
+	tls           *serverTLS      // nil for plain http
 	transportOnce sync.Once
 
 	stop    context.Context // ends when shutdown begins: long polls answer at once
@@ -117,10 +120,13 @@ func New(o Options) (*Server, error) {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	start := o.StartTime
+	resetStart := start // a reset of a real clock given no start goes back to the wall clock
 	if start.IsZero() {
 		start = sim.DefaultEpoch
 		if o.Clock == sim.ClockReal {
 			start = o.WallClock()
+		} else {
+			resetStart = start
 		}
 	}
 	if o.JournalSize == 0 {
@@ -163,9 +169,10 @@ func New(o Options) (*Server, error) {
 	s.env = &front.Env{Eng: s.eng, Gate: gate.New(s.eng), Rules: fault.NewSet(o.Seed), API: api,
 		Journal: journal.New(o.JournalSize, o.JournalBodyBytes), Coverage: &journal.Counts{FaultKinds: fault.Kinds}, Log: log,
 		WallClock: o.WallClock, Stop: s.stop, Sleep: sleep, PublicURL: o.PublicURL, MaxBodyBytes: o.MaxBodyBytes,
-		Strict: o.Strict, ControlToken: o.ControlToken, Start: start, Operations: operations(api),
+		Strict: o.Strict, ControlToken: o.ControlToken, Start: resetStart, Operations: operations(api),
 		AllowedHosts: allowedHosts(o), MaxSandboxes: o.MaxSandboxes,
 		Journals: journal.NewRings(min(o.JournalSize, SandboxJournalSize), o.JournalBodyBytes)}
+	s.eng.SetOwnFiles(s.env.OwnFile)
 	s.Controls = Controls{env: s.env}
 	s.rest, s.ctl = rest.New(s.env, OpenAPIDocument), control.New(s.env, ControlDocument, loadControl)
 	// REST caps bodies itself, after authentication.
@@ -183,6 +190,11 @@ func New(o Options) (*Server, error) {
 	s.oauthDoor = front.Door{Front: "oauth"}
 	s.driver.Add(1)
 	go s.drive()
+	useTLS := o.TLS || o.TLSCert != "" || o.TLSKey != ""
+	if o.NoListener && useTLS {
+		s.Close()
+		return nil, errors.New("TLS needs a listener (NoListener is set)")
+	}
 	if o.NoListener {
 		s.url = "http://" + memoryHost
 		s.env.ListenURL = s.url
@@ -196,12 +208,20 @@ func New(o Options) (*Server, error) {
 		s.Close()
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	s.url = "http://" + s.ln.Addr().String()
+	scheme := "http"
+	if useTLS {
+		if s.tls, err = setupTLS(o, path+".tls", tlsHosts(o, addr)); err != nil {
+			s.Close()
+			return nil, err
+		}
+		scheme = "https"
+	}
+	s.url = scheme + "://" + s.ln.Addr().String()
 	s.env.ListenURL = s.url
 	if ap, err := netip.ParseAddrPort(s.ln.Addr().String()); err == nil && !ap.Addr().IsLoopback() {
 		s.env.Exposed = true
 		if ap.Addr().IsUnspecified() {
-			s.url = fmt.Sprintf("http://localhost:%d", ap.Port())
+			s.url = fmt.Sprintf("%s://localhost:%d", scheme, ap.Port())
 			s.env.ListenURL = s.url
 		}
 		if o.ControlToken == "" {
@@ -211,7 +231,11 @@ func New(o Options) (*Server, error) {
 	s.httpSrv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout: orDefault(o.ReadTimeout, 60*time.Second), WriteTimeout: orDefault(o.WriteTimeout, 90*time.Second),
 		IdleTimeout: orDefault(o.IdleTimeout, 60*time.Second), ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-	go s.httpSrv.Serve(s.ln) // returns ErrServerClosed at Shutdown
+	ln := s.ln
+	if s.tls != nil {
+		ln = tls.NewListener(ln, s.tls.config)
+	}
+	go s.httpSrv.Serve(ln) // returns ErrServerClosed at Shutdown
 	return s, nil
 }
 
@@ -233,6 +257,9 @@ func (s *Server) Client() *http.Client {
 	}
 	s.transportOnce.Do(func() {
 		s.transport = &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}
+		if s.tls != nil {
+			s.transport.TLSClientConfig = &tls.Config{RootCAs: s.tls.roots, MinVersion: tls.VersionTLS12}
+		}
 	})
 	return &http.Client{Transport: s.transport}
 }

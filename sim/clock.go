@@ -52,7 +52,13 @@ type Clock struct {
 // NewClock returns a clock in the given mode starting at start. wall reads
 // wall time; it is only used in real mode and may be nil otherwise.
 func NewClock(mode ClockMode, start time.Time, wall func() time.Time) *Clock {
-	c := &Clock{mode: mode, base: start.UTC().Truncate(time.Second), wall: wall, changed: make(chan struct{})}
+	base := start.UTC()
+	if mode != ClockReal {
+		// A clock that moves only when told starts on a whole second; a
+		// real one starts where the wall is, with no offset.
+		base = base.Truncate(time.Second)
+	}
+	c := &Clock{mode: mode, base: base, wall: wall, changed: make(chan struct{})}
 	if wall != nil {
 		c.anchor = wall()
 	}
@@ -149,6 +155,48 @@ func (c *Clock) restore(t time.Time) {
 	c.signal()
 }
 
+// Offset is how far a real clock is from wall time (what advances, sets
+// and switches of mode added; ResyncClock drops it), and false in the
+// other modes.
+func (c *Clock) Offset() (time.Duration, bool) { return c.offset() }
+
+func (c *Clock) offset() (time.Duration, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.mode != ClockReal || c.wall == nil {
+		return 0, false
+	}
+	return c.base.Sub(c.anchor), true
+}
+
+// resume puts a real clock back at wall time plus the offset it had when
+// the state was last written (the time the server was down counts, as it
+// does for the service), but never before last, the time of that write.
+func (c *Clock) resume(off time.Duration, last time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.wall().Add(off)
+	if t.Before(last) {
+		t = last
+	}
+	c.rebase(t)
+	c.signal()
+}
+
+// resync drops the offset of a real clock: it reads wall time again, even
+// if that is earlier than now.
+func (c *Clock) resync() (time.Time, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.mode != ClockReal || c.wall == nil {
+		return time.Time{}, fmt.Errorf("only a real clock follows the wall clock (the mode is %s; switch it with PUT /_mock/clock/mode)", c.mode)
+	}
+	now := c.wall()
+	c.base, c.anchor = now, now
+	c.signal()
+	return now, nil
+}
+
 func (c *Clock) rebase(t time.Time) {
 	c.base = t
 	if c.wall != nil {
@@ -196,5 +244,23 @@ func (e *Engine) SetClockMode(m ClockMode) error {
 	if err := e.clock.SetMode(m); err != nil {
 		return &Error{Kind: EINVALID, Code: "validation_failed", Message: err.Error()}
 	}
-	return nil
+	return e.saveClock()
 }
+
+// ResyncClock puts a real clock back on the wall clock: the offset that
+// advances, sets and "next event" jumps added is dropped, and the clock may
+// move backwards by it. Nothing is lost: records keep their times, and what
+// is due later than the new now happens when the clock reaches it. Only in
+// real mode (400 invalid_clock_move otherwise).
+func (e *Engine) ResyncClock() (time.Time, error) {
+	t, err := e.clock.resync()
+	if err != nil {
+		return time.Time{}, &Error{Kind: EINVALID, Code: "invalid_clock_move", Message: err.Error()}
+	}
+	return t, e.saveClock()
+}
+
+// saveClock writes the clock (and a real clock's offset) to the state now,
+// and applies what is due: a real clock's offset survives a restart even
+// when the move made nothing due.
+func (e *Engine) saveClock() error { return e.update(func(*tx) error { return nil }) }

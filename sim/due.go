@@ -110,6 +110,15 @@ func (t *tx) apply(k []byte, ev Event) error {
 }
 
 // settle applies every event due by now, if any.
+// settleMove settles after a jump of the clock; a real clock also saves
+// its new offset, which no write may follow soon.
+func (e *Engine) settleMove() error {
+	if _, real := e.clock.offset(); real {
+		return e.saveClock()
+	}
+	return e.settle()
+}
+
 func (e *Engine) settle() error {
 	if e.nextDue.Load() > e.clock.Now().UnixNano() {
 		return nil
@@ -161,7 +170,7 @@ func (e *Engine) Advance(d time.Duration) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, &Error{Kind: EINVALID, Code: "invalid_clock_move", Message: err.Error()}
 	}
-	return t, e.settle()
+	return t, e.settleMove()
 }
 
 // SetTime moves the clock to t (never backwards) and applies everything due.
@@ -169,11 +178,11 @@ func (e *Engine) SetTime(t time.Time) error {
 	if err := e.clock.set(t); err != nil {
 		return &Error{Kind: EINVALID, Code: "invalid_clock_move", Message: err.Error()}
 	}
-	return e.settle()
+	return e.settleMove()
 }
 
 // advanceTo moves the clock to t if it is later, and applies what is due.
 func (e *Engine) advanceTo(t time.Time) error {
 	e.clock.advanceTo(t)
-	return e.settle()
+	return e.settleMove()
 }

@@ -90,7 +90,7 @@ func (e *Engine) CreateEncore(ctx context.Context, p Principal, req EncoreReques
 	}
 	text := ""
 	if req.ImageURL != "" && sources == 1 {
-		img, err := e.resolveImage(ctx, req.ImageURL, false)
+		img, err := e.resolveImage(ctx, p.WorkspaceID, req.ImageURL, false)
 		switch be := AsError(err); {
 		case err == nil:
 			if s := min(img.Width, img.Height); s < MinPhotoSide {

@@ -68,6 +68,9 @@ type Engine struct {
 	models  map[string]*fixtures.Model
 	effects map[string]*fixtures.Effect
 	images  ImageResolver
+	// ownFiles recognizes the server's own file addresses (set by the
+	// fronts, which know the hosts they answer to); nil recognizes none.
+	ownFiles atomic.Pointer[func(string) (FileRef, bool)]
 
 	ops      chan *op
 	onQueued func() // when set (by tests, before any write), told each write that joins ops; it must not block
@@ -212,7 +215,16 @@ func (e *Engine) load(reset bool) error {
 	return e.db.View(func(btx *bolt.Tx) error {
 		if !fresh {
 			if v := btx.Bucket(bMeta).Get([]byte("clock")); len(v) == 8 {
-				e.clock.restore(Stamp(getU64(v)).Time())
+				last := Stamp(getU64(v)).Time()
+				if e.clock.Mode() == ClockReal && e.clock.wall != nil {
+					var off time.Duration
+					if o := btx.Bucket(bMeta).Get([]byte("clock_offset")); len(o) == 8 {
+						off = time.Duration(int64(getU64(o)))
+					}
+					e.clock.resume(off, last)
+				} else {
+					e.clock.restore(last)
+				}
 			}
 		}
 		return e.reload(btx)

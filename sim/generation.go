@@ -29,7 +29,7 @@ type GenerationCreated struct {
 func (e *Engine) CreateGeneration(ctx context.Context, p Principal, req GenerationRequest) (GenerationCreated, error) {
 	r, v := e.checkGeneration(req)
 	for i, u := range req.ReferenceImageURLs {
-		if _, err := e.resolveImage(ctx, u, false); err != nil {
+		if _, err := e.resolveImage(ctx, p.WorkspaceID, u, false); err != nil {
 			be := AsError(err)
 			if be.Kind == EINTERNAL || be.Kind == ETOOLARGE {
 				return GenerationCreated{}, err

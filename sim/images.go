@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/mediamock/mediamock/media"
@@ -57,11 +58,17 @@ func (o OfflineImages) Describe(string) Image {
 	return Image{MimeType: "image/jpeg", Width: placeholderWidth, Height: placeholderHeight}
 }
 
-// resolveImage turns an image_url (https or data URI) into an image, checked
-// from its bytes: type from the magic numbers, size from the header. When
-// the bytes are not needed, a resolver that can describe the image is not
-// asked to make it.
-func (e *Engine) resolveImage(ctx context.Context, src string, needBytes bool) (Image, error) {
+// resolveImage turns an image_url (https or data URI, or an address of the
+// server's own files) into an image for workspace ws, checked from its
+// bytes: type from the magic numbers, size from the header. When the bytes
+// are not needed, a resolver that can describe the image is not asked to
+// make it.
+func (e *Engine) resolveImage(ctx context.Context, ws uint64, src string, needBytes bool) (Image, error) {
+	if own := e.ownFiles.Load(); own != nil {
+		if ref, ok := (*own)(src); ok {
+			return e.ownImage(ws, ref, src)
+		}
+	}
 	var img Image
 	switch {
 	case strings.HasPrefix(src, "data:"):
@@ -82,6 +89,46 @@ func (e *Engine) resolveImage(ctx context.Context, src string, needBytes bool) (
 		return Image{}, &Error{Kind: EINVALID, Code: "invalid_image_url", Message: "An image address must be an https URL or a data URI."}
 	}
 	return checkImage(img.Data)
+}
+
+// SetOwnFiles tells the engine how to recognize the addresses of the
+// server's own files (those the fronts hand out): such an address given as
+// an image source is read from the state, never fetched. own returns the
+// file an address names, or false when it is not one of the server's.
+func (e *Engine) SetOwnFiles(own func(src string) (FileRef, bool)) {
+	if own == nil {
+		e.ownFiles.Store(nil)
+		return
+	}
+	e.ownFiles.Store(&own)
+}
+
+// ownImage reads one of the server's own files as an image source, with
+// the checks of any other image. A file of another workspace is refused as
+// the service refuses an address it cannot fetch (a private one): the
+// mock's files are public by address, but a workspace's files are not
+// another's to build on. A file that does not exist (an asset not yet
+// completed, deleted, an address from another state file) cannot be
+// fetched either.
+func (e *Engine) ownImage(ws uint64, ref FileRef, src string) (Image, error) {
+	unavailable := func(reason string) error {
+		return &Error{Kind: EINVALID, Code: "image_unavailable", Message: fmt.Sprintf("The image at %s cannot be fetched: %s.", src, reason)}
+	}
+	if ref.WS != ws {
+		return Image{}, unavailable("it is a file of another workspace, and the service refuses it as it refuses a private address")
+	}
+	_, content, err := e.OpenFile(ref)
+	if IsKind(err, ENOTFOUND) {
+		return Image{}, unavailable("no such file (an asset is served once completed)")
+	}
+	if err != nil {
+		return Image{}, err
+	}
+	data, err := io.ReadAll(io.LimitReader(content, MaxImageBytes+1))
+	if err != nil {
+		return Image{}, err
+	}
+	return checkImage(data)
 }
 
 // checkImage verifies the bytes of an image the service is given.

@@ -309,7 +309,9 @@ func platformName(p string) string {
 	return p
 }
 
-// postURL is the address of a delivered post, in the platform's style.
+// postURL is the address of a delivered post, in the platform's style
+// (its path) but on a host below example.com: a made-up post must not
+// lead to a real network, where its id may be someone's post.
 func (e *Engine) postURL(d *Delivery, pubID uint64, i int, mediaType string) string {
 	n := Rand(e.seed, "post", pubID*64+uint64(i)).Uint64()
 	id := fmt.Sprintf("%d", 7_000_000_000_000_000_000+n%1_000_000_000_000_000_000)
@@ -318,23 +320,23 @@ func (e *Engine) postURL(d *Delivery, pubID uint64, i int, mediaType string) str
 	switch d.Platform {
 	case "tiktok":
 		if mediaType == "video" {
-			return "https://www.tiktok.com/@" + h + "/video/" + id[:19]
+			return "https://tiktok.example.com/@" + h + "/video/" + id[:19]
 		}
-		return "https://www.tiktok.com/@" + h + "/photo/" + id[:19]
+		return "https://tiktok.example.com/@" + h + "/photo/" + id[:19]
 	case "instagram":
-		return "https://www.instagram.com/p/" + code + "/"
+		return "https://instagram.example.com/p/" + code + "/"
 	case "youtube":
-		return "https://www.youtube.com/shorts/" + code
+		return "https://youtube.example.com/shorts/" + code
 	case "facebook":
-		return "https://www.facebook.com/" + h + "/posts/" + id[:16]
+		return "https://facebook.example.com/" + h + "/posts/" + id[:16]
 	case "x":
-		return "https://x.com/" + h + "/status/" + id[:19]
+		return "https://x.example.com/" + h + "/status/" + id[:19]
 	case "linkedin":
-		return "https://www.linkedin.com/feed/update/urn:li:activity:" + id[:19] + "/"
+		return "https://linkedin.example.com/feed/update/urn:li:activity:" + id[:19] + "/"
 	case "pinterest":
-		return "https://www.pinterest.com/pin/" + id[:18] + "/"
+		return "https://pinterest.example.com/pin/" + id[:18] + "/"
 	default:
-		return "https://www.threads.net/@" + h + "/post/" + code
+		return "https://threads.example.com/@" + h + "/post/" + code
 	}
 }
 

@@ -240,7 +240,7 @@ func TestPublicationLifecycle(t *testing.T) {
 				}
 				assert.Equal(t, PubPublished, d.Status, d.Platform)
 				assert.Nil(t, d.Error)
-				assert.True(t, strings.HasPrefix(d.PostURL, "https://"), d.PostURL)
+				assert.True(t, strings.HasPrefix(d.PostURL, "https://"+d.Platform+".example.com/"), "a made-up post leads to no real network: %s", d.PostURL)
 				assert.False(t, d.PublishedAt.IsZero())
 				assert.LessOrEqual(t, d.PublishedAt, got.PublishedAt, "the publication is published with its last delivery")
 			}

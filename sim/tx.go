@@ -57,6 +57,15 @@ func (t *tx) finish() error {
 	if err := t.b(bMeta).Put([]byte("clock"), u64(uint64(t.now.UnixNano()))); err != nil {
 		return err
 	}
+	// A real clock is wall time plus an offset, kept across restarts; the
+	// other modes have none.
+	if off, ok := t.e.clock.offset(); ok {
+		if err := t.b(bMeta).Put([]byte("clock_offset"), u64(uint64(off))); err != nil {
+			return err
+		}
+	} else if err := t.b(bMeta).Delete([]byte("clock_offset")); err != nil {
+		return err
+	}
 	return t.e.rate.flush(t)
 }
 

@@ -59,7 +59,7 @@ func (e *Engine) Upload(ctx context.Context, p Principal, in UploadInput) (Asset
 	case in.Data != nil:
 		img, err = checkImage(in.Data)
 	case in.ImageURL != "":
-		img, err = e.resolveImage(ctx, in.ImageURL, true)
+		img, err = e.resolveImage(ctx, p.WorkspaceID, in.ImageURL, true)
 	default:
 		return Asset{}, InvalidError([]Violation{{In: "body", Field: "image_url", Reason: "an image source is required: image_url (JSON or form field) or a file part (multipart)"}})
 	}

@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -17,7 +21,6 @@ import (
 // so a minimal container image can use it as its HEALTHCHECK.
 func runHealth(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mockserver health", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	def := "http://127.0.0.1:8080"
 	addr := getenv("MOCKSERVER_ADDR")
 	db := getenv("MOCKSERVER_DB")
@@ -27,7 +30,9 @@ func runHealth(ctx context.Context, args []string, getenv func(string) string, s
 	url := fs.String("url", "", "root address of the server (default: from MOCKSERVER_ADDR when set, else the address the server wrote beside its state file, else "+def+")")
 	dbPath := fs.String("db", db, "the server's state file, beside which it writes the address it listens on")
 	timeout := fs.Duration("timeout", 3*time.Second, "how long to wait for an answer")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout, stderr); errors.Is(err, flag.ErrHelp) {
+		return 0
+	} else if err != nil {
 		return 2
 	}
 	switch {
@@ -35,7 +40,11 @@ func runHealth(ctx context.Context, args []string, getenv func(string) string, s
 	case addr != "":
 		// An explicit setting wins over the address file, which a server
 		// that was killed leaves behind.
-		*url = "http://" + dialAddr(addr)
+		scheme := "http"
+		if tlsOn(getenv) {
+			scheme = "https"
+		}
+		*url = scheme + "://" + dialAddr(addr)
 	default:
 		// The server writes the address it actually bound (--addr or
 		// MOCKSERVER_ADDR, whichever it was given) beside its state file.
@@ -52,7 +61,7 @@ func runHealth(ctx context.Context, args []string, getenv func(string) string, s
 		fmt.Fprintln(stderr, "unhealthy:", err)
 		return 1
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := healthClient(*dbPath, getenv).Do(req)
 	if err != nil {
 		fmt.Fprintln(stderr, "unhealthy:", err)
 		return 1
@@ -81,4 +90,30 @@ func dialAddr(addr string) string {
 		host = "::1"
 	}
 	return net.JoinHostPort(host, port)
+}
+
+// tlsOn reports whether the server's settings in the environment serve
+// https (MOCKSERVER_TLS, or a certificate of one's own).
+func tlsOn(getenv func(string) string) bool {
+	on, _ := strconv.ParseBool(getenv("MOCKSERVER_TLS"))
+	return on || getenv("MOCKSERVER_TLS_CERT") != ""
+}
+
+// healthClient trusts what a server with --tls serves: the local
+// authority it keeps beside its state file, or MOCKSERVER_TLS_CERT, besides
+// the system's roots.
+func healthClient(db string, getenv func(string) string) *http.Client {
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	for _, f := range []string{db + ".tls/ca.pem", getenv("MOCKSERVER_TLS_CERT")} {
+		if f == "" {
+			continue
+		}
+		if pem, err := os.ReadFile(f); err == nil {
+			pool.AppendCertsFromPEM(pem)
+		}
+	}
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
 }

@@ -11,6 +11,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -40,7 +41,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return runHealth(ctx, args[1:], getenv, stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "proxy" {
-		return runProxy(ctx, args[1:], getenv, stderr)
+		return runProxy(ctx, args[1:], getenv, stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "version" {
 		fmt.Fprintln(stdout, "mockserver", version)
@@ -50,7 +51,32 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return runKeys(args[1:], getenv, stdout, stderr)
 	}
 	mediamock.Preload()
-	return runServe(ctx, args, getenv, stderr)
+	return runServe(ctx, args, getenv, stdout, stderr)
+}
+
+// commands lists every command, for the errors that name one.
+const commands = "mcp, keys, proxy, health, version"
+
+// errShown is a command line error already told to the user.
+var errShown = errors.New("bad command line")
+
+// parseFlags parses a command's flags: --help prints the usage on stdout
+// (flag.ErrHelp, exit 0); a bad flag prints one line and a hint on
+// stderr, not the whole usage (errShown, exit 2).
+func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
+	fs.SetOutput(io.Discard)
+	defer fs.SetOutput(stderr)
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		fs.SetOutput(stdout)
+		fs.Usage()
+		return err
+	}
+	fmt.Fprintf(stderr, "%s: %v\nRun '%s --help' for its flags.\n", fs.Name(), err, fs.Name())
+	return errShown
 }
 
 // version is stamped at build time: -ldflags "-X main.version=1.2.3";
@@ -89,10 +115,11 @@ func init() {
 // runKeys prints the test credentials of the fixtures, one a line.
 func runKeys(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mockserver keys", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fixtures := fs.String("fixtures", getenv("MOCKSERVER_FIXTURES"), "fixture file (default: the embedded default)")
 	seed := fs.Uint64("seed", 0, "seed of the fixtures' fake data")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout, stderr); errors.Is(err, flag.ErrHelp) {
+		return 0
+	} else if err != nil {
 		return 2
 	}
 	keys, err := mediamock.FixtureKeys(*fixtures, *seed)

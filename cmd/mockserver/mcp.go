@@ -26,9 +26,12 @@ import (
 // a running server, so that an agent and a test suite share one
 // simulation. Stdout carries only protocol messages; the log goes to stderr.
 func runMCP(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
-	s, err := parseCommand(true, args, getenv, stderr)
+	s, err := parseCommand(true, args, getenv, stdout, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
+	}
+	if errors.Is(err, errShown) {
+		return 2
 	}
 	if err == nil && s.apiKey == "" {
 		err = errors.New("mcp needs an API key: --api-key or MOCKSERVER_API_KEY")

@@ -49,9 +49,8 @@ func (s *proxySettings) name(flagName string) string {
 	return "--" + flagName
 }
 
-func parseProxySettings(args []string, getenv func(string) string, stderr io.Writer) (*proxySettings, error) {
+func parseProxySettings(args []string, getenv func(string) string, stdout, stderr io.Writer) (*proxySettings, error) {
 	fs := flag.NewFlagSet("mockserver proxy", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	s := &proxySettings{}
 	fs.StringVar(&s.upstream, "upstream", "", "base URL of the service to check, like https://api.example.com/api/v1 (required)")
 	fs.StringVar(&s.addr, "addr", "127.0.0.1:8081", "listen address; clients use http://ADDR/api/v1")
@@ -65,7 +64,7 @@ func parseProxySettings(args []string, getenv func(string) string, stderr io.Wri
 	fs.DurationVar(&s.readHeader, "read-header-timeout", 10*time.Second, "longest time to read a client's request header")
 	fs.DurationVar(&s.shutdown, "shutdown-timeout", 10*time.Second, "how long requests in flight may take at shutdown")
 	fs.StringVar(&s.logFormat, "log-format", "text", "log format: text or json")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
@@ -108,10 +107,13 @@ func applyEnv(fs *flag.FlagSet, env func(string) string, getenv func(string) str
 	return source, err
 }
 
-func runProxy(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) int {
-	s, err := parseProxySettings(args, getenv, stderr)
+func runProxy(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	s, err := parseProxySettings(args, getenv, stdout, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
+	}
+	if errors.Is(err, errShown) {
+		return 2
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "mockserver proxy:", err)

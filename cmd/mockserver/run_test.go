@@ -450,8 +450,73 @@ func TestRunKeysAndHelp(t *testing.T) {
 		t.Fatalf("--help: exit %d", code)
 	}
 	for _, want := range []string{"mockserver mcp", "mockserver keys", "mockserver health", "mockserver version", "MOCKSERVER_ADDR", "MOCKSERVER_LOG_LEVEL"} {
-		if !strings.Contains(errs.String(), want) {
-			t.Errorf("--help lacks %q", want)
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--help lacks %q on stdout", want)
 		}
+	}
+	if errs.Len() != 0 {
+		t.Errorf("--help writes to stdout only; stderr got %q", errs.String())
+	}
+}
+
+// --help of every command goes to stdout with exit 0; a bad flag is one
+// line and a hint, not the usage; an unknown command names every command.
+func TestCommandLineErrors(t *testing.T) {
+	run := func(args ...string) (int, string, string) {
+		var out, errs strings.Builder
+		code := Run(context.Background(), args, fakeEnv{}.get, strings.NewReader(""), &out, &errs)
+		return code, out.String(), errs.String()
+	}
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"keys", "--help"}, {"health", "--help"}, {"proxy", "--help"}, {"mcp", "--help"}} {
+		code, out, errs := run(args...)
+		if code != 0 || !strings.Contains(out, "Usage") || errs != "" {
+			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q", args, code, len(out), errs)
+		}
+	}
+	for _, args := range [][]string{{"--bogus"}, {"keys", "--bogus"}, {"health", "--bogus"}, {"proxy", "--bogus"}, {"mcp", "--bogus"}} {
+		code, out, errs := run(args...)
+		lines := strings.Split(strings.TrimSpace(errs), "\n")
+		if code != 2 || out != "" || len(lines) != 2 || !strings.Contains(lines[0], "-bogus") || !strings.Contains(lines[1], "--help") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q: want exit 2 and two lines, the error and a hint", args, code, out, errs)
+		}
+	}
+	code, _, errs := run("frob")
+	if code != 2 {
+		t.Errorf("unknown command: exit %d", code)
+	}
+	for _, cmd := range []string{"mcp", "keys", "proxy", "health", "version"} {
+		if !strings.Contains(errs, cmd) {
+			t.Errorf("the unknown command's error lacks %q: %s", cmd, errs)
+		}
+	}
+}
+
+// With --tls the command serves https, prints where the authority is, and
+// its health check trusts it, by the address file or by MOCKSERVER_ADDR
+// with MOCKSERVER_TLS.
+func TestRunTLS(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "state.db")
+	s := startServer(t, fakeEnv{}, "--addr", "127.0.0.1:0", "--db", db, "--tls")
+	ca := filepath.Join(filepath.Dir(db), "state.db.tls", "ca.pem")
+	if !strings.Contains(s.log.String(), "ca="+ca) {
+		t.Errorf("the start does not print the authority's path %s:\n%s", ca, s.log)
+	}
+	if _, err := os.Stat(ca); err != nil {
+		t.Fatal(err)
+	}
+	addr := strings.TrimPrefix(s.root, "https://")
+	var stdout, stderr bytes.Buffer
+	if code := Run(context.Background(), []string{"health", "--db", db}, fakeEnv{}.get, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("health by the address file: exit %d, %s", code, stderr.String())
+	}
+	if code := Run(context.Background(), []string{"health"}, fakeEnv{"MOCKSERVER_ADDR": addr, "MOCKSERVER_TLS": "true", "MOCKSERVER_DB": db}.get, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("health by MOCKSERVER_ADDR and MOCKSERVER_TLS: exit %d, %s", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := Run(context.Background(), []string{"health", "--url", s.root, "--db", filepath.Join(t.TempDir(), "other.db")}, fakeEnv{}.get, nil, &stdout, &stderr); code != 1 {
+		t.Fatalf("health without the authority: exit %d, want 1", code)
+	}
+	if !strings.Contains(stderr.String(), "certificate") {
+		t.Errorf("health without the authority says why: %s", stderr.String())
 	}
 }

@@ -26,7 +26,8 @@ type settings struct {
 	addr, db, clock, startTime, fixtures, publicURL, logFormat string
 	seed, oauthApprove                                         uint64
 	speed                                                      float64
-	durable, reset, strict, fetchImages, coverage              bool
+	durable, reset, strict, fetchImages, coverage, tls         bool
+	tlsCert, tlsKey                                            string
 	controlToken, allowedHosts, fileSecret, logLevel           string
 	journalSize, journalBody, maxSandboxes                     int
 	maxBody                                                    int64
@@ -43,20 +44,19 @@ func envName(flagName string) string {
 	return "MOCKSERVER_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
-func parseSettings(args []string, getenv func(string) string, stderr io.Writer) (*settings, error) {
-	return parseCommand(false, args, getenv, stderr)
+func parseSettings(args []string, getenv func(string) string, stdout, stderr io.Writer) (*settings, error) {
+	return parseCommand(false, args, getenv, stdout, stderr)
 }
 
 // parseCommand parses the settings of the serve command, or of the mcp
 // command: the same flags (and variables), with a free loopback port and a
 // temporary state file by default, and its own --api-key and --url.
-func parseCommand(mcp bool, args []string, getenv func(string) string, stderr io.Writer) (*settings, error) {
+func parseCommand(mcp bool, args []string, getenv func(string) string, stdout, stderr io.Writer) (*settings, error) {
 	name, addr, db := "mockserver", "127.0.0.1:8080", "mediamock.db"
 	if mcp {
 		name, addr, db = "mockserver mcp", "127.0.0.1:0", ""
 	}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	s := &settings{mcp: mcp}
 	fs.StringVar(&s.addr, "addr", addr, "listen address")
 	if mcp {
@@ -82,6 +82,9 @@ func parseCommand(mcp bool, args []string, getenv func(string) string, stderr io
 	fs.StringVar(&s.controlToken, "control-token", "", "protect the control API with this bearer token")
 	fs.StringVar(&s.allowedHosts, "allowed-hosts", "", "comma-separated host names, besides loopback ones and the public URL's, that may reach the control API and appear in file URLs (* for any)")
 	fs.StringVar(&s.fileSecret, "file-secret", "", "mix this secret into file addresses so they cannot be computed from the seed")
+	fs.BoolVar(&s.tls, "tls", false, "serve https with a certificate made on first start and kept beside the state file (a local CA to trust, printed at start and served at "+mediamock.CAPath+")")
+	fs.StringVar(&s.tlsCert, "tls-cert", "", "serve https with this PEM certificate (with its chain) instead; needs --tls-key")
+	fs.StringVar(&s.tlsKey, "tls-key", "", "the PEM key of --tls-cert")
 	fs.DurationVar(&s.readTimeout, "read-timeout", 60*time.Second, "longest time to read a whole request, body included")
 	fs.DurationVar(&s.writeTimeout, "write-timeout", 90*time.Second, "longest time to write a whole response (above the longest wait_seconds, 55 s)")
 	fs.DurationVar(&s.idleTimeout, "idle-timeout", 60*time.Second, "close keep-alive connections idle this long")
@@ -92,11 +95,14 @@ func parseCommand(mcp bool, args []string, getenv func(string) string, stderr io
 	fs.BoolVar(&s.coverage, "coverage-report", false, "print the coverage table to stderr at shutdown")
 	fs.DurationVar(&s.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long requests in flight may take at shutdown")
 	fs.Usage = func() { usage(fs, mcp) }
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q (commands: mcp, health, version)", fs.Arg(0))
+		if mcp {
+			return nil, fmt.Errorf("unexpected argument %q (mockserver mcp takes flags only)", fs.Arg(0))
+		}
+		return nil, fmt.Errorf("unknown command %q (commands: %s; mockserver --help says more)", fs.Arg(0), commands)
 	}
 	// Environment variables apply to the flags the command line left out.
 	s.source = map[string]string{}
@@ -171,6 +177,7 @@ func (s *settings) options(log *slog.Logger) (mediamock.Options, error) {
 		Speed: s.speed, FixturesPath: s.fixtures, PublicURL: s.publicURL, MaxBodyBytes: s.maxBody, Strict: s.strict, Logger: log,
 		FetchImages: s.fetchImages, ControlToken: s.controlToken, JournalSize: journal, JournalBodyBytes: s.journalBody,
 		AllowedHosts: hosts, FileSecret: s.fileSecret, MaxSandboxes: s.maxSandboxes, OAuthApprove: s.oauthApprove, ReadTimeout: s.readTimeout, WriteTimeout: s.writeTimeout, IdleTimeout: s.idleTimeout,
+		TLS: s.tls, TLSCert: s.tlsCert, TLSKey: s.tlsKey,
 	}, nil
 }
 
@@ -218,7 +225,7 @@ Flags (each also an environment variable; a flag wins over its variable):
 	})
 }
 
-func runServe(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) int {
+func runServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	// Starting allocates a few megabytes in many small pieces (the OpenAPI
 	// document's parse most of all) while the heap is small: the collector
 	// would run several times for nothing. It runs less often until the
@@ -231,9 +238,12 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		go debug.FreeOSMemory()
 	})
 	defer ready()
-	s, err := parseSettings(args, getenv, stderr)
+	s, err := parseSettings(args, getenv, stdout, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
+	}
+	if errors.Is(err, errShown) {
+		return 2
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "mockserver:", err)
@@ -259,6 +269,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		log.Warn("cannot write the address file for the health check", "file", addrFile, "err", err)
 	} else {
 		defer os.Remove(addrFile)
+	}
+	if ca := srv.CAFile(); ca != "" {
+		log.Info("https with a local certificate authority: trust it to reach the server", "ca", ca, "download", srv.URL()+mediamock.CAPath,
+			"curl", "curl --cacert "+ca, "node", "NODE_EXTRA_CA_CERTS="+ca, "python", "ssl.create_default_context(cafile=...)")
 	}
 	log.Info("mediamock ready", "url", srv.BaseURL(), "dashboard", srv.URL()+"/_mock/ui/", "clock", string(opts.Clock),
 		"speed", strconv.FormatFloat(opts.Speed, 'g', -1, 64), "seed", opts.Seed, "db", opts.DBPath, "version", version, "keys", "mockserver keys")

@@ -357,7 +357,7 @@ func (c *verdict) skip(why string) { c.res.Skipped = append(c.res.Skipped, why) 
 // ownedHeaders are the headers that rules of their own check on every
 // response; the document's findings about them are not repeated.
 var ownedHeaders = map[string]bool{
-	"X-Ratelimit-Limit": true, "X-Ratelimit-Remaining": true, "X-Ratelimit-Reset": true, "Retry-After": true,
+	"X-RateLimit-Limit": true, "X-RateLimit-Remaining": true, "X-RateLimit-Reset": true, "Retry-After": true,
 }
 
 // checkDocument holds an exchange to openapi.json and the error object.
@@ -471,6 +471,9 @@ func rateHeaders(c *verdict, h http.Header) {
 	values := map[string]int64{}
 	for _, name := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {
 		v := h.Get(name)
+		if exact := h[name]; len(exact) > 0 { // spelled as the spec writes it, not canonical
+			v = exact[0]
+		}
 		n, err := strconv.ParseInt(v, 10, 64)
 		switch {
 		case v == "":

@@ -85,7 +85,7 @@ func parse(name string, data []byte, validate bool) (*Contract, error) {
 // the validator stops at a failed oneOf, but a developer should see every
 // violation at once, so the body is validated again against the schema
 // without its oneOf.
-func (c *Contract) beyondOneOf(r *http.Request, opID string, err error) []problem.Violation {
+func (c *Contract) beyondOneOf(r *http.Request, opID string, err error, exempt func(string) bool, exempted *int) []problem.Violation {
 	alt := c.noOneOf[opID]
 	if alt == nil || !hasOneOfError(err) || r.GetBody == nil {
 		return nil
@@ -103,7 +103,7 @@ func (c *Contract) beyondOneOf(r *http.Request, opID string, err error) []proble
 	if verr == nil {
 		return nil
 	}
-	return schemaViolations(verr, "body", "", "", nil)
+	return schemaViolations(verr, "body", "", "", nil, exempt, exempted)
 }
 
 func hasOneOfError(err error) bool {
@@ -155,6 +155,7 @@ func (c *Contract) ValidateRequest(r *http.Request, opID string, vars map[string
 		judged = r.Clone(r.Context())
 		judged.Body, judged.ContentLength = io.NopCloser(bytes.NewReader(skeleton)), int64(len(skeleton))
 	}
+	exempt := ownURLsOf(r.Context())
 	input := &openapi3filter.RequestValidationInput{Request: judged, PathParams: vars, QueryParams: query, Route: c.routes[opID], Options: validationOptions}
 	err := openapi3filter.ValidateRequest(r.Context(), input)
 	if err == nil {
@@ -162,8 +163,9 @@ func (c *Contract) ValidateRequest(r *http.Request, opID string, vars map[string
 	}
 	var violations []problem.Violation
 	var first error
+	exempted := 0
 	for _, e := range flatten(err) {
-		v, terminal := classify(e)
+		v, terminal := classify(e, exempt, &exempted)
 		if terminal != nil {
 			if first == nil {
 				first = terminal
@@ -175,7 +177,10 @@ func (c *Contract) ValidateRequest(r *http.Request, opID string, vars map[string
 	if first != nil {
 		return first
 	}
-	violations = append(violations, c.beyondOneOf(r, opID, err)...)
+	violations = append(violations, c.beyondOneOf(r, opID, err, exempt, &exempted)...)
+	if len(violations) == 0 && exempted > 0 {
+		return nil
+	}
 	if len(violations) == 0 {
 		violations = []problem.Violation{{In: "request", Field: "", Reason: err.Error()}}
 	}
@@ -242,7 +247,7 @@ func flatten(err error) []error {
 
 // classify turns one validation error into violations, or into an error that
 // answers the request on its own (bad JSON, wrong media type, too large).
-func classify(err error) ([]problem.Violation, error) {
+func classify(err error, exempt func(string) bool, exempted *int) ([]problem.Violation, error) {
 	var re *openapi3filter.RequestError
 	if !errors.As(err, &re) {
 		return []problem.Violation{{In: "request", Reason: err.Error()}}, nil
@@ -252,7 +257,7 @@ func classify(err error) ([]problem.Violation, error) {
 		return nil, problem.TooLarge(mbe.Limit)
 	}
 	if re.Parameter != nil {
-		return schemaViolations(re.Err, re.Parameter.In, re.Parameter.Name, paramReason(re), re.Parameter), nil
+		return schemaViolations(re.Err, re.Parameter.In, re.Parameter.Name, paramReason(re), re.Parameter, exempt, exempted), nil
 	}
 	if re.RequestBody == nil {
 		return []problem.Violation{{In: "request", Reason: re.Error()}}, nil
@@ -279,7 +284,7 @@ func classify(err error) ([]problem.Violation, error) {
 		}
 		return nil, &problem.Error{Kind: problem.EINVALID, Code: "invalid_body", Message: "The body cannot be read: " + rootCause(re.Err) + "."}
 	}
-	return schemaViolations(re.Err, "body", "", re.Reason, nil), nil
+	return schemaViolations(re.Err, "body", "", re.Reason, nil, exempt, exempted), nil
 }
 
 func rootCause(err error) string {
@@ -304,7 +309,10 @@ var undefinedPart = regexp.MustCompile(`part ([^:\s]+): undefined`)
 var unsupportedProperty = regexp.MustCompile(`^property "([^"]+)" is unsupported$`)
 
 // schemaViolations lists the schema errors inside err, each with its field.
-func schemaViolations(err error, in, base, fallback string, param *openapi3.Parameter) []problem.Violation {
+// A pattern that allows the server's own file addresses (x-own-file-urls)
+// is not broken by one of them: exempt recognizes them, and exempted
+// counts the violations it waived.
+func schemaViolations(err error, in, base, fallback string, param *openapi3.Parameter, exempt func(string) bool, exempted *int) []problem.Violation {
 	var out []problem.Violation
 	for _, e := range flatten(err) {
 		var se *openapi3.SchemaError
@@ -331,6 +339,9 @@ func schemaViolations(err error, in, base, fallback string, param *openapi3.Para
 		case se.SchemaField == "enum":
 			v.Allowed = se.Schema.Enum
 			v.Reason = "must be one of the allowed values"
+		case se.SchemaField == "pattern" && ownURL(se, exempt):
+			*exempted++
+			continue
 		case se.SchemaField == "pattern":
 			if msg, ok := se.Schema.Extensions["x-pattern-message"].(string); ok {
 				v.Reason = msg
@@ -428,14 +439,28 @@ func (c *Contract) Statuses(opID string) []int {
 	return out
 }
 
-// ValidateResponse checks a response against its operation.
+// ValidateResponse checks a response against its operation. Headers may
+// be spelled as the spec writes them (X-RateLimit-Limit) rather than in
+// Go's canonical form: they are judged as a client reads them.
 func (c *Contract) ValidateResponse(r *http.Request, opID string, status int, h http.Header, body []byte) error {
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: r, Route: c.routes[opID], Options: validationOptions},
 		Status:                 status,
-		Header:                 h,
+		Header:                 canonicalHeader(h),
 		Body:                   io.NopCloser(bytes.NewReader(body)),
 		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
 	}
 	return openapi3filter.ValidateResponse(context.Background(), in)
+}
+
+// canonicalHeader is h with its names in Go's canonical form, as the
+// validator looks them up: a header set as the spec spells it
+// (X-RateLimit-Limit) is found.
+func canonicalHeader(h http.Header) http.Header {
+	out := make(http.Header, len(h))
+	for k, v := range h {
+		ck := http.CanonicalHeaderKey(k)
+		out[ck] = append(out[ck], v...)
+	}
+	return out
 }

@@ -73,7 +73,7 @@ func (c *Contract) CheckExchange(r *http.Request, status int, h http.Header, bod
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: vr, PathParams: params, Route: route,
 			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}},
-		Status: status, Header: h, Body: io.NopCloser(bytes.NewReader(body)),
+		Status: status, Header: canonicalHeader(h), Body: io.NopCloser(bytes.NewReader(body)),
 		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
 	}
 	return openapi3filter.ValidateResponse(context.Background(), in)
@@ -114,12 +114,12 @@ func (c *Contract) ExchangeFindings(r *http.Request, status int, h http.Header, 
 			return out, err
 		}
 		if m := headerReason.FindStringSubmatch(re.Reason); m != nil {
-			name := http.CanonicalHeaderKey(m[1])
+			name := m[1] // as the document spells it (X-RateLimit-Limit)
 			out = append(out, Finding{In: "header", Name: name, Reason: strings.TrimPrefix(re.Error(), "response ")})
-			if seen[name] {
+			if seen[http.CanonicalHeaderKey(name)] {
 				return out, nil
 			}
-			seen[name] = true
+			seen[http.CanonicalHeaderKey(name)] = true
 			h.Set(name, "0") // satisfies the document's integer and string headers
 			continue
 		}

@@ -78,12 +78,12 @@ func TestExchangeFindings(t *testing.T) {
 		{"conforming", 200, rateHeaders(), `{"object": "generation", "status": "completed", "assets": [` + asset + `]}`, nil},
 		{"a header missing does not hide the body", 200, noLimit, `{"object": "generation", "status": "completed", "assets": [{"id": "7", "object": "asset", "kind": "image", "status": "completed", "created_at": "2026-01-05T09:00:00Z"}]}`,
 			[]contract.Finding{
-				{In: "header", Name: "X-Ratelimit-Limit"},
+				{In: "header", Name: "X-RateLimit-Limit"},
 				{In: "body", Name: "$.assets[0].id"},
 				{In: "body", Name: "$.assets[0].credits"},
 			}},
 		{"undeclared status", 418, rateHeaders(), `{}`, []contract.Finding{{In: "status"}}},
-		{"not JSON", 200, http.Header{"Content-Type": {"text/html"}, "X-Ratelimit-Limit": {"1"}, "X-Ratelimit-Remaining": {"1"}, "X-Ratelimit-Reset": {"1"}}, `<html>`,
+		{"not JSON", 200, http.Header{"Content-Type": {"text/html"}, "X-RateLimit-Limit": {"1"}, "X-RateLimit-Remaining": {"1"}, "X-RateLimit-Reset": {"1"}}, `<html>`,
 			[]contract.Finding{{In: "content_type", Name: "Content-Type"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -82,7 +82,7 @@ type (
 
 // eventOf renders a change as an event's name and data.
 func eventOf(eng *sim.Engine, c sim.Change) (string, any) {
-	at := sim.FormatTimeExact(c.At)
+	at := sim.FormatTime(c.At)
 	switch c.Kind {
 	case sim.ChangeJob:
 		j := c.Job
@@ -107,8 +107,12 @@ func eventOf(eng *sim.Engine, c sim.Change) (string, any) {
 		// one still to come.
 		eng.Settle()
 		clock := Clock{Now: at, Mode: string(c.Mode)}
+		if off, ok := eng.Clock().Offset(); ok {
+			secs := int64(off.Round(time.Second) / time.Second)
+			clock.OffsetSeconds = &secs
+		}
 		if next, ok, _ := eng.NextDue(); ok {
-			clock.NextEventAt = sim.FormatTimeExact(next)
+			clock.NextEventAt = NextEventTime(next)
 		}
 		return "clock", clockEvent{Type: "clock", Clock: clock}
 	case sim.ChangeOverflow:

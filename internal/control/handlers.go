@@ -23,6 +23,7 @@ var routes = []route{
 	{"POST", "/clock/advance", "advanceClock", advance},
 	{"POST", "/clock/set", "setClock", setClock},
 	{"PUT", "/clock/mode", "setClockMode", clockMode},
+	{"POST", "/clock/resync", "resyncClock", resyncClock},
 	{"GET", "/faults", "getFaults", faults},
 	{"DELETE", "/faults", "clearFaults", clearFaults},
 	{"POST", "/faults/fail-next", "failNext", failNext},
@@ -85,17 +86,32 @@ type Clock struct {
 	Now         string `json:"now"`
 	Mode        string `json:"mode"`
 	NextEventAt string `json:"next_event_at,omitempty"`
+	// OffsetSeconds is how far a real clock is ahead of the wall clock
+	// (negative: behind), in whole seconds; absent in the other modes.
+	OffsetSeconds *int64 `json:"offset_seconds,omitempty"`
 }
 
 // ClockOf renders the engine's clock.
 func ClockOf(eng *sim.Engine) Clock {
 	c := eng.Clock()
-	// Sub-second precision: moving the clock to next_event_at fires the event.
-	out := Clock{Now: sim.FormatTimeExact(c.Now()), Mode: string(c.Mode())}
+	out := Clock{Now: sim.FormatTime(c.Now()), Mode: string(c.Mode())}
+	if off, ok := c.Offset(); ok {
+		secs := int64(off.Round(time.Second) / time.Second)
+		out.OffsetSeconds = &secs
+	}
 	if next, ok, _ := eng.NextDue(); ok {
-		out.NextEventAt = sim.FormatTimeExact(next)
+		out.NextEventAt = NextEventTime(next)
 	}
 	return out
+}
+
+// NextEventTime renders when the next event is due in whole seconds, like
+// every time of the API, rounded up: moving the clock to it fires the event.
+func NextEventTime(t time.Time) string {
+	if r := t.Truncate(time.Second); !r.Equal(t) {
+		t = r.Add(time.Second)
+	}
+	return sim.FormatTime(t)
 }
 
 func (c *call) clock() (int, any, error) { return http.StatusOK, ClockOf(c.env.Eng), nil }
@@ -136,6 +152,13 @@ func setClock(c *call) (int, any, error) {
 		return 0, nil, err
 	}
 	if err := c.env.Eng.SetTime(body.Time); err != nil {
+		return 0, nil, err
+	}
+	return c.clock()
+}
+
+func resyncClock(c *call) (int, any, error) {
+	if _, err := c.env.Eng.ResyncClock(); err != nil {
 		return 0, nil, err
 	}
 	return c.clock()

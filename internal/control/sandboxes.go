@@ -109,7 +109,7 @@ func (f *Front) narrow(s scope, r *http.Request, op string, vars map[string]stri
 // outside refuses what a sandbox's control token may not reach.
 func outside(op string) error {
 	switch op {
-	case "advanceClock", "setClock", "setClockMode":
+	case "advanceClock", "setClock", "setClockMode", "resyncClock":
 		return &sim.Error{Kind: sim.EFORBIDDEN, Code: "clock_is_shared",
 			Message: "Every sandbox shares the server's one clock: a sandbox's control token cannot move it. Finish this sandbox's jobs now with POST /_mock/sandboxes/{id}/run (or fail or complete one with POST /_mock/assets/{id}/{action}); the server's control token moves the clock.",
 			Details: map[string]any{"operation": op}}

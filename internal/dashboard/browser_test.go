@@ -311,3 +311,57 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 	b.noConsoleErrors()
 }
+
+// In real mode the page asks before a jump (a jump leaves the clock ahead
+// of the wall) and offers Resync, which puts it back on the wall clock.
+func TestDashboardRealClockAsksAndResyncs(t *testing.T) {
+	b := newBrowser(t)
+	srv := mediamock.RunT(t, func(o *mediamock.Options) { o.Clock = mediamock.ClockReal })
+	b.do("open the dashboard", chromedp.Navigate(srv.URL()+"/_mock/ui/#clock"))
+	b.visible("the event stream is live", `#live[data-state="live"]`)
+	assert.True(t, eval[bool](b, `document.querySelector('#clock-resync').hidden`), "nothing to resync yet")
+	before := srv.Now()
+
+	eval[bool](b, `window.asked = 0; window.confirm = () => { window.asked++; return false; }; true`)
+	b.click("advance an hour, declined", `#advance-hour`)
+	b.until("the page asked", `window.asked === 1`)
+	assert.WithinDuration(t, before, srv.Now(), 30*time.Minute, "a declined jump does not move the clock")
+
+	eval[bool](b, `window.confirm = () => { window.asked++; return true; }; true`)
+	b.click("advance an hour, accepted", `#advance-hour`)
+	b.until("the page asked again", `window.asked === 2`)
+	testkit.Poll(t, "the clock jumped", func() bool { return srv.Now().Sub(time.Now()) > 50*time.Minute })
+	b.visible("Resync shows, with the offset", `#clock-resync:not([hidden])`)
+	assert.Contains(t, eval[string](b, `document.querySelector('#clock-resync').textContent`), "+1h")
+
+	b.click("resync", `#clock-resync`)
+	testkit.Poll(t, "the clock is back on the wall", func() bool { return srv.Now().Sub(time.Now()).Abs() < 5*time.Second })
+	b.until("Resync hides again", `document.querySelector('#clock-resync').hidden`)
+	b.noConsoleErrors()
+}
+
+// The jobs table: times with their dates, no start time while a job is
+// queued, asset ids and Encore ids in columns of their own.
+func TestDashboardJobsTableReadsRight(t *testing.T) {
+	b := newBrowser(t)
+	srv := mediamock.RunT(t, func(o *mediamock.Options) { o.Clock = mediamock.ClockManual })
+	b.do("open the dashboard", chromedp.Navigate(srv.URL()+"/_mock/ui/#jobs"))
+	b.visible("the jobs panel shows", `#panel-jobs[data-loaded]`)
+
+	id := firstAsset(t, testkit.API(t, srv, "POST", "/generations", `{"modality":"image","model_id":"imagen-4","prompt":"a red fox"}`))
+	row := fmt.Sprintf(`#job-table tr[data-id="%d"]`, id)
+	b.visible("the queued job appears", row+`[data-status="queued"]`)
+	cells := eval[[]string](b, `[...document.querySelectorAll('`+row+` td')].map((td) => td.textContent)`)
+	require.GreaterOrEqual(t, len(cells), 10)
+	assert.Equal(t, fmt.Sprint(id), cells[0], "the asset id")
+	assert.Equal(t, "", cells[1], "no Encore id for a generation")
+	assert.Equal(t, "2026-01-05 09:00:00", cells[7], "the created time with its date")
+	assert.Equal(t, "", cells[8], "a queued job has not started")
+
+	enc := testkit.API(t, srv, "POST", "/encore/creations", `{"effect":"golden-hour","asset_id":1}`)
+	encID := int(enc["id"].(float64))
+	erow := fmt.Sprintf(`#job-table tr[data-id="%d"]`, encID)
+	b.until("the Encore job appears", fmt.Sprintf(`[...document.querySelectorAll('%s')].some((tr) => tr.querySelector('.encore-id').textContent === '%d')`, erow, encID))
+	assert.Equal(t, fmt.Sprint(encID), eval[string](b, fmt.Sprintf(`[...document.querySelectorAll('%s .encore-id')].map((td) => td.textContent).find((s) => s === '%d')`, erow, encID)))
+	b.noConsoleErrors()
+}

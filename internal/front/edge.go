@@ -39,7 +39,7 @@ func (env *Env) Serve(w http.ResponseWriter, r *http.Request, d Door, next func(
 	started := env.WallClock()
 	rw := &Writer{ResponseWriter: w, env: env, door: d, req: r}
 	h := rw.Header()
-	h.Set("X-Request-Id", env.NewRequestID())
+	SetHeader(h, "X-Request-Id", env.NewRequestID())
 	// The Date agrees with X-RateLimit-Reset, Retry-After and every
 	// timestamp in bodies, whatever the clock mode.
 	h.Set("Date", env.Eng.Clock().Now().UTC().Format(http.TimeFormat))
@@ -387,9 +387,28 @@ func HasPathPrefix(path, prefix string) bool {
 // SetRateHeaders reports a workspace's rate window in the X-RateLimit-*
 // headers every response to an authenticated request carries.
 func SetRateHeaders(h http.Header, d sim.RateDecision) {
-	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(d.Reset.Unix(), 10))
+	SetHeader(h, "X-RateLimit-Limit", strconv.Itoa(d.Limit))
+	SetHeader(h, "X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
+	SetHeader(h, "X-RateLimit-Reset", strconv.FormatInt(d.Reset.Unix(), 10))
+}
+
+// SetHeader sets a header the spec names, spelled as the spec writes it
+// (X-RateLimit-Limit, not Go's canonical X-Ratelimit-Limit): HTTP does not
+// care, but grep and some clients' header maps do. Any canonical spelling
+// set before goes. Read such a header back with HeaderValue.
+func SetHeader(h http.Header, name, value string) {
+	if c := http.CanonicalHeaderKey(name); c != name {
+		delete(h, c)
+	}
+	h[name] = []string{value}
+}
+
+// HeaderValue reads a header set with SetHeader, or set any other way.
+func HeaderValue(h http.Header, name string) string {
+	if v := h[name]; len(v) > 0 {
+		return v[0]
+	}
+	return h.Get(name)
 }
 
 // Challenge is the WWW-Authenticate header of a refusal for its

@@ -50,7 +50,8 @@ type Env struct {
 	// Strict validates every response of the service's operations.
 	Strict       bool
 	ControlToken string
-	// Start is where the clock started, for resets.
+	// Start is where the clock started, for resets; zero for a real clock
+	// given no start time, which a reset puts back on the wall clock.
 	Start time.Time
 	// Operations are the operations of openapi.json the coverage lists.
 	Operations []journal.Operation
@@ -99,7 +100,11 @@ func (env *Env) View(r *http.Request) wire.View {
 // Reset puts the whole simulation back to its fixtures: state, clock,
 // journals, coverage and the faults of every scope. Every sandbox goes.
 func (env *Env) Reset() error {
-	if err := env.Eng.Reset(env.Start); err != nil {
+	start := env.Start
+	if start.IsZero() {
+		start = env.WallClock()
+	}
+	if err := env.Eng.Reset(start); err != nil {
 		return err
 	}
 	env.Gate.ClearAll()

@@ -3,6 +3,7 @@ package front
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -299,8 +300,15 @@ func breakConnection(rw http.ResponseWriter, kind string, status int, h http.Hea
 		_ = buf.Flush()
 	}
 	if kind == fault.Reset {
-		if tcp, ok := conn.(*net.TCPConn); ok {
+		raw := conn
+		if tc, ok := conn.(*tls.Conn); ok {
+			// Over https the reset cuts the TCP connection under TLS,
+			// with no close_notify before it.
+			raw = tc.NetConn()
+		}
+		if tcp, ok := raw.(*net.TCPConn); ok {
 			_ = tcp.SetLinger(0)
+			_ = tcp.Close()
 		}
 	}
 }

@@ -60,10 +60,17 @@ func (m *memResponse) response(r *http.Request) *http.Response {
 	if m.status == 0 {
 		m.status = http.StatusOK
 	}
+	// A client reads header names in canonical form, as net/http parses
+	// them off the wire (the server writes some as the spec spells them).
+	header := make(http.Header, len(m.header))
+	for k, v := range m.header {
+		ck := http.CanonicalHeaderKey(k)
+		header[ck] = append(header[ck], v...)
+	}
 	return &http.Response{
 		Status: fmt.Sprintf("%d %s", m.status, http.StatusText(m.status)), StatusCode: m.status,
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: m.header, Body: io.NopCloser(bytes.NewReader(m.body.Bytes())),
+		Header: header, Body: io.NopCloser(bytes.NewReader(m.body.Bytes())),
 		ContentLength: int64(m.body.Len()), Request: r,
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
@@ -138,7 +139,7 @@ func Invoke(env *front.Env, in *Invocation) *Result {
 		case problem.EINTERNAL:
 			env.Log.Error("internal error", "request_id", in.RequestID, "front", in.Front, "operation", in.Op, "err", err)
 		case problem.ERATELIMIT:
-			in.Header.Set("Retry-After", strconv.Itoa(int(res.Pass.Rate.RetryAfter/time.Second)))
+			front.SetHeader(in.Header, "Retry-After", strconv.Itoa(int(res.Pass.Rate.RetryAfter/time.Second)))
 		}
 		if c := front.Challenge(in.Authorization, err); c != "" {
 			in.Header.Set("WWW-Authenticate", c)
@@ -190,6 +191,8 @@ func validate(env *front.Env, in *Invocation) error {
 	if in.Query == nil {
 		in.Query = in.Request.URL.Query()
 	}
+	// The server's own file addresses are image sources too (x-own-file-urls).
+	in.Request = in.Request.WithContext(contract.WithOwnURLs(in.Request.Context(), env.IsOwnFile))
 	err := problem.Merge(env.API.ValidateRequest(in.Request, in.Op, in.Vars, in.Query), in.Extra)
 	// A multipart upload over its own cap is a file too large, not a body.
 	if e := problem.AsError(err); err != nil && in.Op == "createUpload" && e.Code == "payload_too_large" && e.Details["limit_bytes"] != env.MaxBodyBytes {

@@ -129,16 +129,23 @@
 
   // --- formatting
 
-  const hms = (iso) => (iso ? iso.slice(11, 19) : '');
+  // Times carry their date: after a jump of the clock a time alone is
+  // ambiguous.
+  const stamp = (iso) => (iso ? iso.slice(0, 10) + ' ' + iso.slice(11, 19) : '');
   const full = (iso) => (iso ? iso.slice(0, 10) + ' ' + iso.slice(11, 19) + ' UTC' : '—');
   function took(a, b) {
     if (!a || !b) return '';
     const s = (Date.parse(b) - Date.parse(a)) / 1000;
     return s < 90 ? s.toFixed(1) + ' s' : (s / 60).toFixed(1) + ' min';
   }
+  // span renders whole seconds as 1d 2h 3m 4s, leaving out what is zero.
+  function span(s) {
+    const parts = [[86400, 'd'], [3600, 'h'], [60, 'm'], [1, 's']].map(([n, u]) => { const v = Math.floor(s / n); s %= n; return v ? v + u : ''; });
+    return parts.filter(Boolean).join(' ') || '0s';
+  }
   const final = (st) => st === 'completed' || st === 'failed';
   const status = (st, extra) => h('span', { class: 'status st-' + st }, st, extra || '');
-  const time = (iso, cls) => h('td', { class: 'time' + (cls ? ' ' + cls : ''), title: iso || '' }, hms(iso));
+  const time = (iso, cls) => h('td', { class: 'time' + (cls ? ' ' + cls : ''), title: iso || '' }, stamp(iso));
 
   // --- state
 
@@ -229,6 +236,10 @@
     $('#clock-now').textContent = full(clockNow());
     $('#clock-now').dataset.now = S.clock ? S.clock.now : '';
     $('#clock-mode').textContent = S.clock ? S.clock.mode : '';
+    // Resync shows while a real clock is off the wall clock, saying by how much.
+    const off = S.clock && S.clock.mode === 'real' ? S.clock.offset_seconds || 0 : 0;
+    $('#clock-resync').hidden = off === 0;
+    $('#clock-resync').textContent = off === 0 ? 'Resync' : `Resync (${off > 0 ? '+' : '−'}${span(Math.abs(off))})`;
     if (current === 'clock') $('#clock-now-big').textContent = full(clockNow());
   }
   function renderClock() {
@@ -241,11 +252,21 @@
     if (document.activeElement !== f.elements.time) f.elements.time.value = clockNow().slice(0, 19);
     $('#clock-mode-form').elements.mode.value = c.mode;
   }
-  const advance = (d) => act(async () => setClock(await api('POST', '/clock/advance', { duration: d })));
+  // A real clock follows the wall clock: a jump leaves it ahead (across
+  // restarts too) until a resync, so the dashboard asks first.
+  function jumpConfirmed() {
+    return !S.clock || S.clock.mode !== 'real' || confirm('The clock is real: it follows the wall clock. A jump keeps it ahead, across restarts too, until Resync puts it back on the wall clock (clients that compute times from their own clock see the difference). Jump?');
+  }
+  const advance = (d) => act(async () => {
+    if (!jumpConfirmed()) return;
+    setClock(await api('POST', '/clock/advance', { duration: d }));
+  });
+  $('#clock-resync').addEventListener('click', act(async () => setClock(await api('POST', '/clock/resync', {}))));
   for (const b of $$('[data-advance]')) b.addEventListener('click', advance(b.dataset.advance));
   const toNext = act(async () => {
     const c = await api('GET', '/clock');
     if (!c.next_event_at) return toast('Nothing is due.', true);
+    if (!jumpConfirmed()) return;
     setClock(await api('POST', '/clock/set', { time: c.next_event_at }));
   });
   $('#advance-next').addEventListener('click', toNext);
@@ -253,6 +274,7 @@
   $('#clock-set').addEventListener('submit', act(async (ev) => {
     let v = ev.target.elements.time.value;
     if (v.length === 16) v += ':00';
+    if (!jumpConfirmed()) return;
     setClock(await api('POST', '/clock/set', { time: v + 'Z' }));
   }));
   $('#clock-mode-form').addEventListener('submit', act(async (ev) => {
@@ -319,7 +341,7 @@
             : 'none'),
           h('dt', {}, 'Rate window'), h('dd', {},
             h('meter', { min: 0, max: rw.limit, value: rw.used, high: rw.limit * 0.8, 'aria-label': 'Requests used this minute' }),
-            ` ${rw.used}/${rw.limit} used, resets ${hms(rw.resets_at)}`)),
+            ` ${rw.used}/${rw.limit} used, resets ${stamp(rw.resets_at)}`)),
         h('table', { class: 'tokens' }, h('tbody', {}, w.tokens.map((t) => h('tr', {},
           h('td', {}, h('code', {}, t.masked), h('div', { class: 'hint' }, t.name)),
           h('td', {}, t.type === 'oauth' ? 'OAuth' : 'API key'),
@@ -361,14 +383,19 @@
     }, st || 'all', h('span', { class: 'n' }, n))));
     const rows = all.filter((j) => !S.jobStatus || j.status === S.jobStatus);
     $('#job-table tbody').replaceChildren(...rows.map((j) => h('tr', { dataset: { job: j.job_id, id: j.id, status: j.status } },
-      h('td', { class: 'num' }, j.id),
+      // Asset ids and Encore creation ids are separate sequences: one
+      // column each.
+      h('td', { class: 'num asset-ids' }, (j.asset_ids || []).join(', ') || (j.kind === 'encore' ? '' : j.id)),
+      h('td', { class: 'num encore-id' }, j.kind === 'encore' ? j.id : ''),
       h('td', { class: 'wide' }, j.kind === 'encore' ? 'Encore' : j.asset_kind || 'generation'),
       h('td', { class: 'num wide' }, j.workspace_id),
       h('td', {}, j.model || j.effect || ''),
       h('td', { class: 'prompt wide', title: j.prompt || '' }, j.prompt || ''),
       h('td', {}, status(j.status), j.stuck && !final(j.status) ? [' ', h('span', { class: 'status st-stuck' }, 'stuck')] : '',
         j.error ? h('div', { class: 'hint', title: j.error.message }, j.error.code) : ''),
-      time(j.created_at, 'wide'), time(j.started_at, 'wide'), time(j.finished_at, 'wide'),
+      // A queued job may hold a slot already (started_at), but it has not
+      // started for the client: no start time until it processes.
+      time(j.created_at, 'wide'), time(j.status === 'queued' ? '' : j.started_at, 'wide'), time(j.finished_at, 'wide'),
       h('td', { class: 'num wide' }, took(j.created_at, j.finished_at)),
       h('td', { class: 'actions' }, final(j.status) ? '' : [jobAction(j, 'complete'), ' ', j.stuck ? '' : [jobAction(j, 'stick'), ' '], jobAction(j, 'fail')]))));
     $('#jobs-empty').hidden = S.jobs.size > 0;
@@ -468,7 +495,7 @@
       h('td', { class: 'num' }, p.id), h('td', { class: 'num wide' }, p.workspace_id), h('td', {}, status(p.status)),
       h('td', { class: 'prompt wide', title: p.caption }, p.caption),
       h('td', { class: 'wide' }, `${p.media_type} · ${p.asset_ids.length} asset${p.asset_ids.length === 1 ? '' : 's'}`),
-      h('td', { class: 'time wide' }, p.published_at ? 'published ' + hms(p.published_at) : p.scheduled_at ? 'for ' + full(p.scheduled_at) : hms(p.created_at)),
+      h('td', { class: 'time wide' }, p.published_at ? 'published ' + stamp(p.published_at) : p.scheduled_at ? 'for ' + full(p.scheduled_at) : stamp(p.created_at)),
       h('td', {}, h('ul', { class: 'deliveries' }, p.deliveries.map((d) => h('li', {},
         h('strong', {}, d.platform), ' ', d.handle, ' ', status(d.status), ' ',
         d.post_url ? h('a', { href: d.post_url, target: '_blank', rel: 'noopener noreferrer' }, d.post_url) : '',

@@ -212,6 +212,11 @@ class ControlClient:
         # type: (Literal["real", "manual", "virtual"]) -> Dict[str, Any]
         return self.call("PUT", "/clock/mode", {"mode": mode})
 
+    def resync_clock(self):
+        # type: () -> Dict[str, Any]
+        """Puts a real clock back on the wall clock, dropping what advances added."""
+        return self.call("POST", "/clock/resync", {})
+
     # -- faults
     def faults(self):
         # type: () -> Dict[str, Any]

@@ -59,6 +59,8 @@ export class ControlClient extends HttpClient<ControlPaths> {
   /** Moves the clock forward ("10m", "1h"); refused to a sandbox (the clock is shared). */
   advanceClock(duration: string) { return this.must("post", "/clock/advance", { body: { duration } }); }
   setClockMode(mode: ControlSchemas["ClockMode"]["mode"]) { return this.must("put", "/clock/mode", { body: { mode } }); }
+  /** Puts a real clock back on the wall clock, dropping what advances added. */
+  resyncClock() { return this.must("post", "/clock/resync", { body: {} }); }
 
   faults() { return this.must("get", "/faults"); }
   clearFaults() { return this.must("delete", "/faults"); }
