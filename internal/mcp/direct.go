@@ -47,16 +47,28 @@ func (f *Front) serveCall(w *front.Writer, r *http.Request, msg peeked) {
 	req := &sdk.CallToolRequest{Params: &sdk.CallToolParamsRaw{Name: msg.call, Arguments: msg.args}}
 	res := f.call(r.Context(), t, req, caller{authorization: r.Header.Get("Authorization"), view: x.view, x: x})
 	x.finish()
-	result, err := json.Marshal(res)
+	// The result as the SDK writes it (content, structuredContent,
+	// isError), with the structured content spliced in as it is: it is
+	// the operation's own JSON body, which marshalling would copy and
+	// compact again.
+	content, err := json.Marshal(res.Content)
 	if err != nil {
 		front.WriteError(w, err)
 		return
 	}
-	body := make([]byte, 0, len(result)+64)
+	data, _ := res.StructuredContent.(json.RawMessage)
+	body := make([]byte, 0, len(content)+len(data)+96)
 	body = append(body, `{"jsonrpc":"2.0","id":`...)
 	body = append(body, msg.id...)
-	body = append(body, `,"result":`...)
-	body = append(append(body, result...), '}')
+	body = append(body, `,"result":{"content":`...)
+	body = append(body, content...)
+	if len(data) > 0 {
+		body = append(append(body, `,"structuredContent":`...), data...)
+	}
+	if res.IsError {
+		body = append(body, `,"isError":true`...)
+	}
+	body = append(body, "}}"...)
 	writeRPC(w, http.StatusOK, body)
 }
 
