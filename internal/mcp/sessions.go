@@ -32,6 +32,7 @@ type sessionBook struct {
 // ends the reservation with the id the server gave the session ("" if it
 // opened none).
 func (f *Front) admitSession(ws uint64) (done func(id string), err error) {
+	f.endIdle(f.env.WallClock()) // before counting: idle sessions give their places up
 	live := map[string]bool{}
 	for ss := range f.server.Sessions() {
 		live[ss.ID()] = true

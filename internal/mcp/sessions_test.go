@@ -3,7 +3,9 @@ package mcp_test
 import (
 	"encoding/json"
 	"net/http"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -78,4 +80,29 @@ func TestSessionsAreCapped(t *testing.T) {
 	other.Set("Authorization", "Bearer "+mediamock.KeyAllScopes)
 	resp, _ = post(t, srv, other, initialize)
 	assert.NotEmpty(t, resp.Header.Get("Mcp-Session-Id"))
+}
+
+// TestIdleSessionsEnd: a session without a request for 10 minutes of wall
+// time ends (its next request is 404, as for any session the server does
+// not know); one in use does not, tool calls answered by the front
+// included.
+func TestIdleSessionsEnd(t *testing.T) {
+	var mu sync.Mutex
+	wall := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return wall }
+	pass := func(d time.Duration) { mu.Lock(); wall = wall.Add(d); mu.Unlock() }
+	srv := mediamock.RunT(t, mediamock.WithLogger(nil), func(o *mediamock.Options) { o.WallClock = now; o.Clock = mediamock.ClockManual })
+	idle := session(t, srv, "2025-11-25")
+	busy := session(t, srv, "2025-11-25")
+	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get_account","arguments":{}}}`
+	for range 3 {
+		pass(4 * time.Minute)
+		resp, body := post(t, srv, busy, call, true)
+		require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+	}
+	session(t, srv, "2025-11-25") // an initialize sweeps the idle sessions
+	resp, _ := post(t, srv, idle, call)
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode, "12 minutes idle: ended")
+	resp, _ = post(t, srv, busy, call)
+	assert.Equal(t, http.StatusOK, resp.StatusCode, "4 minutes since its last call: alive")
 }
