@@ -132,9 +132,9 @@ func (s *Server) authorize(w *front.Writer, r *http.Request, root string) {
 	}
 	code := "oac_" + random(16)
 	s.mu.Lock()
-	s.codes[code] = &grant{clientID: c.ID, redirectURI: req.RedirectURI, challenge: req.Challenge, workspace: workspace,
-		scopes: slices.Clone(scopes), expires: s.env.Eng.Clock().Now().Add(CodeLifetime)}
 	s.dropExpiredCodes()
+	keep(s.codes, code, &grant{clientID: c.ID, redirectURI: req.RedirectURI, challenge: req.Challenge, workspace: workspace,
+		scopes: slices.Clone(scopes), expires: s.env.Eng.Clock().Now().Add(CodeLifetime)})
 	s.mu.Unlock()
 	back(url.Values{"code": {code}})
 }

@@ -54,6 +54,22 @@ var Scopes = []string{"read", "generate", "publish"}
 // maxClients bounds the registrations a server keeps; the oldest goes first.
 const maxClients = 1024
 
+// maxGrants bounds the codes and the refresh tokens a server keeps, each:
+// past it, one it holds is forgotten to make room (on the manual clock a
+// code never expires by itself).
+const maxGrants = 10000
+
+// keep stores g under key in m, within maxGrants. Requires s.mu.
+func keep(m map[string]*grant, key string, g *grant) {
+	if len(m) >= maxGrants {
+		for k := range m {
+			delete(m, k)
+			break
+		}
+	}
+	m[key] = g
+}
+
 // Serves reports whether a request is the authorization server's.
 func Serves(r *http.Request) bool {
 	p := r.URL.Path
@@ -445,7 +461,7 @@ func (s *Server) issue(w *front.Writer, c *client, from, next *grant, code *gran
 	if slices.Contains(c.GrantTypes, "refresh_token") {
 		rt := "ort_" + random(24)
 		s.mu.Lock()
-		s.refresh[rt] = next
+		keep(s.refresh, rt, next)
 		if code != nil {
 			code.tokens = append(code.tokens, tok.Token)
 		}
