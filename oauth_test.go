@@ -165,9 +165,12 @@ func TestOAuthAuthorizationCodeFlow(t *testing.T) {
 	assert.Equal(t, http.StatusUnauthorized, status, "%v", body)
 	assert.Contains(t, h.Get("WWW-Authenticate"), `error="invalid_token"`)
 
-	// A revoked refresh token takes its access tokens with it.
+	// A revoked refresh token takes its access tokens with it. Issuing
+	// purges the workspace's expired tokens from the state.
+	expired := len(workspaceTokens(t, srv))
 	fresh, err := cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: refreshed.RefreshToken}).Token()
 	require.NoError(t, err)
+	assert.Equal(t, expired-2+1, len(workspaceTokens(t, srv)), "the two expired tokens gone, the new one there")
 	status, _, _ = restStatus(t, srv, fresh.AccessToken)
 	require.Equal(t, http.StatusOK, status)
 	resp, body2 := post(t, srv, strings.Replace(cfg.Endpoint.TokenURL, "/token", "/revoke", 1), "application/x-www-form-urlencoded",

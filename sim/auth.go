@@ -91,3 +91,32 @@ func (e *Engine) RevokeToken(token string) (bool, error) {
 	})
 	return found, err
 }
+
+// PurgeExpiredTokens removes the workspace's tokens whose time has passed
+// (issued access tokens), so that they do not pile up in the state file;
+// it reports how many.
+func (e *Engine) PurgeExpiredTokens(workspaceID uint64) (int, error) {
+	now := e.clock.Now().Unix()
+	var expired []string
+	e.mu.RLock()
+	for _, tok := range e.tokensByWS[workspaceID] {
+		if t := e.tokens[tok]; t.ExpiresAt != 0 && now >= t.ExpiresAt {
+			expired = append(expired, tok)
+		}
+	}
+	e.mu.RUnlock()
+	if len(expired) == 0 {
+		return 0, nil
+	}
+	err := e.update(func(t *tx) error {
+		t.reloadPrincipals = true
+		for _, tok := range expired {
+			if err := t.b(bTokens).Delete([]byte(tok)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return len(expired), err
+}
+

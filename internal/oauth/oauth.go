@@ -445,6 +445,10 @@ func (s *Server) issue(w *front.Writer, c *client, from, next *grant, code *gran
 		scopes = from.scopes
 	}
 	eng := s.env.Eng
+	if _, err := eng.PurgeExpiredTokens(from.workspace); err != nil {
+		front.WriteError(w, err)
+		return
+	}
 	expires := eng.Clock().Now().Add(AccessTokenLifetime)
 	name := "OAuth: " + c.ID
 	if c.Name != "" {
