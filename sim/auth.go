@@ -119,4 +119,3 @@ func (e *Engine) PurgeExpiredTokens(workspaceID uint64) (int, error) {
 	})
 	return len(expired), err
 }
-
