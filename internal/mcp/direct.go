@@ -43,7 +43,7 @@ func (f *Front) toolNamed(name string) *tool {
 // serveCall answers a tools/call of a session.
 func (f *Front) serveCall(w *front.Writer, r *http.Request, msg peeked) {
 	t := f.toolNamed(msg.call)
-	x := &exchange{w: w, view: f.env.View(r)}
+	x := newExchange(w, f.env.View(r))
 	req := &sdk.CallToolRequest{Params: &sdk.CallToolParamsRaw{Name: msg.call, Arguments: msg.args}}
 	res := f.call(r.Context(), t, req, caller{authorization: r.Header.Get("Authorization"), view: x.view, x: x})
 	x.finish()

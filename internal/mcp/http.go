@@ -176,6 +176,10 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 	}
 	principal, _ := w.Principal()
 	stateless := r.Header.Get("Mcp-Protocol-Version") >= sessionlessVersion
+	session := r.Header.Get("Mcp-Session-Id")
+	if session != "" {
+		f.touch(session) // every request of a session keeps it alive
+	}
 	if msg.read != "" && (stateless || f.owns(r.Header.Get("Mcp-Session-Id"), principal.WorkspaceID)) && acceptsJSON(r) {
 		f.serveRead(w, msg.id, r.Header.Get("Authorization"), msg.read)
 		return
@@ -188,12 +192,9 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 			Message: "Invalid request: no Mcp-Session-Id. Open a session with initialize first, and send its Mcp-Session-Id with every request after it (or speak the sessionless revision " + sessionlessVersion + ")."}))
 		return
 	}
-	if session := r.Header.Get("Mcp-Session-Id"); session != "" {
-		f.touch(session)
-		if f.direct(r, msg) && f.owns(session, principal.WorkspaceID) {
-			f.serveCall(w, r, msg)
-			return
-		}
+	if session != "" && f.direct(r, msg) && f.owns(session, principal.WorkspaceID) {
+		f.serveCall(w, r, msg)
+		return
 	}
 	if msg.method == "initialize" && !stateless {
 		done, err := f.admitSession(principal.WorkspaceID)
@@ -203,7 +204,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		}
 		defer func() { done(w.Header().Get("Mcp-Session-Id")) }()
 	}
-	x := &exchange{w: w, view: f.env.View(r)}
+	x := newExchange(w, f.env.View(r))
 	id := w.Header().Get("X-Request-Id")
 	r.Header.Set(exchangeHeader, id)
 	f.exchanges.Store(id, x)
@@ -246,6 +247,7 @@ func (f *Front) httpCaller(extra *sdk.RequestExtra) caller {
 type exchange struct {
 	w    *front.Writer
 	view wire.View
+	id   string // the request id, read once: the calls of a batch run at once
 
 	mu      sync.Mutex
 	done    bool
@@ -253,6 +255,10 @@ type exchange struct {
 	latency time.Duration
 	read    int64 // bytes of the resources read through the SDK
 	window  *sim.RateDecision
+}
+
+func newExchange(w *front.Writer, view wire.View) *exchange {
+	return &exchange{w: w, view: view, id: w.Header().Get("X-Request-Id")}
 }
 
 // spend takes size bytes of the exchange's budget of resource reads: the

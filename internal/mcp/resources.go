@@ -125,7 +125,7 @@ func (f *Front) openAsset(ctx context.Context, authorization string, x *exchange
 // would hold the file and its encodings several times over, never sees
 // the message.
 func (f *Front) serveRead(w *front.Writer, id json.RawMessage, authorization, uri string) {
-	x := &exchange{w: w}
+	x := newExchange(w, wire.View{})
 	file, content, err := f.openAsset(context.Background(), authorization, x, uri)
 	x.finish()
 	if err != nil {

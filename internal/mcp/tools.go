@@ -100,7 +100,7 @@ func (f *Front) call(ctx context.Context, t *tool, req *sdk.CallToolRequest, c c
 			}
 		}}
 	if c.x != nil {
-		in.RequestID = c.x.w.Header().Get("X-Request-Id")
+		in.RequestID = c.x.id
 		in.Edge = c.x.w
 	}
 	res := ops.Invoke(env, &in)
