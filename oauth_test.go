@@ -3,7 +3,6 @@ package mediamock_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -77,19 +76,7 @@ func post(t *testing.T, srv *mediamock.Server, u, ctype, body string) (*http.Res
 	req, err := http.NewRequest("POST", u, strings.NewReader(body))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", ctype)
-	return do(t, srv, req)
-}
-
-func do(t *testing.T, srv *mediamock.Server, req *http.Request) (*http.Response, string) {
-	t.Helper()
-	client := srv.Client()
-	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	resp, err := client.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return resp, string(b)
+	return testkit.Do(t, srv, req)
 }
 
 // authorize sends the user agent to the authorization endpoint and returns
@@ -98,7 +85,7 @@ func authorize(t *testing.T, srv *mediamock.Server, authURL string) url.Values {
 	t.Helper()
 	req, err := http.NewRequest("GET", authURL, nil)
 	require.NoError(t, err)
-	resp, body := do(t, srv, req)
+	resp, body := testkit.Do(t, srv, req)
 	require.Equal(t, http.StatusFound, resp.StatusCode, body)
 	loc, err := url.Parse(resp.Header.Get("Location"))
 	require.NoError(t, err)
@@ -225,7 +212,7 @@ func TestOAuthRefusals(t *testing.T) {
 	bad := *cfg
 	bad.RedirectURL = "http://127.0.0.1:9/elsewhere"
 	req, _ := http.NewRequest("GET", bad.AuthCodeURL("s", oauth2.S256ChallengeOption(verifier)), nil)
-	resp, body := do(t, srv, req)
+	resp, body := testkit.Do(t, srv, req)
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
 	assert.Empty(t, resp.Header.Get("Location"))
 	assert.Contains(t, body, `"error":"invalid_request"`)
@@ -261,7 +248,7 @@ func TestOAuthConsentPage(t *testing.T) {
 	verifier := oauth2.GenerateVerifier()
 	authURL := cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(verifier))
 	req, _ := http.NewRequest("GET", authURL, nil)
-	resp, page := do(t, srv, req)
+	resp, page := testkit.Do(t, srv, req)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Contains(t, page, "Authorize agent under test")
 	assert.Contains(t, page, `name="workspace"`)
@@ -294,7 +281,7 @@ func TestOAuthConsentPage(t *testing.T) {
 	req, _ = http.NewRequest("POST", cfg.Endpoint.AuthURL, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Origin", "https://evil.example")
-	resp, _ = do(t, srv, req)
+	resp, _ = testkit.Do(t, srv, req)
 	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
 }
 

@@ -11,28 +11,11 @@
 // in the middle of the rate-limit step.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { step, assert, done } from "./steps.mjs";
 
 const url = new URL(process.env.MCP_URL ?? "http://127.0.0.1:8080/mcp");
 const keyAll = process.env.MCP_KEY ?? "mk_test_all_scopes";
 const keyFree = process.env.MCP_FREE_KEY ?? "mk_test_free_plan";
-
-let passed = 0;
-let failed = 0;
-
-async function step(name, fn) {
-  try {
-    await fn();
-    passed++;
-    console.log(`ok   ${name}`);
-  } catch (err) {
-    failed++;
-    console.log(`FAIL ${name}: ${err?.stack ?? err}`);
-  }
-}
-
-function assert(cond, msg) {
-  if (!cond) throw new Error(msg);
-}
 
 // connect opens a session with a key; its fetch keeps the rate-limit
 // headers of the last response, by JSON-RPC method.
@@ -157,5 +140,4 @@ await step("over the free plan's limit a tool call is a rate_limited tool error"
 
 await all.client.close();
 await free.client.close();
-console.log(`mcp-ts: ${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+done("mcp-ts");

@@ -14,25 +14,10 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { UnauthorizedError, refreshAuthorization, discoverAuthorizationServerMetadata } from "@modelcontextprotocol/sdk/client/auth.js";
+import { step, assert, done } from "./steps.mjs";
 
 const url = new URL(process.env.MCP_URL ?? "http://127.0.0.1:8080/mcp");
 const root = url.origin;
-
-let passed = 0;
-let failed = 0;
-async function step(name, fn) {
-  try {
-    await fn();
-    passed++;
-    console.log(`ok   ${name}`);
-  } catch (err) {
-    failed++;
-    console.log(`FAIL ${name}: ${err?.stack ?? err}`);
-  }
-}
-function assert(cond, msg) {
-  if (!cond) throw new Error(msg);
-}
 
 // provider keeps what the SDK's OAuth flow saves, in memory, and plays the
 // user agent: it follows the authorization URL once and keeps the code.
@@ -174,5 +159,4 @@ await step("a revoked token gets 401 on REST and MCP", async () => {
   assert((mcp.headers.get("www-authenticate") ?? "").includes("resource_metadata="), mcp.headers.get("www-authenticate"));
 });
 
-console.log(`mcp-ts oauth: ${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+done("mcp-ts oauth");

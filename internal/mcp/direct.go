@@ -69,7 +69,7 @@ func (f *Front) serveCall(w *front.Writer, r *http.Request, msg peeked) {
 		body = append(body, `,"isError":true`...)
 	}
 	body = append(body, "}}"...)
-	writeRPC(w, http.StatusOK, body)
+	front.WriteRaw(w, http.StatusOK, body)
 }
 
 // touch notes a request of a session, for its idle time.

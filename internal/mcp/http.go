@@ -170,7 +170,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		msg = peek(body)
 		w.SetMCPMethod(msg.method)
 		if v := vetHTTP(body); v.code != 0 {
-			writeRPC(w, http.StatusBadRequest, errorMessage(nil, &jsonrpc.Error{Code: v.code, Message: v.message}))
+			front.WriteRaw(w, http.StatusBadRequest, errorMessage(nil, &jsonrpc.Error{Code: v.code, Message: v.message}))
 			return
 		}
 	}
@@ -188,7 +188,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 	// SDK would open one and refuse the request with a code of 0).
 	if r.Method == http.MethodPost && !stateless && r.Header.Get("Mcp-Session-Id") == "" &&
 		!slices.Contains(strings.Split(msg.method, ","), "initialize") {
-		writeRPC(w, http.StatusBadRequest, errorMessage(msg.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+		front.WriteRaw(w, http.StatusBadRequest, errorMessage(msg.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 			Message: "Invalid request: no Mcp-Session-Id. Open a session with initialize first, and send its Mcp-Session-Id with every request after it (or speak the sessionless revision " + sessionlessVersion + ")."}))
 		return
 	}
@@ -424,14 +424,7 @@ func writeRPCError(w http.ResponseWriter, id json.RawMessage, err error) {
 	if !errors.As(err, &rpcErr) {
 		rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}
-	writeRPC(w, http.StatusOK, errorMessage(id, rpcErr))
-}
-
-func writeRPC(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
-	w.Write(body)
+	front.WriteRaw(w, http.StatusOK, errorMessage(id, rpcErr))
 }
 
 // transportWriter turns the SDK's plain-text HTTP errors (a bad Accept
@@ -541,13 +534,13 @@ func (t *transportWriter) finish() {
 	// revisions; the SDK answers the sessionless one itself) is a
 	// JSON-RPC error, so that a client's session goes on.
 	if t.status == http.StatusBadRequest && validID(t.id) && strings.HasPrefix(t.text.String(), "JSON RPC not handled") {
-		writeRPC(t.Writer, http.StatusOK, errorMessage(t.id, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+		front.WriteRaw(t.Writer, http.StatusOK, errorMessage(t.id, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
 			Message: "Method not found: " + strings.TrimSpace(strings.TrimPrefix(t.text.String(), "JSON RPC not handled: "))}))
 		return
 	}
 	// A message the SDK could not read is JSON-RPC's invalid request.
 	if t.status == http.StatusBadRequest && t.post && strings.HasPrefix(t.text.String(), "malformed payload: ") {
-		writeRPC(t.Writer, http.StatusBadRequest, errorMessage(nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+		front.WriteRaw(t.Writer, http.StatusBadRequest, errorMessage(nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 			Message: "Invalid request: " + strings.TrimSpace(strings.TrimPrefix(t.text.String(), "malformed payload: ")) + "."}))
 		return
 	}

@@ -135,7 +135,7 @@ func (s *Server) Serve(w *front.Writer, r *http.Request) {
 		s.resourceMetadata(w, r, root, strings.TrimPrefix(p, ResourceMetadataPath))
 	case p == ServerMetadataPath || p == "/.well-known/openid-configuration":
 		if only(w, r, http.MethodGet) {
-			writeJSON(w, http.StatusOK, s.serverMetadata(root))
+			front.WriteJSON(w, http.StatusOK, s.serverMetadata(root))
 		}
 	case p == RegisterPath:
 		if only(w, r, http.MethodPost) {
@@ -177,7 +177,7 @@ func (s *Server) resourceMetadata(w *front.Writer, r *http.Request, root, path s
 		oauthError(w, http.StatusNotFound, "invalid_request", "No protected resource at "+path+": the resources are /mcp and /api/v1.")
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	front.WriteJSON(w, http.StatusOK, map[string]any{
 		"resource":                 resource,
 		"authorization_servers":    []string{root},
 		"scopes_supported":         Scopes,
@@ -274,7 +274,7 @@ func (s *Server) register(w *front.Writer, r *http.Request) {
 		s.order = s.order[1:]
 	}
 	s.mu.Unlock()
-	writeJSON(w, http.StatusCreated, c)
+	front.WriteJSON(w, http.StatusCreated, c)
 }
 
 // checkRedirectURI says what is wrong with a redirect URI ("" if nothing):
@@ -477,7 +477,7 @@ func (s *Server) issue(w *front.Writer, c *client, from, next *grant, code *gran
 		s.mu.Unlock()
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, out)
+	front.WriteJSON(w, http.StatusOK, out)
 }
 
 // revoke is token revocation (RFC 7009): an access or refresh token of the
@@ -562,13 +562,5 @@ func only(w *front.Writer, r *http.Request, method string) bool {
 // authorization server speaks OAuth's error format, not the API's.
 func oauthError(w *front.Writer, status int, code, description string) {
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, status, map[string]string{"error": code, "error_description": description})
-}
-
-func writeJSON(w *front.Writer, status int, v any) {
-	data, _ := json.Marshal(v)
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(data)))
-	w.WriteHeader(status)
-	w.Write(data)
+	front.WriteJSON(w, status, map[string]string{"error": code, "error_description": description})
 }

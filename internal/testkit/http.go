@@ -74,6 +74,13 @@ func Send(t testing.TB, srv *mediamock.Server, method, path, host string, header
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
+	return Do(t, srv, req)
+}
+
+// Do sends a request to the server without following redirects and
+// returns the response (its body closed) and the body read.
+func Do(t testing.TB, srv *mediamock.Server, req *http.Request) (*http.Response, string) {
+	t.Helper()
 	client := srv.Client()
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	resp, err := client.Do(req)
