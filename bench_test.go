@@ -2,6 +2,7 @@ package mediamock_test
 
 import (
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -128,7 +129,9 @@ func BenchmarkNew(b *testing.B) {
 }
 
 // BenchmarkListPage is a page of 20 assets of a 10,000-asset library, the
-// list path of the comparison in bench/compare.
+// list path of the comparison in bench/compare: "bare" without the journal
+// and the log, "as served" as the command serves it (the journal on, a
+// JSON request line per request).
 func BenchmarkListPage(b *testing.B) {
 	dir := b.TempDir()
 	fix := dir + "/bench.json"
@@ -136,22 +139,31 @@ func BenchmarkListPage(b *testing.B) {
   "plans": {"bench": {"rate_limit_per_minute": 1000000000, "publishing_allowed": true}},
   "workspaces": [{"name": "Bench", "plan": "bench", "credits": 1000000000,
     "api_keys": [{"token": "mk_test_bench", "scopes": ["read"]}], "assets": {"count": 10000}}]}`), 0o600)
-	srv, err := mediamock.New(mediamock.Options{DBPath: dir + "/state.db", FixturesPath: fix, Clock: mediamock.ClockManual, JournalSize: -1, NoListener: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer srv.Close()
-	h := srv.Handler()
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			req := httptest.NewRequest("GET", "/api/v1/assets?limit=20", nil)
-			req.Header.Set("Authorization", "Bearer mk_test_bench")
-			w := httptest.NewRecorder()
-			h.ServeHTTP(w, req)
-			if w.Code != 200 {
-				b.Fatalf("%d %s", w.Code, w.Body)
+	for _, served := range []bool{false, true} {
+		name := map[bool]string{false: "bare", true: "as served"}[served]
+		b.Run(name, func(b *testing.B) {
+			o := mediamock.Options{DBPath: b.TempDir() + "/state.db", FixturesPath: fix, Clock: mediamock.ClockManual, JournalSize: -1, NoListener: true}
+			if served {
+				o.JournalSize, o.Logger = 0, slog.New(slog.NewJSONHandler(io.Discard, nil))
 			}
-		}
-	})
+			srv, err := mediamock.New(o)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer srv.Close()
+			h := srv.Handler()
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					req := httptest.NewRequest("GET", "/api/v1/assets?limit=20", nil)
+					req.Header.Set("Authorization", "Bearer mk_test_bench")
+					w := httptest.NewRecorder()
+					h.ServeHTTP(w, req)
+					if w.Code != 200 {
+						b.Fatalf("%d %s", w.Code, w.Body)
+					}
+				}
+			})
+		})
+	}
 }

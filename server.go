@@ -178,8 +178,9 @@ func New(o Options) (*Server, error) {
 	// REST caps bodies itself, after authentication.
 	s.restDoor = front.Door{Front: "rest", Journaled: true, Faults: true}
 	// MCP checks its tool results itself: its HTTP bodies are JSON-RPC.
+	tooLarge := problem.TooLarge(o.MaxBodyBytes)
 	s.mcpDoor = front.Door{Front: "mcp", Journaled: true, Faults: true, BodyLimit: func(*http.Request) (int64, error) {
-		return o.MaxBodyBytes, problem.TooLarge(o.MaxBodyBytes)
+		return o.MaxBodyBytes, tooLarge
 	}}
 	s.ctlDoor = front.Door{Front: "control"} // caps bodies itself
 	s.pageDoor = front.Door{Front: "rest"}

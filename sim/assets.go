@@ -244,7 +244,7 @@ func (it *idxIter) seekLE(x uint64) (uint64, bool) {
 
 // leapfrog returns up to n ids, descending from upper, present in every iterator.
 func leapfrog(iters []*idxIter, upper uint64, n int) []uint64 {
-	var out []uint64
+	out := make([]uint64, 0, min(n, 64))
 	x := upper
 	for len(out) < n && x > 0 {
 		for agreed := false; !agreed; {

@@ -32,6 +32,7 @@ type Contract struct {
 	doc     *openapi3.T
 	routes  map[string]*routers.Route   // by operationId
 	noOneOf map[string]*openapi3.Schema // JSON body schemas with their oneOf left out
+	quick   map[string]*quickCheck      // by operationId: the fast path of body-less operations
 	find    finder                      // operations by method and path, for CheckExchange
 	ops     []Operation                 // in document order
 }
@@ -58,13 +59,16 @@ func parse(name string, data []byte, validate bool) (*Contract, error) {
 			return nil, fmt.Errorf("%s is not valid: %w", name, err)
 		}
 	}
-	c := &Contract{doc: doc, routes: map[string]*routers.Route{}, noOneOf: map[string]*openapi3.Schema{}}
+	c := &Contract{doc: doc, routes: map[string]*routers.Route{}, noOneOf: map[string]*openapi3.Schema{}, quick: map[string]*quickCheck{}}
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
 			// The server authenticates itself; the validator needs no security check.
 			vop := *op
 			vop.Security = &openapi3.SecurityRequirements{}
 			c.routes[op.OperationID] = &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: &vop}
+			if q := newQuickCheck(op, item); q != nil {
+				c.quick[op.OperationID] = q
+			}
 			if op.RequestBody == nil {
 				continue
 			}

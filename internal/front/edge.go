@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mediamock/mediamock/internal/journal"
@@ -42,7 +44,7 @@ func (env *Env) Serve(w http.ResponseWriter, r *http.Request, d Door, next func(
 	SetHeader(h, "X-Request-Id", env.NewRequestID())
 	// The Date agrees with X-RateLimit-Reset, Retry-After and every
 	// timestamp in bodies, whatever the clock mode.
-	h.Set("Date", env.Eng.Clock().Now().UTC().Format(http.TimeFormat))
+	h["Date"] = []string{httpDate(env.Eng.Clock().Now())}
 	if env.Journal != nil && d.Journaled {
 		rw.reqCapture, rw.resCapture = journal.NewCapture(env.Journal.BodyCap()), journal.NewCapture(env.Journal.BodyCap())
 	}
@@ -75,6 +77,26 @@ func (env *Env) Serve(w http.ResponseWriter, r *http.Request, d Door, next func(
 		}
 	}
 	next(rw, r)
+}
+
+// lastDate is the Date header of the last second asked for: a server under
+// load answers many requests in one second of its clock.
+var lastDate atomic.Pointer[dateOf]
+
+type dateOf struct {
+	unix int64
+	text string
+}
+
+// httpDate is t as a Date header (RFC 9110's IMF-fixdate).
+func httpDate(t time.Time) string {
+	sec := t.Unix()
+	if d := lastDate.Load(); d != nil && d.unix == sec {
+		return d.text
+	}
+	d := &dateOf{unix: sec, text: t.UTC().Format(http.TimeFormat)}
+	lastDate.Store(d)
+	return d.text
 }
 
 // LimitBody caps the request's body at max bytes: a declared length over it
@@ -116,13 +138,13 @@ func (b *closeOnError) Read(p []byte) (int, error) {
 func (env *Env) NewRequestID() string { return requestID(env.reqSeq.Add(1)) }
 
 func requestID(n uint64) string {
-	b := make([]byte, 0, 16)
-	b = append(b, "req_"...)
-	digits := strconv.AppendUint(nil, n, 10)
-	for i := len(digits); i < 12; i++ {
-		b = append(b, '0')
+	var buf [32]byte
+	b := append(buf[:0], "req_000000000000"...)
+	digits := strconv.AppendUint(buf[len(b):len(b)], n, 10)
+	if len(digits) >= 12 {
+		return "req_" + string(digits)
 	}
-	return string(append(b, digits...))
+	return string(append(b[:len(b)-len(digits)], digits...))
 }
 
 // Writer is the ResponseWriter of a request that passed the edge. It
@@ -387,9 +409,19 @@ func HasPathPrefix(path, prefix string) bool {
 // SetRateHeaders reports a workspace's rate window in the X-RateLimit-*
 // headers every response to an authenticated request carries.
 func SetRateHeaders(h http.Header, d sim.RateDecision) {
-	SetHeader(h, "X-RateLimit-Limit", strconv.Itoa(d.Limit))
-	SetHeader(h, "X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
-	SetHeader(h, "X-RateLimit-Reset", strconv.FormatInt(d.Reset.Unix(), 10))
+	// One string holds the three numbers and one array the three values:
+	// every answer carries them.
+	var buf [64]byte
+	b := strconv.AppendInt(buf[:0], int64(d.Limit), 10)
+	i := len(b)
+	b = strconv.AppendInt(b, int64(d.Remaining), 10)
+	j := len(b)
+	b = strconv.AppendInt(b, d.Reset.Unix(), 10)
+	all := string(b)
+	vals := []string{all[:i], all[i:j], all[j:]}
+	setValues(h, "X-RateLimit-Limit", vals[0:1:1])
+	setValues(h, "X-RateLimit-Remaining", vals[1:2:2])
+	setValues(h, "X-RateLimit-Reset", vals[2:3:3])
 }
 
 // SetHeader sets a header the spec names, spelled as the spec writes it
@@ -397,10 +429,28 @@ func SetRateHeaders(h http.Header, d sim.RateDecision) {
 // care, but grep and some clients' header maps do. Any canonical spelling
 // set before goes. Read such a header back with HeaderValue.
 func SetHeader(h http.Header, name, value string) {
-	if c := http.CanonicalHeaderKey(name); c != name {
+	setValues(h, name, []string{value})
+}
+
+func setValues(h http.Header, name string, values []string) {
+	if c := canonical(name); c != name {
 		delete(h, c)
 	}
-	h[name] = []string{value}
+	h[name] = values
+}
+
+// canonicals are the canonical spellings of the names SetHeader was given,
+// kept: the names are the spec's few, and http.CanonicalHeaderKey makes a
+// new string for each one not already canonical.
+var canonicals sync.Map // string -> string
+
+func canonical(name string) string {
+	if c, ok := canonicals.Load(name); ok {
+		return c.(string)
+	}
+	c := http.CanonicalHeaderKey(name)
+	canonicals.Store(name, c)
+	return c
 }
 
 // HeaderValue reads a header set with SetHeader, or set any other way.

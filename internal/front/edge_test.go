@@ -59,3 +59,24 @@ func TestPanicBecomesErrorObjectAndLogLine(t *testing.T) {
 	assert.Contains(t, logs.String(), "panic serving request")
 	assert.Contains(t, logs.String(), "kaboom")
 }
+
+func TestRequestIDs(t *testing.T) {
+	for n, want := range map[uint64]string{1: "req_000000000001", 42: "req_000000000042", 999999999999: "req_999999999999", 1000000000000: "req_1000000000000"} {
+		if got := requestID(n); got != want {
+			t.Errorf("requestID(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestHTTPDateFollowsTheClock(t *testing.T) {
+	a := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+	if got := httpDate(a); got != "Mon, 05 Jan 2026 09:00:00 GMT" {
+		t.Fatal(got)
+	}
+	if got := httpDate(a.Add(500 * time.Millisecond)); got != "Mon, 05 Jan 2026 09:00:00 GMT" {
+		t.Fatal(got)
+	}
+	if got := httpDate(a.Add(time.Second).In(time.FixedZone("x", 3600))); got != "Mon, 05 Jan 2026 09:00:01 GMT" {
+		t.Fatal(got)
+	}
+}

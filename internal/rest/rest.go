@@ -26,11 +26,14 @@ type Front struct {
 	env      *front.Env
 	document []byte // openapi.json, served at /api/v1/openapi.json
 	etags    etags  // of files served
+	// tooLarge is the error of a body over the server's cap, made once:
+	// errors are values no one changes.
+	tooLarge error
 }
 
 // New returns the REST front of a server; document is openapi.json.
 func New(env *front.Env, document []byte) *Front {
-	return &Front{env: env, document: document}
+	return &Front{env: env, document: document, tooLarge: problem.TooLarge(env.MaxBodyBytes)}
 }
 
 const documentOp = "/openapi.json"
@@ -66,7 +69,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 	}
 	if files || m.Name == "" || m.Name == documentOp {
 		f.peek(w, r)
-		if max := f.env.MaxBodyBytes; !front.LimitBody(w, r, max, problem.TooLarge(max)) {
+		if !front.LimitBody(w, r, f.env.MaxBodyBytes, f.tooLarge) {
 			return
 		}
 	}
@@ -139,5 +142,5 @@ func (f *Front) BodyLimit(r *http.Request) (int64, error) {
 			return limit, wire.FileTooLarge()
 		}
 	}
-	return max, problem.TooLarge(max)
+	return max, f.tooLarge
 }
