@@ -315,6 +315,10 @@ func (env *Env) record(w *Writer, r *http.Request, started time.Time) {
 	w.releaseCaptures()
 }
 
+// methods are the methods of HTTP, as constants of the program.
+var methods = map[string]string{http.MethodGet: http.MethodGet, http.MethodPost: http.MethodPost, http.MethodDelete: http.MethodDelete,
+	http.MethodHead: http.MethodHead, http.MethodPut: http.MethodPut, http.MethodPatch: http.MethodPatch, http.MethodOptions: http.MethodOptions}
+
 // Bodies are what the journal keeps of an exchange's bodies: the bytes
 // captured (up to the journal's cap) and how many there were in all.
 type Bodies struct {
@@ -333,7 +337,12 @@ func (env *Env) Record(e journal.Entry, started time.Time, b Bodies) {
 	// and query are substrings of the request line, and a substring keeps
 	// the whole of what the client sent alive.
 	capped := func(s string) string { return strings.Clone(s[:min(len(s), journal.MaxString)]) }
-	e.Method, e.Path, e.Query, e.MCPMethod, e.RequestContentType = capped(e.Method), capped(e.Path), capped(e.Query), capped(e.MCPMethod), capped(e.RequestContentType)
+	if m, ok := methods[e.Method]; ok {
+		e.Method = m // a constant: nothing to copy
+	} else {
+		e.Method = capped(e.Method)
+	}
+	e.Path, e.Query, e.MCPMethod, e.RequestContentType = capped(e.Path), capped(e.Query), capped(e.MCPMethod), capped(e.RequestContentType)
 	now := env.WallClock()
 	e.Time, e.SimTime = sim.FormatTime(started), sim.FormatTime(env.Eng.Clock().Now())
 	e.DurationMS = float64(now.Sub(started).Microseconds()) / 1000

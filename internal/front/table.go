@@ -2,6 +2,7 @@ package front
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/gorilla/mux"
@@ -12,15 +13,25 @@ import (
 // each table once and every server dispatches on the name.
 type Table struct {
 	router  *mux.Router
+	prefix  string
 	allowed map[string][]string
 	paths   []string
+	// exact holds, for each path without variables, what the router
+	// answers for it, method by method: most requests skip the router's
+	// regular expressions.
+	exact map[string]*exactPath
+}
+
+type exactPath struct {
+	byMethod map[string]Match
+	other    Match // any other method
 }
 
 // NewTable starts a table of the paths under prefix.
 func NewTable(prefix string) *Table {
 	// Paths are matched as sent: //assets is not quietly redirected to /assets.
 	r := mux.NewRouter().SkipClean(true)
-	return &Table{router: r.PathPrefix(prefix).Subrouter(), allowed: map[string][]string{}}
+	return &Table{router: r.PathPrefix(prefix).Subrouter(), prefix: prefix, allowed: map[string][]string{}}
 }
 
 var matched = http.NotFoundHandler() // a route needs a handler to match
@@ -40,6 +51,20 @@ func (t *Table) Seal() *Table {
 	for _, p := range t.paths {
 		t.router.Handle(p, matched).Name(notAllowed + strings.Join(t.allowed[p], ", "))
 	}
+	t.exact = map[string]*exactPath{}
+	for _, p := range t.paths {
+		if strings.Contains(p, "{") {
+			continue
+		}
+		// The router's own answers, asked once: the table answers the
+		// same whatever routes overlap.
+		path := t.prefix + p
+		e := &exactPath{byMethod: map[string]Match{}, other: t.route(&http.Request{Method: "MOCK-OTHER", URL: &url.URL{Path: path}})}
+		for _, m := range t.allowed[p] {
+			e.byMethod[m] = t.route(&http.Request{Method: m, URL: &url.URL{Path: path}})
+		}
+		t.exact[path] = e
+	}
 	return t
 }
 
@@ -57,6 +82,17 @@ type Match struct {
 
 // Match finds the operation of a request.
 func (t *Table) Match(r *http.Request) Match {
+	if e, ok := t.exact[r.URL.Path]; ok {
+		if m, ok := e.byMethod[r.Method]; ok {
+			return m
+		}
+		return e.other
+	}
+	return t.route(r)
+}
+
+// route asks the router.
+func (t *Table) route(r *http.Request) Match {
 	var m mux.RouteMatch
 	if !t.router.Match(r, &m) || m.Route == nil {
 		return Match{}
@@ -64,6 +100,9 @@ func (t *Table) Match(r *http.Request) Match {
 	name := m.Route.GetName()
 	if allow, ok := strings.CutPrefix(name, notAllowed); ok {
 		return Match{Allow: allow}
+	}
+	if len(m.Vars) == 0 {
+		return Match{Name: name}
 	}
 	return Match{Name: name, Vars: m.Vars}
 }
