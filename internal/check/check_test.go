@@ -271,7 +271,7 @@ func TestLabels(t *testing.T) {
 			"drift.status status: mock-decision D-1"},
 		{"a missing rate-limit header", "GET", "/account", "", 200, account(1, 5), []string{"X-RateLimit-Reset", ""},
 			"ratelimit.headers headers.X-RateLimit-Reset: spec (Limits: Rate limit)"},
-		{"brand kits not newest first", "GET", "/brand_kits", "", 200, `{"object": "list", "data": [`+brandKit(1)+`, `+brandKit(2)+`], "has_more": false}`, nil,
+		{"brand kits not newest first", "GET", "/brand_kits", "", 200, `{"object": "list", "data": [` + brandKit(1) + `, ` + brandKit(2) + `], "has_more": false}`, nil,
 			"list.order $.data[1].id: mock-decision D-11"},
 		{"the document, its own section", "GET", "/openapi.json", "", 200, `{"openapi": "3.0.3"}`, []string{"X-Trace-Id", "t"},
 			"drift.header headers.X-Trace-Id: spec (What the service does)"},
