@@ -33,7 +33,7 @@ func TestRunProxy(t *testing.T) {
 		"MOCKSERVER_PROXY_REPORT":        filepath.Join(dir, "report.jsonl"),
 		"MOCKSERVER_PROXY_REPORT_STDERR": "false",
 		"MOCKSERVER_PROXY_RECORD":        filepath.Join(dir, "recording"),
-		"MOCKSERVER_PROXY_FAIL_ON":       "drift", // the mock drifts from nothing
+		"MOCKSERVER_PROXY_FAIL_ON":       "drift",       // the mock drifts from nothing
 		"MOCKSERVER_ADDR":                "127.0.0.1:1", // the server's: not the proxy's
 	}
 	ctx, cancel := context.WithCancel(context.Background())
