@@ -34,7 +34,7 @@ func proxyEnvName(flagName string) string {
 
 // proxySettings are the proxy command's flags.
 type proxySettings struct {
-	upstream, addr, report, record, logFormat                string
+	upstream, addr, report, record, logFormat, failOn        string
 	reportStderr                                             bool
 	maxValidate                                              int64
 	dial, tlsHandshake, responseHeader, shutdown, readHeader time.Duration
@@ -64,6 +64,7 @@ func parseProxySettings(args []string, getenv func(string) string, stdout, stder
 	fs.DurationVar(&s.readHeader, "read-header-timeout", 10*time.Second, "longest time to read a client's request header")
 	fs.DurationVar(&s.shutdown, "shutdown-timeout", 10*time.Second, "how long requests in flight may take at shutdown")
 	fs.StringVar(&s.logFormat, "log-format", "text", "log format: text or json")
+	fs.StringVar(&s.failOn, "fail-on", "", "exit 1 at shutdown when a finding of this severity or worse was seen: violation, or drift (violations included)")
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return nil, err
 	}
@@ -81,6 +82,8 @@ func parseProxySettings(args []string, getenv func(string) string, stdout, stder
 		return nil, fmt.Errorf("--upstream (or %s) is required: the base URL of the service to check", proxyEnvName("upstream"))
 	case s.maxValidate <= 0:
 		return nil, fmt.Errorf("%s must be above 0, got %d", name("max-validate-bytes"), s.maxValidate)
+	case s.failOn != "" && s.failOn != proxy.FailOnViolation && s.failOn != proxy.FailOnDrift:
+		return nil, fmt.Errorf("%s must be %s or %s, got %q", name("fail-on"), proxy.FailOnViolation, proxy.FailOnDrift, s.failOn)
 	case s.dial <= 0 || s.tlsHandshake <= 0 || s.responseHeader <= 0 || s.readHeader <= 0:
 		return nil, fmt.Errorf("%s, %s, %s and %s must be above 0", name("dial-timeout"), name("tls-handshake-timeout"), name("response-header-timeout"), name("read-header-timeout"))
 	}
@@ -179,5 +182,9 @@ func runProxy(ctx context.Context, args []string, getenv func(string) string, st
 		log.Info("recorded", "fixture", s.record+"/"+proxy.FixtureFile)
 	}
 	p.WriteSummary(stderr)
+	if why := p.Summary().Failure(s.failOn); why != "" {
+		fmt.Fprintf(stderr, "mockserver proxy: exit 1: %s fails on %s: %s\n", s.name("fail-on"), s.failOn, why)
+		code = 1
+	}
 	return code
 }

@@ -39,6 +39,9 @@ type Violation struct {
 	// (request.body.prompt, request.query.limit) or the status.
 	Path    string `json:"path"`
 	Message string `json:"message"`
+	// Source says whose the rule broken here is: the specification's, or
+	// one of this mock's decisions.
+	Source
 }
 
 // Exchange is one request and its response, as a client or a proxy sees
@@ -66,7 +69,9 @@ type Exchange struct {
 type Result struct {
 	Operation  string      `json:"operation,omitempty"`
 	Violations []Violation `json:"violations,omitempty"`
-	Skipped    []string    `json:"skipped,omitempty"`
+	// Drift is what the answer carries that openapi.json does not declare.
+	Drift   []Drift  `json:"drift,omitempty"`
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // RuleStats counts, for one rule, the exchanges it applied to and the
@@ -87,7 +92,8 @@ const BasePath = "/api/v1"
 // the order of these calls is how the checker knows which exchanges
 // overlapped.
 type Checker struct {
-	api *contract.Contract
+	api    *contract.Contract
+	shapes map[string]*shape // by operationId: what each declares, read once
 
 	mu     sync.Mutex
 	clock  uint64                 // begin and end events of every exchange, in order
@@ -100,6 +106,7 @@ type Checker struct {
 	allSpend             uint64 // begin and end events of every spending call
 	allSpendInflight     int
 	stats                map[string]*RuleStats
+	drift                map[DriftCount]int // by kind, operation and path ([*] for every index)
 }
 
 type credential struct {
@@ -129,7 +136,8 @@ type statusSeen struct {
 
 // New returns a checker of exchanges against a parsed openapi.json.
 func New(api *contract.Contract) *Checker {
-	return &Checker{api: api, creds: map[string]*credential{}, groups: map[string]*group{}, stats: map[string]*RuleStats{}}
+	return &Checker{api: api, shapes: shapes(api), creds: map[string]*credential{}, groups: map[string]*group{}, stats: map[string]*RuleStats{},
+		drift: map[DriftCount]int{}}
 }
 
 // Pending is an exchange whose request has started.
@@ -253,7 +261,7 @@ func (k *Checker) Finish(p *Pending, x *Exchange) Result {
 	if inAPI {
 		k.checkDocument(c, p, x, body, bodyOK)
 		if bodyOK && x.Status == http.StatusOK && p.newestFirst {
-			checkList(c, x, body)
+			checkList(c, p, x, body)
 		}
 	}
 
@@ -333,6 +341,9 @@ func (k *Checker) Finish(p *Pending, x *Exchange) Result {
 	for _, v := range c.res.Violations {
 		k.stat(v.Rule).Violations++
 	}
+	for _, d := range c.res.Drift {
+		k.drift[DriftCount{Kind: d.Kind, Operation: p.opID, Path: anyIndex(d.Path), Source: d.Source}]++
+	}
 	return c.res
 }
 
@@ -342,8 +353,19 @@ type verdict struct {
 	applied map[string]bool
 }
 
+// add notes a violation of a rule, labelled as the rule is.
 func (c *verdict) add(rule, path, format string, args ...any) {
-	c.res.Violations = append(c.res.Violations, Violation{Rule: rule, Path: path, Message: fmt.Sprintf(format, args...)})
+	c.addFrom(rule, ruleSource[rule], path, format, args...)
+}
+
+// addFrom notes a violation labelled by where it is.
+func (c *verdict) addFrom(rule string, src Source, path, format string, args ...any) {
+	c.res.Violations = append(c.res.Violations, Violation{Rule: rule, Path: path, Message: fmt.Sprintf(format, args...), Source: src})
+}
+
+// drift notes something the document does not declare.
+func (c *verdict) drift(kind, path string, src Source, format string, args ...any) {
+	c.res.Drift = append(c.res.Drift, Drift{Kind: kind, Path: path, Message: fmt.Sprintf(format, args...), Source: src})
 }
 
 func (c *verdict) apply(rules ...string) {
@@ -381,12 +403,26 @@ func (k *Checker) checkDocument(c *verdict, p *Pending, x *Exchange, body any, b
 		c.skip("openapi.json: " + p.findErr.Error())
 		return
 	}
+	sh := k.shapes[p.opID]
+	if sh == nil {
+		c.skip("openapi.json: no operation " + p.opID)
+		return
+	}
 	if x.Status < 400 && x.BodySkipped == "" {
 		c.apply(RuleRequest)
 		for _, v := range k.requestProblems(p, x) {
-			c.add(RuleRequest, v.Path, "the request breaks openapi.json (%s), yet the answer is %d", v.Message, x.Status)
+			c.addFrom(RuleRequest, sh.requestSource(v.Path), v.Path, "the request breaks openapi.json (%s), yet the answer is %d", v.Message, x.Status)
 		}
 	}
+	walked := bodyOK && x.ResponseSkipped == ""
+	sh.drift(c, x, body, walked)
+	enumDrift := map[string]bool{}
+	for _, d := range c.res.Drift {
+		if d.Kind == DriftEnum {
+			enumDrift[d.Path] = true
+		}
+	}
+	resp := sh.responses[x.Status]
 	var rb []byte
 	if x.ResponseSkipped == "" {
 		rb = x.ResponseBody
@@ -400,18 +436,30 @@ func (k *Checker) checkDocument(c *verdict, p *Pending, x *Exchange, body any, b
 	c.apply(RuleStatus, RuleHeader, RuleContentType)
 	for _, f := range findings {
 		switch {
-		case f.In == "status":
+		case f.In == "status" && x.Status >= 200 && x.Status < 300:
 			c.add(RuleStatus, "status", "%d: %s", x.Status, f.Reason)
+		case f.In == "status":
+			// drift: a status the document does not declare
 		case f.In == "header" && ownedHeaders[f.Name]:
 			// the rate-limit rules say it, on every response
 		case f.In == "header":
-			c.add(RuleHeader, "headers."+f.Name, "%s", f.Reason)
+			mark := ""
+			if resp != nil {
+				mark = resp.headers[http.CanonicalHeaderKey(f.Name)]
+			}
+			c.addFrom(RuleHeader, sh.source(mark), "headers."+f.Name, "%s", f.Reason)
 		case errorObjectBroken:
 			// error.object has said what is wrong with this body
 		case f.In == "content_type":
 			c.add(RuleContentType, "headers.Content-Type", "%s", f.Reason)
+		case f.Keyword == "additionalProperties" && walked, f.Keyword == "enum" && enumDrift[f.Name]:
+			// drift: a field or a value the document does not declare
 		case x.ResponseSkipped == "":
-			c.add(RuleBody, f.Name, "%s", f.Reason)
+			mark := ""
+			if resp != nil {
+				mark = resp.body.markAt(f.Pointer)
+			}
+			c.addFrom(RuleBody, sh.source(mark), f.Name, "%s", f.Reason)
 		}
 	}
 }
@@ -492,13 +540,17 @@ func rateHeaders(c *verdict, h http.Header) {
 }
 
 // checkList holds a page to newest first and to its cursor.
-func checkList(c *verdict, x *Exchange, body any) {
+func checkList(c *verdict, p *Pending, x *Exchange, body any) {
 	m, _ := body.(map[string]any)
 	data, ok := m["data"].([]any)
 	if !ok {
 		return
 	}
 	c.apply(RuleListOrder, RuleListCursor)
+	src := ruleSource[RuleListOrder]
+	if d := listOrderDecision[p.opID]; d != "" {
+		src = decision(d)
+	}
 	cursor, hasCursor := int64(0), false
 	if v := x.URL.Query().Get("starting_after"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -513,7 +565,7 @@ func checkList(c *verdict, x *Exchange, body any) {
 		}
 		path := fmt.Sprintf("$.data[%d].id", i)
 		if i > 0 && id >= prev {
-			c.add(RuleListOrder, path, "id %d follows id %d: the list is not newest first", id, prev)
+			c.addFrom(RuleListOrder, src, path, "id %d follows id %d: the list is not newest first", id, prev)
 		}
 		if hasCursor && id >= cursor {
 			c.add(RuleListCursor, path, "id %d is on the page after starting_after=%d", id, cursor)

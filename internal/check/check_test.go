@@ -75,6 +75,9 @@ func (c *call) end(status int, body string, header ...string) []string {
 	for _, v := range res.Violations {
 		out = append(out, v.Rule+" "+v.Path)
 	}
+	for _, d := range res.Drift {
+		out = append(out, "drift."+d.Kind+" "+d.Path)
+	}
 	return out
 }
 
@@ -94,6 +97,10 @@ func created(id, charged, balance int) string {
 
 func generation(id int, status string) string {
 	return fmt.Sprintf(`{"object": "generation", "status": "%s", "assets": [%s]}`, status, asset(id, status))
+}
+
+func brandKit(id int) string {
+	return fmt.Sprintf(`{"id": %d, "object": "brand_kit", "name": "k", "niche": "n", "tone": "t", "target_audience": "a", "instructions": "i", "colors": [], "fonts": {"heading": "h", "body": "b"}}`, id)
 }
 
 const genBody = `{"modality": "image", "model_id": "imagen-4", "prompt": "p"}`
@@ -185,7 +192,16 @@ func TestStatelessRules(t *testing.T) {
 			[]string{"ratelimit.retry_after headers.Retry-After"}},
 		{"error code empty", key, "GET", "/assets/3", "", 404, `{"error": {"code": "", "message": "no"}}`, nil, []string{"error.object $.error.code"}},
 		{"an error that is not JSON", key, "GET", "/assets/3", "", 500, `<html>oops</html>`, []string{"Content-Type", "text/html"}, []string{"error.object $"}},
-		{"an undeclared status", key, "GET", "/account", "", 418, `{"error": {"code": "teapot", "message": "no"}}`, nil, []string{"openapi.status status"}},
+		{"an undeclared error status is drift", key, "GET", "/account", "", 418, `{"error": {"code": "teapot", "message": "no"}}`, nil, []string{"drift.status status"}},
+		{"an undeclared error status still needs the error object", key, "GET", "/account", "", 418, `{"message": "no"}`, nil, []string{"error.object $.error", "drift.status status"}},
+		{"a success other than the one declared", key, "POST", "/generations", genBody, 200, created(31, 0, 5), nil, []string{"openapi.status status"}},
+		{"an undeclared field", key, "GET", "/assets/3", "", 200, strings.Replace(generation(3, "completed"), `"credits": 8`, `"credits": 8, "seed": 42`, 1), nil,
+			[]string{"drift.field $.assets[0].seed"}},
+		{"an undeclared enum value", key, "GET", "/assets/3", "", 200, strings.Replace(generation(3, "completed"), `"kind": "image"`, `"kind": "hologram"`, 1), nil,
+			[]string{"drift.enum $.assets[0].kind"}},
+		{"an undeclared header", key, "GET", "/account", "", 200, account(1, 5), []string{"X-Trace-Id", "t-1", "Server", "edge", "Access-Control-Allow-Origin", "*"},
+			[]string{"drift.header headers.X-Trace-Id"}},
+		{"a field of a free-form map is declared", key, "GET", "/assets/3", "", 400, `{"error": {"code": "validation_failed", "message": "no", "details": {"anything": [1]}}}`, nil, nil},
 		{"an invalid request served", key, "POST", "/generations", `{"modality": "image", "model_id": "imagen-4", "prompt": "p", "count": 9}`, 201, created(30, 5, 0), nil,
 			[]string{"openapi.request request.body.count"}},
 		{"an invalid request refused", key, "POST", "/generations", `{"modality": "image", "model_id": "imagen-4", "prompt": "p", "count": 9}`, 400,
@@ -223,5 +239,65 @@ func TestSafeQueryAndPath(t *testing.T) {
 	s := check.RequestSecrets(http.Header{"Authorization": {"Basic " + base64.StdEncoding.EncodeToString([]byte("u:basic-password"))}}, nil, body)
 	for _, secret := range []string{"hunter2hunter2", "basic-password", "oat_test_token"} {
 		assert.NotContains(t, s.Scrub("said "+secret+" and "+url.QueryEscape(secret)), secret)
+	}
+}
+
+// TestLabels: every finding says whose it is: the specification's, with
+// its section, or one of the mock's decisions, with its id.
+func TestLabels(t *testing.T) {
+	key := "mk_a_key_0001"
+	for _, tc := range []struct {
+		name         string
+		method, path string
+		reqBody      string
+		status       int
+		body         string
+		header       []string
+		want         string // "rule-or-drift.kind path: label"
+	}{
+		{"a field of the account, whose names are the mock's", "GET", "/account", "", 200, strings.Replace(account(1, 5), `"plan": "pro"`, `"plan": 7`, 1), nil,
+			"openapi.body $.plan: mock-decision D-3"},
+		{"a field the account does not declare", "GET", "/account", "", 200, strings.Replace(account(1, 5), `"plan": "pro"`, `"plan": "pro", "tier": 2`, 1), nil,
+			"drift.field $.tier: mock-decision D-3"},
+		{"a field of an asset the specification names", "GET", "/assets/3", "", 200, strings.Replace(generation(3, "completed"), `"credits": 8`, `"credits": "8"`, 1), nil,
+			"openapi.body $.assets[0].credits: spec (Endpoints: GET /assets/{id})"},
+		{"a field of an asset the mock added", "GET", "/assets/3", "", 200, strings.Replace(generation(3, "completed"), `"credits": 8`, `"credits": 8, "project_id": "x"`, 1), nil,
+			"openapi.body $.assets[0].project_id: mock-decision D-5"},
+		{"an unknown request field served", "POST", "/generations", `{"modality": "image", "model_id": "imagen-4", "prompt": "p", "aspectRatio": "1:1"}`, 201, created(30, 0, 5), nil,
+			"openapi.request request.body.aspectRatio: mock-decision D-2"},
+		{"a request field the specification bounds, served", "POST", "/generations", `{"modality": "image", "model_id": "imagen-4", "prompt": "p", "count": 9}`, 201, created(31, 0, 5), nil,
+			"openapi.request request.body.count: spec (Endpoints: POST /generations)"},
+		{"a status the document does not declare", "GET", "/account", "", 418, `{"error": {"code": "teapot", "message": "no"}}`, nil,
+			"drift.status status: mock-decision D-1"},
+		{"a missing rate-limit header", "GET", "/account", "", 200, account(1, 5), []string{"X-RateLimit-Reset", ""},
+			"ratelimit.headers headers.X-RateLimit-Reset: spec (Limits: Rate limit)"},
+		{"brand kits not newest first", "GET", "/brand_kits", "", 200, `{"object": "list", "data": [` + brandKit(1) + `, ` + brandKit(2) + `], "has_more": false}`, nil,
+			"list.order $.data[1].id: mock-decision D-11"},
+		{"the document, its own section", "GET", "/openapi.json", "", 200, `{"openapi": "3.0.3"}`, []string{"X-Trace-Id", "t"},
+			"drift.header headers.X-Trace-Id: spec (What the service does)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := newChecker(t)
+			begin(k, key, "GET", "/account", "").end(200, account(1, 5))
+			c := begin(k, key, tc.method, tc.path, tc.reqBody)
+			h := http.Header{"Content-Type": {"application/json"}, "X-Ratelimit-Limit": {"120"}, "X-Ratelimit-Remaining": {"119"}, "X-Ratelimit-Reset": {"1767225660"}}
+			for i := 0; i+1 < len(tc.header); i += 2 {
+				if tc.header[i+1] == "" {
+					h.Del(tc.header[i])
+				} else {
+					h.Set(tc.header[i], tc.header[i+1])
+				}
+			}
+			rh := http.Header{"Authorization": {"Bearer " + key}, "Content-Type": {"application/json"}}
+			res := k.Finish(c.p, &check.Exchange{Method: tc.method, URL: c.u, Header: rh, Body: []byte(tc.reqBody), Status: tc.status, ResponseHeader: h, ResponseBody: []byte(tc.body)})
+			var got []string
+			for _, v := range res.Violations {
+				got = append(got, v.Rule+" "+v.Path+": "+v.Source.String())
+			}
+			for _, d := range res.Drift {
+				got = append(got, "drift."+d.Kind+" "+d.Path+": "+d.Source.String())
+			}
+			assert.Equal(t, []string{tc.want}, got)
+		})
 	}
 }

@@ -89,6 +89,11 @@ type Finding struct {
 	Name string
 	// Reason says what is wrong.
 	Reason string
+	// Keyword is the schema keyword a body broke (enum, required,
+	// additionalProperties, ...); "" when not known.
+	Keyword string
+	// Pointer is Name as a JSON pointer's segments (nil for the whole body).
+	Pointer []string
 }
 
 // ExchangeFindings is CheckExchange with every finding listed, each with
@@ -151,7 +156,8 @@ func findingsOf(re *openapi3filter.ResponseError) []Finding {
 		if missingProperty.MatchString(reason) {
 			reason = "is required" // the pointer names the property
 		}
-		out = append(out, Finding{In: "body", Name: JSONPath(se.JSONPointer()), Reason: reason})
+		ptr := se.JSONPointer()
+		out = append(out, Finding{In: "body", Name: JSONPath(ptr), Reason: reason, Keyword: se.SchemaField, Pointer: ptr})
 	}
 	return out
 }

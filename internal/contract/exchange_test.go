@@ -79,8 +79,8 @@ func TestExchangeFindings(t *testing.T) {
 		{"a header missing does not hide the body", 200, noLimit, `{"object": "generation", "status": "completed", "assets": [{"id": "7", "object": "asset", "kind": "image", "status": "completed", "created_at": "2026-01-05T09:00:00Z"}]}`,
 			[]contract.Finding{
 				{In: "header", Name: "X-RateLimit-Limit"},
-				{In: "body", Name: "$.assets[0].id"},
-				{In: "body", Name: "$.assets[0].credits"},
+				{In: "body", Name: "$.assets[0].id", Keyword: "type", Pointer: []string{"assets", "0", "id"}},
+				{In: "body", Name: "$.assets[0].credits", Keyword: "required", Pointer: []string{"assets", "0", "credits"}},
 			}},
 		{"undeclared status", 418, rateHeaders(), `{}`, []contract.Finding{{In: "status"}}},
 		{"not JSON", 200, http.Header{"Content-Type": {"text/html"}, "X-RateLimit-Limit": {"1"}, "X-RateLimit-Remaining": {"1"}, "X-RateLimit-Reset": {"1"}}, `<html>`,

@@ -114,19 +114,19 @@ func TestBrokenUpstream(t *testing.T) {
 	})
 	client := f.srv.Client()
 
-	type want struct{ rule, path string }
+	type want struct{ rule, path, label string }
 	steps := []struct {
 		method, path string
 		want         []want
 	}{
-		{"GET", "/account?access_token=" + secret + "&modality=x", []want{{check.RuleRateHeaders, "headers.X-RateLimit-Limit"}}},
-		{"GET", "/assets/7", []want{{check.RuleBody, "$.assets[0].credits"}}},
+		{"GET", "/account?access_token=" + secret + "&modality=x", []want{{check.RuleRateHeaders, "headers.X-RateLimit-Limit", "spec (Limits: Rate limit)"}}},
+		{"GET", "/assets/7", []want{{check.RuleBody, "$.assets[0].credits", "spec (Endpoints: GET /assets/{id})"}}},
 		{"GET", "/generations/8", nil},
-		{"GET", "/generations/8", []want{{check.RuleStatusOrder, "$.assets[0].status"}}},
-		{"GET", "/assets/9", []want{{check.RuleErrorObject, "$.error"}}},
-		{"GET", "/assets", []want{{check.RuleListOrder, "$.data[1].id"}}},
-		{"GET", "/projects", []want{{check.RuleRetryAfter, "headers.Retry-After"}}},
-		{"POST", "/generations", []want{{check.RuleBalance, "$.credits_balance"}}},
+		{"GET", "/generations/8", []want{{check.RuleStatusOrder, "$.assets[0].status", "spec (States and transitions: Asset status)"}}},
+		{"GET", "/assets/9", []want{{check.RuleErrorObject, "$.error", "spec (Errors)"}}},
+		{"GET", "/assets", []want{{check.RuleListOrder, "$.data[1].id", "spec (Endpoints)"}}},
+		{"GET", "/projects", []want{{check.RuleRetryAfter, "headers.Retry-After", "spec (Errors)"}}},
+		{"POST", "/generations", []want{{check.RuleBalance, "$.credits_balance", "spec (Limits: Credits)"}}},
 	}
 	for _, s := range steps {
 		var r *response
@@ -144,7 +144,7 @@ func TestBrokenUpstream(t *testing.T) {
 			assert.Equal(t, check.BasePath+strings.Split(s.path, "?")[0], last.Path)
 			assert.Equal(t, r.Status, last.Status)
 			for _, v := range last.Violations {
-				got = append(got, want{v.Rule, v.Path})
+				got = append(got, want{v.Rule, v.Path, v.Source.String()})
 				assert.NotEmpty(t, v.Message)
 			}
 			assert.Equal(t, s.want, got, "%s %s", s.method, s.path)

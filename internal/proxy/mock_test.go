@@ -76,6 +76,7 @@ func TestThroughProxyOfTheMock(t *testing.T) {
 	s := f.p.Summary()
 	assert.Zero(t, s.Violations, "report:\n%s", f.report.String())
 	assert.Zero(t, s.WithViolations)
+	assert.Zero(t, s.Drift, "the mock sends only what openapi.json declares")
 	assert.Zero(t, s.Skipped)
 	assert.Greater(t, s.Exchanges, 60)
 	assert.Equal(t, 1, s.Others)

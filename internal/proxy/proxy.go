@@ -43,8 +43,13 @@ const DefaultMaxValidateBytes = 2 << 20
 // ReportPath is where the proxy serves its summary, on its own listener.
 const ReportPath = "/_mock/proxy/report"
 
-// ViolationsHeader is the one header the proxy adds to a response.
+// ViolationsHeader is the header the proxy adds to a response that breaks
+// a rule: how many violations, and of which rules.
 const ViolationsHeader = "X-Mediamock-Violations"
+
+// DriftHeader is the header the proxy adds to a response that carries
+// what openapi.json does not declare: how much drift, and of which kinds.
+const DriftHeader = "X-Mediamock-Drift"
 
 // Options configures a Proxy.
 type Options struct {
@@ -89,6 +94,7 @@ type Proxy struct {
 	exchanges int // of the API
 	others    int // outside the API, passed through unchecked
 	withViol  int
+	withDrift int
 	skipped   int
 	upstream  int // answered by the proxy: the upstream failed
 	closeOnce sync.Once
@@ -265,16 +271,22 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	if n := len(res.Violations); n > 0 {
 		resp.Header.Set(ViolationsHeader, fmt.Sprintf("%d; rules=%s", n, strings.Join(ruleIDs(res.Violations), ",")))
 	}
+	if n := len(res.Drift); n > 0 {
+		resp.Header.Set(DriftHeader, fmt.Sprintf("%d; kinds=%s", n, strings.Join(driftKinds(res.Drift), ",")))
+	}
 	p.mu.Lock()
 	p.exchanges++
 	if len(res.Violations) > 0 {
 		p.withViol++
 	}
+	if len(res.Drift) > 0 {
+		p.withDrift++
+	}
 	if len(res.Skipped) > 0 {
 		p.skipped++
 	}
 	p.mu.Unlock()
-	if len(res.Violations) > 0 || len(res.Skipped) > 0 {
+	if len(res.Violations) > 0 || len(res.Drift) > 0 || len(res.Skipped) > 0 {
 		p.writeLine(ex, res, x.secrets)
 	}
 	if p.rec != nil && ex.ResponseSkipped == "" && check.IsJSON(resp.Header) {
@@ -345,8 +357,19 @@ func ruleIDs(vs []check.Violation) []string {
 	return out
 }
 
-// Line is one line of the report: an exchange that breaks a rule or could
-// not be fully checked. It never holds a token.
+func driftKinds(ds []check.Drift) []string {
+	var out []string
+	for _, kind := range check.DriftKinds {
+		if slices.ContainsFunc(ds, func(d check.Drift) bool { return d.Kind == kind }) {
+			out = append(out, kind)
+		}
+	}
+	return out
+}
+
+// Line is one line of the report: an exchange that breaks a rule, carries
+// what the document does not declare, or could not be fully checked. It
+// never holds a token.
 type Line struct {
 	Time       string            `json:"time"`
 	Method     string            `json:"method"`
@@ -356,6 +379,7 @@ type Line struct {
 	Operation  string            `json:"operation,omitempty"`
 	Status     int               `json:"status"`
 	Violations []check.Violation `json:"violations,omitempty"`
+	Drift      []check.Drift     `json:"drift,omitempty"`
 	Skipped    []string          `json:"skipped,omitempty"`
 }
 
@@ -367,7 +391,10 @@ func (p *Proxy) writeLine(ex *check.Exchange, res check.Result, secrets *check.S
 		Credential: check.Mask(ex.Header.Get("Authorization")), Operation: res.Operation, Status: ex.Status}
 	// A violation's message may quote what the client sent.
 	for _, v := range res.Violations {
-		line.Violations = append(line.Violations, check.Violation{Rule: v.Rule, Path: secrets.Scrub(v.Path), Message: secrets.Scrub(v.Message)})
+		line.Violations = append(line.Violations, check.Violation{Rule: v.Rule, Path: secrets.Scrub(v.Path), Message: secrets.Scrub(v.Message), Source: v.Source})
+	}
+	for _, d := range res.Drift {
+		line.Drift = append(line.Drift, check.Drift{Kind: d.Kind, Path: secrets.Scrub(d.Path), Message: secrets.Scrub(d.Message), Source: d.Source})
 	}
 	for _, s := range res.Skipped {
 		line.Skipped = append(line.Skipped, secrets.Scrub(s))
@@ -426,10 +453,19 @@ func writeError(w http.ResponseWriter, status int, code, message string) {
 
 // RuleSummary is one rule's line of the summary.
 type RuleSummary struct {
-	Rule       string `json:"rule"`
-	Summary    string `json:"summary"`
-	Applied    int    `json:"applied"`
-	Violations int    `json:"violations"`
+	Rule    string `json:"rule"`
+	Summary string `json:"summary"`
+	// Source is whose the rule is (an openapi.* finding is labelled by
+	// where it is; see check.Rule).
+	check.Source
+	Applied    int `json:"applied"`
+	Violations int `json:"violations"`
+}
+
+// DriftKind is how much drift of one kind the proxy saw.
+type DriftKind struct {
+	Kind  string `json:"kind"`
+	Count int    `json:"count"`
 }
 
 // Summary is what the proxy has seen so far.
@@ -441,6 +477,13 @@ type Summary struct {
 	WithViolations int `json:"exchanges_with_violations"`
 	Skipped        int `json:"exchanges_skipped"`
 	Violations     int `json:"violations"`
+	// Drift is what answers carried that openapi.json does not declare, in
+	// how many exchanges, by kind, and by operation and path (every array
+	// index written [*]) with how often.
+	WithDrift    int               `json:"exchanges_with_drift"`
+	Drift        int               `json:"drift"`
+	DriftByKind  []DriftKind       `json:"drift_by_kind"`
+	DriftByPlace []check.DriftSeen `json:"drift_by_place"`
 	// Others are requests outside the API (files), passed through unchecked.
 	Others int `json:"others"`
 	// UpstreamErrors are requests the proxy answered itself: the upstream
@@ -453,25 +496,71 @@ type Summary struct {
 func (p *Proxy) Summary() Summary {
 	stats := p.checker.Stats()
 	p.mu.Lock()
-	s := Summary{Upstream: p.root.String(), Exchanges: p.exchanges, WithViolations: p.withViol, Skipped: p.skipped, Others: p.others, UpstreamErrors: p.upstream}
+	s := Summary{Upstream: p.root.String(), Exchanges: p.exchanges, WithViolations: p.withViol, WithDrift: p.withDrift, Skipped: p.skipped,
+		Others: p.others, UpstreamErrors: p.upstream}
 	p.mu.Unlock()
 	for _, r := range check.Rules {
 		st := stats[r.ID]
 		s.Violations += st.Violations
-		s.Rules = append(s.Rules, RuleSummary{Rule: r.ID, Summary: r.Summary, Applied: st.Applied, Violations: st.Violations})
+		s.Rules = append(s.Rules, RuleSummary{Rule: r.ID, Summary: r.Summary, Source: r.Source, Applied: st.Applied, Violations: st.Violations})
+	}
+	s.DriftByPlace = p.checker.DriftStats()
+	for _, kind := range check.DriftKinds {
+		n := 0
+		for _, d := range s.DriftByPlace {
+			if d.Kind == kind {
+				n += d.Count
+			}
+		}
+		s.Drift += n
+		s.DriftByKind = append(s.DriftByKind, DriftKind{Kind: kind, Count: n})
 	}
 	return s
+}
+
+// The severities Failure takes: a violation, or drift or worse.
+const (
+	FailOnViolation = "violation"
+	FailOnDrift     = "drift"
+)
+
+// Failure says why a run that fails on a severity (FailOnViolation or
+// FailOnDrift, which includes violations) has failed, or "" when it has
+// not, or when on is "".
+func (s Summary) Failure(on string) string {
+	switch {
+	case on == "":
+		return ""
+	case s.Violations > 0:
+		return fmt.Sprintf("%d violations in %d exchanges", s.Violations, s.WithViolations)
+	case on == FailOnDrift && s.Drift > 0:
+		return fmt.Sprintf("%d drift findings in %d exchanges", s.Drift, s.WithDrift)
+	}
+	return ""
 }
 
 // WriteSummary writes the summary as a table: rule, exchanges it applied
 // to, violations.
 func (p *Proxy) WriteSummary(w io.Writer) {
 	s := p.Summary()
-	fmt.Fprintf(w, "proxy summary: %d exchanges with %s checked, %d with violations (%d violations), %d not fully checked, %d passed through outside the API, %d upstream errors\n",
-		s.Exchanges, s.Upstream, s.WithViolations, s.Violations, s.Skipped, s.Others, s.UpstreamErrors)
-	fmt.Fprintf(w, "%-22s %8s %10s\n", "rule", "applied", "violations")
+	fmt.Fprintf(w, "proxy summary: %d exchanges with %s checked, %d with violations (%d violations), %d with drift (%d drift), %d not fully checked, %d passed through outside the API, %d upstream errors\n",
+		s.Exchanges, s.Upstream, s.WithViolations, s.Violations, s.WithDrift, s.Drift, s.Skipped, s.Others, s.UpstreamErrors)
+	fmt.Fprintf(w, "%-22s %8s %10s  %s\n", "rule", "applied", "violations", "label")
 	for _, r := range s.Rules {
-		fmt.Fprintf(w, "%-22s %8d %10d\n", r.Rule, r.Applied, r.Violations)
+		fmt.Fprintf(w, "%-22s %8d %10d  %s\n", r.Rule, r.Applied, r.Violations, r.Source)
+	}
+	if s.Drift == 0 {
+		fmt.Fprintf(w, "drift: none\n")
+		return
+	}
+	var kinds []string
+	for _, k := range s.DriftByKind {
+		kinds = append(kinds, fmt.Sprintf("%d %s", k.Count, k.Kind))
+	}
+	fmt.Fprintf(w, "drift: %s\n", strings.Join(kinds, ", "))
+	fmt.Fprintf(w, "%-7s %6s  %-24s %-32s %s\n", "kind", "count", "operation", "path", "label")
+	for _, d := range s.DriftByPlace {
+		fmt.Fprintf(w, "%-7s %6d  %-24s %-32s %s\n", d.Kind, d.Count, d.Operation, d.Path, d.Source)
 	}
 }
 
