@@ -164,7 +164,8 @@ func runConformance(ctx context.Context, args []string, getenv func(string) stri
 			continue
 		}
 		var b bytes.Buffer
-		if err := out.write(&b); err == nil {
+		err := out.write(&b)
+		if err == nil {
 			err = os.WriteFile(out.path, b.Bytes(), 0o644)
 		}
 		if err != nil {
