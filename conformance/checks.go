@@ -27,7 +27,7 @@ var checks = []scenario{
 // create nothing, whatever else the server lets through.
 const noSuchModel = "conformance-no-such-model"
 
-func checkDocument(c *ctx) {
+func checkDocument(c *scenarioRun) {
 	r := c.call(http.MethodGet, "/openapi.json", "", nil)
 	if !c.expect(r, "GET /openapi.json", http.StatusOK) {
 		return
@@ -35,29 +35,29 @@ func checkDocument(c *ctx) {
 	var doc map[string]any
 	c.decode(r, &doc)
 	if _, ok := doc["openapi"].(string); !ok {
-		c.t.Errorf("GET /openapi.json: no openapi version field: %s", truncate(r.Body))
+		c.errorf("GET /openapi.json: no openapi version field: %s", truncate(r.Body))
 	}
 	if info, ok := doc["info"].(map[string]any); ok {
 		c.note("version %v", info["version"])
 	}
 }
 
-func checkMissingCredentials(c *ctx) {
+func checkMissingCredentials(c *scenarioRun) {
 	r := c.call(http.MethodGet, "/account", "", nil)
 	c.expect(r, "GET /account without Authorization", http.StatusUnauthorized)
 }
 
-func checkInvalidCredentials(c *ctx) {
+func checkInvalidCredentials(c *scenarioRun) {
 	r := c.callRaw(http.MethodGet, "/account", "Bearer mk_conformance_not_a_key_000000", nil, false)
 	c.expect(r, "GET /account with an unknown key", http.StatusUnauthorized)
 	r = c.callRaw(http.MethodGet, "/account", "Basic Y29uZm9ybWFuY2U6bm8=", nil, false)
 	c.expect(r, "GET /account with Basic credentials", http.StatusUnauthorized)
 }
 
-func checkReads(c *ctx) {
+func checkReads(c *scenarioRun) {
 	key := c.s.readKey()
 	if key == "" {
-		c.skip("needs %s or %s", EnvKeyRead, EnvKeyAll)
+		c.skip("needs %s or %s", keyRead, keyAll)
 	}
 	paths := []string{"/account", "/models", "/models?modality=image", "/models?modality=audio&track=voice", "/assets", "/assets?kind=image&limit=5",
 		"/encore/effects", "/characters", "/brand_kits", "/projects", "/social/accounts", "/social/publications"}
@@ -67,17 +67,17 @@ func checkReads(c *ctx) {
 	c.note("%d reads", len(paths))
 }
 
-func checkReadCannotGenerate(c *ctx) {
+func checkReadCannotGenerate(c *scenarioRun) {
 	key := c.s.cfg.Keys.Read
 	if key == "" {
-		c.skip("needs %s", EnvKeyRead)
+		c.skip("needs %s", keyRead)
 	}
 	scopes, status := c.scopes(key)
 	if status != http.StatusOK {
-		c.t.Fatalf("GET /account with the read key: %d", status)
+		c.fatalf("GET /account with the read key: %d", status)
 	}
 	if slices.Contains(scopes, "generate") {
-		c.skip("the key of %s also has the generate scope (%s)", EnvKeyRead, strings.Join(scopes, ", "))
+		c.skip("%s also has the generate scope (%s)", keyRead, strings.Join(scopes, ", "))
 	}
 	body := map[string]any{"modality": "image", "model_id": noSuchModel, "prompt": "a conformance check that must be refused"}
 	if c.s.cfg.SpendCredits {
@@ -90,35 +90,35 @@ func checkReadCannotGenerate(c *ctx) {
 	c.expect(c.call(http.MethodPost, "/generations", key, body), "POST /generations with a read-only key", http.StatusForbidden)
 }
 
-func checkGenerateCannotRead(c *ctx) {
+func checkGenerateCannotRead(c *scenarioRun) {
 	key := c.s.cfg.Keys.Generate
 	if key == "" {
-		c.skip("needs %s", EnvKeyGenerate)
+		c.skip("needs %s", keyGenerate)
 	}
 	scopes, status := c.scopes(key)
 	if status == http.StatusOK && slices.Contains(scopes, "read") {
-		c.skip("the key of %s also has the read scope (%s)", EnvKeyGenerate, strings.Join(scopes, ", "))
+		c.skip("%s also has the read scope (%s)", keyGenerate, strings.Join(scopes, ", "))
 	}
 	if status != http.StatusForbidden {
-		c.t.Errorf("GET /account with a generate-only key: got %d, want 403", status)
+		c.errorf("GET /account with a generate-only key: got %d, want 403", status)
 	}
 }
 
-func checkPublishCannotRead(c *ctx) {
+func checkPublishCannotRead(c *scenarioRun) {
 	key := c.s.cfg.Keys.Publish
 	if key == "" {
-		c.skip("needs %s", EnvKeyPublish)
+		c.skip("needs %s", keyPublish)
 	}
 	r := c.call(http.MethodGet, "/assets", key, nil)
 	if r.Status == http.StatusOK {
 		if scopes, _ := c.scopes(key); slices.Contains(scopes, "read") {
-			c.skip("the key of %s also has the read scope (%s)", EnvKeyPublish, strings.Join(scopes, ", "))
+			c.skip("%s also has the read scope (%s)", keyPublish, strings.Join(scopes, ", "))
 		}
 	}
 	c.expect(r, "GET /assets with a publish-only key", http.StatusForbidden)
 }
 
-func checkBadInputs(c *ctx) {
+func checkBadInputs(c *scenarioRun) {
 	type bad struct {
 		method, path string
 		body         any
@@ -164,10 +164,10 @@ func checkBadInputs(c *ctx) {
 	c.note("%d bad inputs", len(cases))
 }
 
-func checkPagination(c *ctx) {
+func checkPagination(c *scenarioRun) {
 	key := c.s.readKey()
 	if key == "" {
-		c.skip("needs %s or %s", EnvKeyRead, EnvKeyAll)
+		c.skip("needs %s or %s", keyRead, keyAll)
 	}
 	var walked []string
 	for _, list := range []string{"/assets", "/projects", "/brand_kits", "/social/publications"} {
@@ -189,14 +189,14 @@ func checkPagination(c *ctx) {
 			}
 			c.decode(r, &page)
 			if len(page.Data) > 2 {
-				c.t.Errorf("GET %s?limit=2: %d items", list, len(page.Data))
+				c.errorf("GET %s?limit=2: %d items", list, len(page.Data))
 			}
 			for _, it := range page.Data {
 				if len(ids) > 0 && it.ID >= ids[len(ids)-1] {
-					c.t.Errorf("GET %s: id %d after id %d across pages: not newest first", list, it.ID, ids[len(ids)-1])
+					c.errorf("GET %s: id %d after id %d across pages: not newest first", list, it.ID, ids[len(ids)-1])
 				}
 				if slices.Contains(ids, it.ID) {
-					c.t.Errorf("GET %s: id %d on two pages", list, it.ID)
+					c.errorf("GET %s: id %d on two pages", list, it.ID)
 				}
 				ids = append(ids, it.ID)
 			}
@@ -210,7 +210,7 @@ func checkPagination(c *ctx) {
 	c.note("%s", strings.Join(walked, ", "))
 }
 
-func checkUnknownPath(c *ctx) {
+func checkUnknownPath(c *scenarioRun) {
 	key := first(c.s.readKey(), c.s.generateKey(), c.s.cfg.Keys.Publish)
 	if key == "" {
 		c.skip("needs a key")
@@ -218,10 +218,10 @@ func checkUnknownPath(c *ctx) {
 	c.expect(c.call(http.MethodGet, "/conformance/no-such-path", key, nil), "GET /conformance/no-such-path", http.StatusNotFound)
 }
 
-func checkByID(c *ctx) {
+func checkByID(c *scenarioRun) {
 	key := c.s.readKey()
 	if key == "" {
-		c.skip("needs %s or %s", EnvKeyRead, EnvKeyAll)
+		c.skip("needs %s or %s", keyRead, keyAll)
 	}
 	r := c.call(http.MethodGet, "/assets?limit=1", key, nil)
 	if !c.expect(r, "GET /assets?limit=1", http.StatusOK) {
@@ -252,7 +252,7 @@ func checkByID(c *ctx) {
 			}) bool {
 				return a.ID == id
 			}) {
-				c.t.Errorf("GET %s: asset %d is not among the assets: %s", path, id, truncate(r.Body))
+				c.errorf("GET %s: asset %d is not among the assets: %s", path, id, truncate(r.Body))
 			}
 		}
 	} else {
@@ -260,7 +260,7 @@ func checkByID(c *ctx) {
 	}
 	r = c.call(http.MethodGet, "/assets/999999999999", key, nil)
 	if r.Status < 400 || r.Status >= 500 {
-		c.t.Errorf("GET /assets/999999999999: got %d, want a 4xx", r.Status)
+		c.errorf("GET /assets/999999999999: got %d, want a 4xx", r.Status)
 	}
 	c.note("an unknown asset id answers %d", r.Status)
 }
@@ -277,13 +277,13 @@ func creation(m model) map[string]any {
 	return body
 }
 
-func checkGeneration(c *ctx) {
+func checkGeneration(c *scenarioRun) {
 	if !c.s.cfg.SpendCredits {
-		c.skip("spends credits: set %s=1 to allow one generation with the cheapest model", EnvSpendCredits)
+		c.skip("spends credits: set %s to allow one generation with the cheapest model", spending)
 	}
 	key := c.s.spendKey()
 	if key == "" {
-		c.skip("needs %s or %s", EnvKeyAll, EnvKeyGenerate)
+		c.skip("needs %s or %s", keyAll, keyGenerate)
 	}
 	m, ok := c.cheapest()
 	if !ok {
@@ -311,15 +311,15 @@ func checkGeneration(c *ctx) {
 	}
 	c.decode(r, &g)
 	if len(g.Assets) == 0 {
-		c.t.Fatalf("POST /generations: no assets: %s", truncate(r.Body))
+		c.fatalf("POST /generations: no assets: %s", truncate(r.Body))
 	}
 	for _, a := range g.Assets {
 		if a.Status != "queued" && a.Status != "processing" {
-			c.t.Errorf("POST /generations: asset %d is %s; a created asset is queued or processing", a.ID, a.Status)
+			c.errorf("POST /generations: asset %d is %s; a created asset is queued or processing", a.ID, a.Status)
 		}
 	}
 	if !g.Gift && m.Modality == "image" && g.CreditsCharged != m.CreditsPerOutput {
-		c.t.Errorf("POST /generations: one image of %s charged %d credits; its credits_per_output is %d", m.ID, g.CreditsCharged, m.CreditsPerOutput)
+		c.errorf("POST /generations: one image of %s charged %d credits; its credits_per_output is %d", m.ID, g.CreditsCharged, m.CreditsPerOutput)
 	}
 	c.note("%s charged %d, balance %d", m.ID, g.CreditsCharged, g.CreditsBalance)
 	id := g.Assets[0].ID
@@ -347,12 +347,12 @@ func checkGeneration(c *ctx) {
 		status = read.Status
 		for _, a := range read.Assets {
 			if a.Status == "completed" && (a.URL == "" || a.MimeType == "") {
-				c.t.Errorf("asset %d is completed without url or mime_type", a.ID)
+				c.errorf("asset %d is completed without url or mime_type", a.ID)
 			}
 		}
 	}
 	if status != "completed" && status != "failed" {
-		c.t.Errorf("asset %d is still %s after 20 polls of 55 s", id, status)
+		c.errorf("asset %d is still %s after 20 polls of 55 s", id, status)
 		return
 	}
 	c.note("asset %d %s", id, status)
@@ -365,7 +365,17 @@ func checkGeneration(c *ctx) {
 		}
 		c.decode(r, &page)
 		if len(page.Data) == 0 || page.Data[0].ID < id {
-			c.t.Errorf("GET /assets?limit=1 after creating asset %d: the newest is not first: %s", id, truncate(r.Body))
+			c.errorf("GET /assets?limit=1 after creating asset %d: the newest is not first: %s", id, truncate(r.Body))
 		}
 	}
 }
+
+// The keys and settings as skips name them: by the Go test's variable and
+// the command's flag.
+const (
+	keyRead     = "the read-only key (" + EnvKeyRead + ", --key-read)"
+	keyGenerate = "the generate-only key (" + EnvKeyGenerate + ", --key-generate)"
+	keyPublish  = "the publish-only key (" + EnvKeyPublish + ", --key-publish)"
+	keyAll      = "the key with every scope (" + EnvKeyAll + ", --key-all)"
+	spending    = EnvSpendCredits + "=1 (--spend-credits)"
+)

@@ -207,6 +207,7 @@ func usage(fs *flag.FlagSet, mcp bool) {
        mockserver mcp --api-key KEY [flags]   an MCP server over stdio
        mockserver keys [--fixtures F]          the test API keys of the fixtures
        mockserver proxy --upstream URL         a validating proxy in front of a server of the API
+       mockserver conformance --url URL        the conformance suite against a server of the API
        mockserver health [--url URL]           exit 0 when a server answers healthy
        mockserver version                      the version
 
