@@ -326,7 +326,11 @@ func (sh *shape) drift(c *verdict, x *Exchange, body any, bodyOK bool) {
 		c.drift(DriftHeader, "headers."+name, sh.source(""), "the operation does not declare the header %s", name)
 	}
 	if r != nil && r.body != nil && bodyOK {
-		walk(c, sh, r.body, body, "$", "")
+		before := len(c.res.Drift)
+		var buf [256]byte
+		walk(c, sh, r.body, body, append(buf[:0], '$'), "")
+		found := c.res.Drift[before:]
+		sort.SliceStable(found, func(i, j int) bool { return found[i].Path < found[j].Path })
 	}
 }
 
@@ -347,27 +351,25 @@ func (sh *shape) statusDecision() string {
 }
 
 // walk reports the fields and enum values of v that n does not declare.
-func walk(c *verdict, sh *shape, n *node, v any, path, mark string) {
+// The path is built in one buffer and made a string only for a finding;
+// the findings of one body are sorted by path afterwards, so that the
+// walk can follow the maps' own order.
+func walk(c *verdict, sh *shape, n *node, v any, path []byte, mark string) {
 	if n.mark != "" {
 		mark = n.mark
 	}
 	switch t := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			p := path + "." + k
+		for k, kv := range t {
+			p := append(append(path, '.'), k...)
 			if cn := n.child(k); cn != nil {
-				walk(c, sh, cn, t[k], p, mark)
+				walk(c, sh, cn, kv, p, mark)
 			} else if n.strict {
 				m := mark
 				if n.closed != "" {
 					m = n.closed
 				}
-				c.drift(DriftField, p, sh.source(m), "the document does not declare the field %s", k)
+				c.drift(DriftField, string(p), sh.source(m), "the document does not declare the field %s", k)
 			}
 		}
 	case []any:
@@ -375,11 +377,12 @@ func walk(c *verdict, sh *shape, n *node, v any, path, mark string) {
 			return
 		}
 		for i, item := range t {
-			walk(c, sh, n.items, item, path+"["+strconv.Itoa(i)+"]", mark)
+			p := append(strconv.AppendInt(append(path, '['), int64(i), 10), ']')
+			walk(c, sh, n.items, item, p, mark)
 		}
 	case string:
 		if n.enum != nil && !slices.Contains(n.enum, t) {
-			c.drift(DriftEnum, path, sh.source(mark), "%q is not one of the values the document lists (%s)", t, strings.Join(n.enum, ", "))
+			c.drift(DriftEnum, string(path), sh.source(mark), "%q is not one of the values the document lists (%s)", t, strings.Join(n.enum, ", "))
 		}
 	}
 }
