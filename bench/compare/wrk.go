@@ -1,0 +1,113 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// wrkRun is one load by wrk, the independent generator: one thread, the
+// same connections and duration as the program's own.
+type wrkRun struct {
+	rps      float64
+	p50, p99 time.Duration
+	bad      int64 // non-2xx answers and socket errors
+}
+
+// wrkPath is wrk's executable, "" when it is not installed.
+var wrkPath, _ = exec.LookPath("wrk")
+
+// wrkLoad loads url+path with wrk. A body or headers go through a Lua
+// script; a JSON-RPC body gets a fresh id per request (an MCP server
+// refuses a second request in flight with the same id).
+func wrkLoad(dir, url, method, path, body string, conc int, dur time.Duration, headers ...string) (wrkRun, error) {
+	var r wrkRun
+	if wrkPath == "" {
+		return r, fmt.Errorf("wrk is not installed")
+	}
+	var lua strings.Builder
+	fmt.Fprintf(&lua, "wrk.method = %q\n", method)
+	fmt.Fprintf(&lua, "wrk.headers[\"Authorization\"] = %q\n", "Bearer "+token)
+	if body != "" {
+		lua.WriteString("wrk.headers[\"Content-Type\"] = \"application/json\"\n")
+	}
+	for _, h := range headers {
+		name, value, _ := strings.Cut(h, ":")
+		fmt.Fprintf(&lua, "wrk.headers[%q] = %q\n", strings.TrimSpace(name), strings.TrimSpace(value))
+	}
+	if strings.Contains(body, `"id":1,`) {
+		before, after, _ := strings.Cut(body, `"id":1,`)
+		fmt.Fprintf(&lua, "local n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format(nil, nil, nil, %q .. '\"id\":' .. n .. ',' .. %q)\nend\n", before, after)
+	} else if body != "" {
+		fmt.Fprintf(&lua, "wrk.body = %q\n", body)
+	}
+	// Every answer that is not a 2xx is counted, as the program's own
+	// generator counts them.
+	lua.WriteString("local bad = 0\nresponse = function(status) if status >= 300 then bad = bad + 1 end end\n")
+	lua.WriteString("done = function(summary) io.write(string.format('non2xx %d\\n', bad)) end\n")
+	script := filepath.Join(dir, "wrk.lua")
+	if err := os.WriteFile(script, []byte(lua.String()), 0o600); err != nil {
+		return r, err
+	}
+	out, err := exec.Command(wrkPath, "-t1", "-c"+strconv.Itoa(conc), "-d"+strconv.Itoa(int(dur.Seconds()))+"s", "--latency", "-s", script, url+path).CombinedOutput()
+	if err != nil {
+		return r, fmt.Errorf("wrk: %v: %s", err, lastLine(out))
+	}
+	return parseWrk(string(out))
+}
+
+// parseWrk reads wrk's report: requests per second, the latency
+// distribution's 50% and 99%, socket errors and the script's count of
+// answers that are not 2xx.
+func parseWrk(out string) (wrkRun, error) {
+	var r wrkRun
+	var got int
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 2 && f[0] == "Requests/sec:":
+			r.rps, _ = strconv.ParseFloat(f[1], 64)
+			got++
+		case len(f) == 2 && f[0] == "50%":
+			r.p50 = wrkDuration(f[1])
+			got++
+		case len(f) == 2 && f[0] == "99%":
+			r.p99 = wrkDuration(f[1])
+			got++
+		case len(f) == 2 && f[0] == "non2xx":
+			n, _ := strconv.ParseInt(f[1], 10, 64)
+			r.bad += n
+		case len(f) > 2 && f[0] == "Socket" && f[1] == "errors:":
+			// Socket errors: connect 0, read 0, write 0, timeout 0
+			for i := 2; i+1 < len(f); i += 2 {
+				n, _ := strconv.ParseInt(strings.TrimSuffix(f[i+1], ","), 10, 64)
+				r.bad += n
+			}
+		}
+	}
+	if got < 3 {
+		return r, fmt.Errorf("wrk's report has no rate or latency distribution: %q", lastLine([]byte(out)))
+	}
+	return r, nil
+}
+
+// wrkDuration reads wrk's 1.23ms, 812.00us, 1.02s.
+func wrkDuration(s string) time.Duration {
+	for _, u := range []struct {
+		suffix string
+		unit   time.Duration
+	}{{"us", time.Microsecond}, {"ms", time.Millisecond}, {"m", time.Minute}, {"s", time.Second}} {
+		if v, ok := strings.CutSuffix(s, u.suffix); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return 0
+			}
+			return time.Duration(f * float64(u.unit))
+		}
+	}
+	return 0
+}
