@@ -7,6 +7,7 @@
 //	mockserver mcp --api-key mk_test_all_scopes  # an MCP server over stdio, with a simulation of its own
 //	mockserver mcp --api-key mk_test_all_scopes --url http://127.0.0.1:8080  # stdio bridged to a running server
 //	mockserver proxy --upstream https://api.example.com  # check a real server's exchanges against the contract
+//	mockserver spec-diff --against theirs.json --journal journal.json  # what changed, what your traffic used first
 package main
 
 import (
@@ -43,6 +44,9 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if len(args) > 0 && args[0] == "proxy" {
 		return runProxy(ctx, args[1:], getenv, stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "spec-diff" {
+		return runSpecdiff(ctx, args[1:], getenv, stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "version" {
 		fmt.Fprintln(stdout, "mockserver", version)
 		return 0
@@ -55,7 +59,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 }
 
 // commands lists every command, for the errors that name one.
-const commands = "mcp, keys, proxy, health, version"
+const commands = "mcp, keys, proxy, spec-diff, health, version"
 
 // errShown is a command line error already told to the user.
 var errShown = errors.New("bad command line")
