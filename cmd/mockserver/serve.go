@@ -207,6 +207,7 @@ func usage(fs *flag.FlagSet, mcp bool) {
        mockserver mcp --api-key KEY [flags]   an MCP server over stdio
        mockserver keys [--fixtures F]          the test API keys of the fixtures
        mockserver proxy --upstream URL         a validating proxy in front of a server of the API
+       mockserver spec-diff --against F|URL    what changed from openapi.json, what your traffic used first
        mockserver health [--url URL]           exit 0 when a server answers healthy
        mockserver version                      the version
 

@@ -51,6 +51,24 @@ func parseSpecdiffSettings(args []string, getenv func(string) string, stdout, st
 	fs.StringVar(&s.format, "format", "text", "output: text or json")
 	fs.StringVar(&s.failOn, "fail-on", "", "exit 1 when a change is breaking (breaking) or breaking and used by the traffic (used-breaking)")
 	fs.DurationVar(&s.timeout, "timeout", 30*time.Second, "longest time to fetch --against from a URL")
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprint(w, `Usage: mockserver spec-diff --against FILE|URL [--coverage FILE] [--journal FILE] [flags]
+
+Lists what changes between the embedded openapi.json and another document, each change
+ranked by whether the client's recorded traffic touched it, then by severity.
+Exit 1 when --fail-on finds what it looks for, 2 for a bad command line or input.
+
+Flags (each also an environment variable; a flag wins over its variable):
+`)
+		fs.VisitAll(func(f *flag.Flag) {
+			def := ""
+			if f.DefValue != "" {
+				def = " (default " + f.DefValue + ")"
+			}
+			fmt.Fprintf(w, "  --%-10s %s\n      %s%s\n", f.Name, specdiffEnvName(f.Name), f.Usage, def)
+		})
+	}
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return nil, err
 	}
