@@ -160,7 +160,11 @@ func Diff(o Options) (*Report, error) {
 		for j, a := range c.GetArgs() {
 			args[j] = fmt.Sprint(a)
 		}
-		ch.Use = traffic.use(ch, args)
+		var shared []string // the other properties a change to a shared schema is at
+		if ac, ok := c.(checker.ApiChange); ok && ac.GetSharedSchema() != nil {
+			shared = ac.GetSharedSchema().Properties
+		}
+		ch.Use = traffic.use(ch, args, shared)
 		all = append(all, ranked{Change: ch, order: order(ch.Method, ch.Path), seq: i})
 	}
 	slices.SortStableFunc(all, func(a, b ranked) int {

@@ -167,6 +167,13 @@ func TestTrafficRanksWhatItUsedFirst(t *testing.T) {
 		first: "listProjects " + newRequired,
 		use:   Use{Used: true, Calls: 5},
 	}, {
+		name: "journal: the client read the removed enum value, at another property of the shared schema",
+		traffic: func(t *testing.T) *Traffic {
+			return journalOf(t, entry("listModels", "GET", "/models", "", 200, "", `{"object":"model_catalog","modalities":{"audio":[{"id":"m","modality":"audio"}]}}`))
+		},
+		first: "listModels response-property-enum-value-removed",
+		use:   Use{Used: true, Calls: 1, Known: true, Hits: 1, Sample: 1, Element: "response field modalities/audio/items/modality=audio (200)"},
+	}, {
 		name: "mcp: a tool's arguments hold the parameters",
 		traffic: func(t *testing.T) *Traffic {
 			return journalOf(t, journal.Entry{Front: "mcp", MCPMethod: "tools/call", Operation: "listModels", Status: 200,

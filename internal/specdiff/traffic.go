@@ -403,8 +403,9 @@ var (
 // use is how much of the traffic touches a change. oasdiff's arguments
 // are in no fixed place across rules, so the changed element is found
 // among them: the (location, name) pair of a parameter, the property path
-// the traffic knows, the status.
-func (t *Traffic) use(c Change, args []string) Use {
+// the traffic knows (or one of the shared properties, where a shared
+// schema changed), the status.
+func (t *Traffic) use(c Change, args, shared []string) Use {
 	key := c.OperationID
 	if key == "" {
 		key = c.Method + " " + c.Path
@@ -465,7 +466,7 @@ func (t *Traffic) use(c Change, args []string) Use {
 		}
 	case strings.Contains(id, "request-") && strings.Contains(id, "property") && !strings.Contains(id, "header"):
 		if u.reqKnown > 0 {
-			hits, element := match(args, u.reqFields, u.reqValues, enum)
+			hits, element := match(args, shared, u.reqFields, u.reqValues, enum)
 			if element == "" && len(args) > 0 {
 				element = args[0]
 			}
@@ -478,7 +479,7 @@ func (t *Traffic) use(c Change, args []string) Use {
 				continue
 			}
 			sample += n
-			h, e := match(args, u.resFields[st], u.resValues[st], enum)
+			h, e := match(args, shared, u.resFields[st], u.resValues[st], enum)
 			if h > 0 {
 				hits += h
 				element = fmt.Sprintf("response field %s (%d)", e, st)
@@ -495,11 +496,12 @@ func (t *Traffic) use(c Change, args []string) Use {
 	return use
 }
 
-// match finds the changed property among a change's arguments: the path
-// (and, for an enum change, the value at it) the traffic used most.
-func match(args []string, fields map[string]int, values map[string]map[string]int, enum bool) (int, string) {
+// match finds the changed property among a change's arguments and the
+// other properties of a shared schema: the path (and, for an enum change,
+// the value at it, one of the arguments) the traffic used most.
+func match(args, shared []string, fields map[string]int, values map[string]map[string]int, enum bool) (int, string) {
 	best, element := 0, ""
-	for i, p := range args {
+	for i, p := range slices.Concat(args, shared) {
 		if !enum {
 			if n := fields[p]; n > best {
 				best, element = n, p
