@@ -114,8 +114,16 @@ func (u Use) tier() int {
 
 var severityOrder = map[string]int{Breaking: 0, Warning: 1, Info: 2}
 
-// Diff compares the documents and ranks the changes.
-func Diff(o Options) (*Report, error) {
+// Diff compares the documents and ranks the changes. It reads o.Traffic
+// (a Traffic is read by one Diff at a time).
+func Diff(o Options) (r *Report, err error) {
+	defer func() {
+		// A document the checker trips on is the input's fault, not a
+		// reason for a stack trace.
+		if p := recover(); p != nil {
+			r, err = nil, fmt.Errorf("compare %s with %s: the checker failed: %v", cmp.Or(o.BaseName, "base"), cmp.Or(o.RevisionName, "revision"), p)
+		}
+	}()
 	o.BaseName = cmp.Or(o.BaseName, "base")
 	o.RevisionName = cmp.Or(o.RevisionName, "revision")
 	base, err := parse(o.Base, o.BaseName)
@@ -171,7 +179,7 @@ func Diff(o Options) (*Report, error) {
 		return cmp.Or(cmp.Compare(a.Use.tier(), b.Use.tier()), cmp.Compare(severityOrder[a.Severity], severityOrder[b.Severity]),
 			cmp.Compare(a.order, b.order), cmp.Compare(a.seq, b.seq))
 	})
-	r := &Report{Base: o.BaseName, Revision: o.RevisionName, Traffic: traffic.summary(), Changes: []Change{}}
+	r = &Report{Base: o.BaseName, Revision: o.RevisionName, Traffic: traffic.summary(), Changes: []Change{}}
 	for i, c := range all {
 		c.Rank = i + 1
 		r.Changes = append(r.Changes, c.Change)
