@@ -8,6 +8,7 @@
 //	mockserver mcp --api-key mk_test_all_scopes --url http://127.0.0.1:8080  # stdio bridged to a running server
 //	mockserver proxy --upstream https://api.example.com  # check a real server's exchanges against the contract
 //	mockserver conformance --url https://api.example.com/api/v1 --junit conformance.xml  # the conformance suite, keys from MOCKSERVER_CONFORMANCE_KEY_*
+//	mockserver spec-diff --against theirs.json --journal journal.json  # what changed, what your traffic used first
 package main
 
 import (
@@ -47,6 +48,9 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if len(args) > 0 && args[0] == "conformance" {
 		return runConformance(ctx, args[1:], getenv, stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "spec-diff" {
+		return runSpecdiff(ctx, args[1:], getenv, stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "version" {
 		fmt.Fprintln(stdout, "mockserver", version)
 		return 0
@@ -59,7 +63,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 }
 
 // commands lists every command, for the errors that name one.
-const commands = "mcp, keys, proxy, conformance, health, version"
+const commands = "mcp, keys, proxy, conformance, spec-diff, health, version"
 
 // errShown is a command line error already told to the user.
 var errShown = errors.New("bad command line")

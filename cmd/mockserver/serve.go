@@ -208,6 +208,7 @@ func usage(fs *flag.FlagSet, mcp bool) {
        mockserver keys [--fixtures F]          the test API keys of the fixtures
        mockserver proxy --upstream URL         a validating proxy in front of a server of the API
        mockserver conformance --url URL        the conformance suite against a server of the API
+       mockserver spec-diff --against F|URL    what changed from openapi.json, what your traffic used first
        mockserver health [--url URL]           exit 0 when a server answers healthy
        mockserver version                      the version
 
