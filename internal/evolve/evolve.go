@@ -35,6 +35,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/mediamock/mediamock/internal/seed"
 )
@@ -195,7 +196,7 @@ func (e *evolution) enums(root *node, status int) {
 			}
 			for i, k := range n.keys {
 				v := n.vals[i]
-				p := path + "." + k
+				p := member(path, k)
 				if v.kind == str {
 					var g string
 					switch {
@@ -249,6 +250,20 @@ func (e *evolution) enums(root *node, status int) {
 	}
 }
 
+// member is the path of key in the object at path: $.assets, or
+// $.modalities['3d'] for a key that is not a name.
+func member(path, key string) string {
+	for i, r := range key {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return path + "['" + strings.ReplaceAll(key, "'", `\'`) + "']"
+		}
+	}
+	if key == "" {
+		return path + "['']"
+	}
+	return path + "." + key
+}
+
 // fields adds one of NewFields to every object of the tree, and to none of
 // the values it adds.
 func (e *evolution) fields(n *node, path string) {
@@ -258,7 +273,7 @@ func (e *evolution) fields(n *node, path string) {
 			return
 		}
 		for i, k := range n.keys {
-			e.fields(n.vals[i], path+"."+k)
+			e.fields(n.vals[i], member(path, k))
 		}
 		free := make([]int, 0, len(NewFields))
 		for i, f := range NewFields {
@@ -272,7 +287,7 @@ func (e *evolution) fields(n *node, path string) {
 		f := NewFields[free[e.rng.IntN(len(free))]]
 		n.keys = append(n.keys, f.Name)
 		n.vals = append(n.vals, &node{kind: raw, s: f.Value})
-		e.added = append(e.added, path+"."+f.Name)
+		e.added = append(e.added, member(path, f.Name))
 	case array:
 		for i, v := range n.vals {
 			e.fields(v, path+"["+strconv.Itoa(i)+"]")

@@ -72,6 +72,7 @@ func TestBodyEnums(t *testing.T) {
 		{"a publication in flight", `{"object":"publication","status":"publishing","deliveries":[{"status":"published"}]}`, 200,
 			[]string{"$.status: awaiting_review (was publishing)"}},
 		{"a model's modality", `{"data":[{"id":"m","modality":"video"}]}`, 200, []string{"$.data[0].modality: avatar (was video)"}},
+		{"a key that is not a name", `{"modalities":{"3d":[{"modality":"3d"}]}}`, 200, []string{"$.modalities['3d'][0].modality: avatar (was 3d)"}},
 		{"an error code, by status", `{"error":{"code":"insufficient_credits","message":"No.","details":{"code":"x","kind":"image"}}}`, 402,
 			[]string{"$.error.code: credits_on_hold (was insufficient_credits)"}},
 		{"an error code of an unlisted status", `{"error":{"code":"teapot","message":"No."}}`, 418,
