@@ -561,6 +561,8 @@
         e.sandbox_id ? [h('dt', {}, 'Sandbox'), h('dd', {}, h('code', {}, e.sandbox_id))] : '',
         h('dt', {}, 'Latency'), h('dd', {}, e.duration_ms.toFixed(2) + ' ms' + (e.injected_latency_ms ? ` (${e.injected_latency_ms} injected)` : '')),
         h('dt', {}, 'Sim time'), h('dd', {}, full(e.sim_time)),
+        e.fault ? [h('dt', {}, 'Fault'), h('dd', {}, `${e.fault} (${e.fault_rule})`)] : '',
+        e.evolved ? [h('dt', {}, 'Evolved'), h('dd', {}, h('ul', { class: 'evolved' }, e.evolved.map((x) => h('li', {}, h('code', {}, x)))))] : '',
         h('dt', {}, 'Request id'), h('dd', {}, h('code', {}, e.id))),
       h('h3', {}, `Request body (${e.request_bytes} bytes${e.request_body_truncated ? ', the first ' + e.request_body.length + ' kept' : ''})`),
       h('pre', {}, pretty(e.request_body, e.request_content_type)),
