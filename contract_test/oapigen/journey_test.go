@@ -119,7 +119,7 @@ func TestQuickStartJourney(t *testing.T) {
 // does not know is pinned below, so that a new generator version that
 // changes it shows up here.
 func TestQuickStartJourneyEvolved(t *testing.T) {
-	srv := mediamock.RunT(t, func(o *mediamock.Options) { o.NoListener, o.Evolve = true, true })
+	srv := mediamock.RunT(t, mediamock.WithEvolve(), func(o *mediamock.Options) { o.NoListener = true })
 	asset := journey(t, client(t, srv))
 
 	// The journey met every kind of change.
