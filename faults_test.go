@@ -102,7 +102,7 @@ func TestTransportFaultsReachARealClient(t *testing.T) {
 	}
 	assert.Equal(t, 2, met["reset"])
 	assert.Equal(t, 1, met["truncate"])
-	assert.Equal(t, 12, len(cov.FailurePaths), "every kind is listed, met or not")
+	assert.Equal(t, 13, len(cov.FailurePaths), "every kind is listed, met or not")
 	assert.Equal(t, 0, met["mcp_session_expire"])
 
 	// The server's answers go on.

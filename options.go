@@ -71,6 +71,13 @@ type Options struct {
 	// Strict validates every response against openapi.json and replaces a
 	// non-conforming one with a 500 that says why.
 	Strict bool
+	// Evolve rehearses the service's next additive release on every
+	// answer of its operations: unknown fields, unknown values of status,
+	// kind, modality and the error code, undeclared headers, keys in
+	// another order; seeded, and named in the journal's Evolved. A fault
+	// rule or Mock-Fault header of kind evolve does it for some requests
+	// alone, or with some parts off.
+	Evolve bool
 	// Logger receives the server's log lines; nil discards them.
 	Logger *slog.Logger
 	// WallClock reads wall time for the real clock mode; nil is time.Now.

@@ -68,6 +68,10 @@ func WithSpeed(speed float64) Option { return func(o *Options) { o.Speed = speed
 // WithControlToken protects the control API with a bearer token.
 func WithControlToken(token string) Option { return func(o *Options) { o.ControlToken = token } }
 
+// WithEvolve rehearses the service's next additive release on every
+// answer (Options.Evolve).
+func WithEvolve() Option { return func(o *Options) { o.Evolve = true } }
+
 // WithLogger sends the server's log lines to l instead of t.Log.
 func WithLogger(l *slog.Logger) Option { return func(o *Options) { o.Logger = l } }
 

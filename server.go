@@ -169,7 +169,7 @@ func New(o Options) (*Server, error) {
 	s.env = &front.Env{Eng: s.eng, Gate: gate.New(s.eng), Rules: fault.NewSet(o.Seed), API: api,
 		Journal: journal.New(o.JournalSize, o.JournalBodyBytes), Coverage: &journal.Counts{FaultKinds: fault.Kinds}, Log: log,
 		WallClock: o.WallClock, Stop: s.stop, Sleep: sleep, PublicURL: o.PublicURL, MaxBodyBytes: o.MaxBodyBytes,
-		Strict: o.Strict, ControlToken: o.ControlToken, Start: resetStart, Operations: operations(api),
+		Strict: o.Strict, Evolve: o.Evolve, ControlToken: o.ControlToken, Start: resetStart, Operations: operations(api),
 		AllowedHosts: allowedHosts(o), MaxSandboxes: o.MaxSandboxes,
 		Journals: journal.NewRings(min(o.JournalSize, SandboxJournalSize), o.JournalBodyBytes)}
 	s.eng.SetOwnFiles(s.env.OwnFile)

@@ -172,6 +172,11 @@ type JournalEntry struct {
 	// FaultRule the rules that struck, or "header", in the same order.
 	Fault     string `json:"fault,omitempty"`
 	FaultRule string `json:"fault_rule,omitempty"`
+	// Evolved names what an evolve fault added to the answer: fields by
+	// path ($.assets[0].region), enum values by path and values
+	// ($.status: moderating (was processing)), headers ("header
+	// X-Service-Region"), and "keys reordered".
+	Evolved []string `json:"evolved,omitempty"`
 }
 
 func journalEntryOf(e journal.Entry) JournalEntry {
@@ -181,7 +186,7 @@ func journalEntryOf(e journal.Entry) JournalEntry {
 		WorkspaceID: e.WorkspaceID, SandboxID: e.SandboxID, DurationMS: e.DurationMS, InjectedLatencyMS: e.InjectedLatencyMS,
 		RequestContentType: e.RequestContentType, RequestBytes: e.RequestBytes, RequestBody: e.RequestBody,
 		RequestBodyTruncated: e.RequestBodyTruncated, ResponseBytes: e.ResponseBytes, ResponseBody: e.ResponseBody,
-		ResponseBodyTruncated: e.ResponseBodyTruncated, Fault: e.Fault, FaultRule: e.FaultRule}
+		ResponseBodyTruncated: e.ResponseBodyTruncated, Fault: e.Fault, FaultRule: e.FaultRule, Evolved: e.Evolved}
 }
 
 // JournalFilter selects journal entries; zero fields match everything.

@@ -26,7 +26,7 @@ type settings struct {
 	addr, db, clock, startTime, fixtures, publicURL, logFormat string
 	seed, oauthApprove                                         uint64
 	speed                                                      float64
-	durable, reset, strict, fetchImages, coverage, tls         bool
+	durable, reset, strict, evolve, fetchImages, coverage, tls bool
 	tlsCert, tlsKey                                            string
 	controlToken, allowedHosts, fileSecret, logLevel           string
 	journalSize, journalBody, maxSandboxes                     int
@@ -76,6 +76,7 @@ func parseCommand(mcp bool, args []string, getenv func(string) string, stdout, s
 	fs.StringVar(&s.publicURL, "public-url", "", "base of the URLs the server hands out (default: the host the client used)")
 	fs.Int64Var(&s.maxBody, "max-body-bytes", mediamock.DefaultMaxBodyBytes, "request body cap in bytes")
 	fs.BoolVar(&s.strict, "strict", false, "validate every response against openapi.json")
+	fs.BoolVar(&s.evolve, "evolve", false, "rehearse the service's next additive release: every answer gains unknown fields, enum values and headers, keys reordered (seeded; the journal names what was added)")
 	fs.StringVar(&s.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&s.logLevel, "log-level", "info", "log level: debug, info (a line per request), warn or error")
 	fs.BoolVar(&s.fetchImages, "fetch-images", false, "fetch https image URLs for real (default: a deterministic placeholder, no network)")
@@ -174,7 +175,7 @@ func (s *settings) options(log *slog.Logger) (mediamock.Options, error) {
 	}
 	return mediamock.Options{
 		Addr: s.addr, DBPath: s.db, Durable: s.durable, Reset: s.reset, Seed: s.seed, Clock: mode, StartTime: start,
-		Speed: s.speed, FixturesPath: s.fixtures, PublicURL: s.publicURL, MaxBodyBytes: s.maxBody, Strict: s.strict, Logger: log,
+		Speed: s.speed, FixturesPath: s.fixtures, PublicURL: s.publicURL, MaxBodyBytes: s.maxBody, Strict: s.strict, Evolve: s.evolve, Logger: log,
 		FetchImages: s.fetchImages, ControlToken: s.controlToken, JournalSize: journal, JournalBodyBytes: s.journalBody,
 		AllowedHosts: hosts, FileSecret: s.fileSecret, MaxSandboxes: s.maxSandboxes, OAuthApprove: s.oauthApprove, ReadTimeout: s.readTimeout, WriteTimeout: s.writeTimeout, IdleTimeout: s.idleTimeout,
 		TLS: s.tls, TLSCert: s.tlsCert, TLSKey: s.tlsKey,

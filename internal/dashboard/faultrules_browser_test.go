@@ -51,7 +51,7 @@ func TestDashboardFaultRulesInBrowser(t *testing.T) {
 	b.visible("the event stream is live", `#live[data-state="live"]`)
 	b.visible("the faults panel shows", `#panel-faults[data-loaded]`)
 	b.visible("no rule yet", `#fault-rules-empty`)
-	assert.Equal(t, 12, eval[int](b, `document.querySelector('#fault-rule select[name="kind"]').options.length`), "every kind")
+	assert.Equal(t, 13, eval[int](b, `document.querySelector('#fault-rule select[name="kind"]').options.length`), "every kind")
 
 	// The inputs follow the kind (and latency's distribution).
 	kind := `#fault-rule select[name="kind"]`

@@ -90,7 +90,8 @@ func TestDashboardFaultRuleFormMatchesTheServer(t *testing.T) {
 
 	// A value the server takes for each parameter, and what each kind needs.
 	sample := map[string]any{"after_bytes": 10, "after_fraction": 0.25, "bytes_per_second": 100, "bytes": 16, "ms": 1,
-		"min_ms": 1, "max_ms": 2, "median_ms": 1, "sigma": 0.5, "status": 503, "ttl_seconds": 60, "expired_status": 404, "retry_after_seconds": 2}
+		"min_ms": 1, "max_ms": 2, "median_ms": 1, "sigma": 0.5, "status": 503, "ttl_seconds": 60, "expired_status": 404, "retry_after_seconds": 2,
+		"fields": false, "enums": false, "headers": false, "reorder": false}
 	needs := map[string]map[string]any{"slow_body": {"bytes_per_second": 100}, "status": {"status": 503},
 		"file_expiry": {"ttl_seconds": 60}, "latency": {"distribution": "fixed", "ms": 1}}
 	jsonType := map[string]string{"Content-Type": "application/json"}

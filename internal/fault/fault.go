@@ -3,7 +3,9 @@
 // reset, an empty reply, a body cut short or trickling, garbage, a latency
 // drawn from a distribution, a forced status, an expired or broken file
 // download, a lost MCP session, a dropped MCP stream, an MCP server that is
-// briefly unavailable.
+// briefly unavailable; and, above a well-formed answer, the service's
+// next additive release (evolve: unknown fields, enum values and headers,
+// keys in another order).
 //
 // A fault is asked for as a Spec: once for one request (the Mock-Fault
 // header) or as a Rule kept in a scope (the control API). Whether a rule's
@@ -38,11 +40,12 @@ const (
 	MCPSessionExpire = "mcp_session_expire" // the MCP session ends; its next request answers 404
 	MCPStreamDrop    = "mcp_stream_drop"    // a tool call's event stream closes before its result
 	MCPUnavailable   = "mcp_unavailable"    // the MCP endpoint answers 503 with Retry-After
+	Evolve           = "evolve"             // the answer gains what the next additive release may add (package evolve)
 )
 
 // Kinds are the fault kinds, in the order the documents list them.
 var Kinds = []string{Reset, EmptyReply, Truncate, SlowBody, Garbage, Latency, Status,
-	FileExpiry, FileTruncate, MCPSessionExpire, MCPStreamDrop, MCPUnavailable}
+	FileExpiry, FileTruncate, MCPSessionExpire, MCPStreamDrop, MCPUnavailable, Evolve}
 
 // Path classes: what a request is for.
 const (
@@ -105,7 +108,15 @@ type Spec struct {
 	ExpiredStatus int    `json:"expired_status,omitempty"`
 	// mcp_unavailable
 	RetryAfterSeconds *int64 `json:"retry_after_seconds,omitempty"`
+	// evolve: what evolves; nil means on (false turns that part off).
+	Fields  *bool `json:"fields,omitempty"`
+	Enums   *bool `json:"enums,omitempty"`
+	Headers *bool `json:"headers,omitempty"`
+	Reorder *bool `json:"reorder,omitempty"`
 }
+
+// Evolves reports whether an evolve spec turns a part on: nil is on.
+func Evolves(part *bool) bool { return part == nil || *part }
 
 // Stage is where in a request's life a kind is decided.
 type Stage int
@@ -125,6 +136,8 @@ const (
 	Session
 	// Call: when an MCP tool call has run (mcp_stream_drop).
 	Call
+	// Shape: when the answer is ready to go, before its delivery (evolve).
+	Shape
 )
 
 // Point is the point where a kind is decided.
@@ -140,6 +153,8 @@ func Point(kind string) Stage {
 		return Session
 	case MCPStreamDrop:
 		return Call
+	case Evolve:
+		return Shape
 	}
 	return Deliver
 }
@@ -151,6 +166,8 @@ func classes(kind string) []string {
 		return []string{Files}
 	case MCPSessionExpire, MCPStreamDrop, MCPUnavailable:
 		return []string{MCP}
+	case Evolve:
+		return []string{API}
 	}
 	return Classes
 }
@@ -169,6 +186,7 @@ var params = map[string][]string{
 	MCPSessionExpire: {},
 	MCPStreamDrop:    {},
 	MCPUnavailable:   {"retry_after_seconds"},
+	Evolve:           {"fields", "enums", "headers", "reorder"},
 }
 
 // set lists the parameters a spec sets.
@@ -193,6 +211,10 @@ func (s *Spec) set() []string {
 	add("ttl_seconds", s.TTLSeconds != nil)
 	add("expired_status", s.ExpiredStatus != 0)
 	add("retry_after_seconds", s.RetryAfterSeconds != nil)
+	add("fields", s.Fields != nil)
+	add("enums", s.Enums != nil)
+	add("headers", s.Headers != nil)
+	add("reorder", s.Reorder != nil)
 	return out
 }
 
@@ -277,6 +299,10 @@ func (s *Spec) Validate(in string, known func(string) bool) error {
 	case MCPUnavailable:
 		if r := s.RetryAfterSeconds; r != nil && (*r < 0 || *r > 3600) {
 			bad("retry_after_seconds", "must be between 0 and 3600")
+		}
+	case Evolve:
+		if !Evolves(s.Fields) && !Evolves(s.Enums) && !Evolves(s.Headers) && !Evolves(s.Reorder) {
+			bad("fields", "fields, enums, headers and reorder are all false: nothing would evolve; leave one out (on) or delete the rule")
 		}
 	}
 	if len(v) > 0 {
@@ -390,6 +416,16 @@ type Hit struct {
 	// rng draws the hit's own random values (a latency, garbage bytes).
 	rng *seed.RNG
 }
+
+// Standing is the hit of the server's standing evolve mode (--evolve) on
+// a request, drawn from the server's seed and the request's id; the
+// journal names its rule "server".
+func Standing(serverSeed uint64, requestID string) *Hit {
+	return &Hit{Spec: Spec{Kind: Evolve}, Rule: "server", rng: seed.For(serverSeed, "fault/evolve/"+requestID, 0)}
+}
+
+// Draws is the hit's own source of random values (what an evolve hit adds).
+func (h *Hit) Draws() *seed.RNG { return h.rng }
 
 // FromHeader is the hit of a Mock-Fault header, drawn from the server's
 // seed and the request's id.

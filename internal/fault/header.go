@@ -14,6 +14,7 @@ import (
 //	Mock-Fault: truncate; after_bytes=1024
 //	Mock-Fault: latency; distribution=lognormal; median_ms=200; sigma=0.5
 //	Mock-Fault: reset; probability=0.5
+//	Mock-Fault: evolve; reorder=false
 const Header = "Mock-Fault"
 
 // ParseHeader reads a Mock-Fault header's values into a spec and checks it.
@@ -123,6 +124,12 @@ func (s *Spec) setParam(name, value string) error {
 		}
 	case "retry_after_seconds":
 		s.RetryAfterSeconds, err = i64()
+	case "fields", "enums", "headers", "reorder":
+		b, perr := strconv.ParseBool(value)
+		if perr != nil {
+			return fmt.Errorf("%q is not true or false", value)
+		}
+		*map[string]**bool{"fields": &s.Fields, "enums": &s.Enums, "headers": &s.Headers, "reorder": &s.Reorder}[name] = &b
 	case "class", "operation", "modality", "first":
 		return fmt.Errorf("targets rules of the control API; a header's fault is its own request's")
 	default:

@@ -59,6 +59,7 @@ func (env *Env) Serve(w http.ResponseWriter, r *http.Request, d Door, next func(
 			}
 		}
 		rw.logInternal(r)
+		rw.evolveHeld()
 		env.record(rw, r, started)
 		// An answer that met a fault goes out once the journal and the
 		// coverage know of it: the client's next step comes after.
@@ -299,6 +300,7 @@ func (env *Env) record(w *Writer, r *http.Request, started time.Time) {
 		e.WorkspaceID = w.workspace
 	}
 	e.Fault, e.FaultRule = w.faults.journal()
+	e.Evolved = w.faults.evolved
 	if e.Fault != "" {
 		x := w.exchange()
 		x.Operation, x.Faults = e.Operation, strings.Split(e.Fault, ",")

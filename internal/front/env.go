@@ -48,7 +48,11 @@ type Env struct {
 	Exposed      bool
 	MaxBodyBytes int64
 	// Strict validates every response of the service's operations.
-	Strict       bool
+	Strict bool
+	// Evolve is the standing evolve mode (--evolve): every answer of the
+	// service's operations evolves, whatever the fault rules, unless a
+	// rule or a Mock-Fault header of kind evolve gives its own parameters.
+	Evolve       bool
 	ControlToken string
 	// Start is where the clock started, for resets; zero for a real clock
 	// given no start time, which a reset puts back on the wall clock.

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mediamock/mediamock/internal/evolve"
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/seed"
@@ -60,12 +61,16 @@ type faultState struct {
 	// holding: the answer met a fault when its head was written, so it is
 	// held until the journal has it (finishFaults sends it).
 	holding bool
+	// evolve is the evolve hit the answer meets, nil when none; evolved
+	// names what it added, for the journal.
+	evolve  *fault.Hit
+	evolved []string
 }
 
 // held reports whether the answer is kept back: it met a fault before its
 // head went out, or a delivery fault or an abort will break it.
 func (w *Writer) held() bool {
-	return w.faults.holding || w.faults.deliver != nil || w.faults.abort.Load()
+	return w.faults.holding || w.faults.deliver != nil || w.faults.evolve != nil || w.faults.abort.Load()
 }
 
 // readFaultHeader reads the Mock-Fault header of a request to a faultable
@@ -178,7 +183,7 @@ func (w *Writer) PickFault(p fault.Stage, req fault.Request) *fault.Hit {
 // the answer is about to go.
 func (w *Writer) decideFaults() {
 	st := &w.faults
-	if st.decided || st.class == "" || (st.header == nil && !w.env.Rules.Active()) {
+	if st.decided || st.class == "" || (st.header == nil && !w.env.Rules.Active() && !w.env.Evolve) {
 		return
 	}
 	st.decided = true
@@ -197,10 +202,44 @@ func (w *Writer) decideFaults() {
 	if st.class == fault.MCP && w.req.Method == http.MethodGet {
 		return
 	}
+	// Only the answers of the service's operations evolve (not the
+	// document, not a path that is none).
+	if st.class == fault.API && w.op != "" {
+		st.evolve = w.PickFault(fault.Shape, req)
+		if st.evolve == nil && w.env.Evolve {
+			st.evolve = fault.Standing(w.env.Eng.Seed(), w.Header().Get("X-Request-Id"))
+			w.Met(st.evolve)
+		}
+	}
 	st.deliver = w.PickFault(fault.Deliver, req)
 	st.mu.Lock()
 	st.holding = len(st.met) > 0
 	st.mu.Unlock()
+}
+
+// evolveHeld applies the evolve hit the answer met to the held answer:
+// its JSON body (and the journal's copy of it) and its headers. The
+// simulation's state never sees it.
+func (w *Writer) evolveHeld() {
+	st := &w.faults
+	h := st.evolve
+	if h == nil {
+		return
+	}
+	o := evolve.Options{Fields: fault.Evolves(h.Fields), Enums: fault.Evolves(h.Enums),
+		Headers: fault.Evolves(h.Headers), Reorder: fault.Evolves(h.Reorder)}
+	head, rng := w.Header(), h.Draws()
+	if mt, _, _ := strings.Cut(head.Get("Content-Type"), ";"); mt == "application/json" && st.held.Len() > 0 {
+		body, added := evolve.Body(st.held.Bytes(), w.status, o, rng)
+		st.held.Reset()
+		st.held.Write(body)
+		head.Set("Content-Length", strconv.Itoa(len(body)))
+		if w.resCapture != nil {
+			w.resCapture.Replace(body)
+		}
+		st.evolved = added
+	}
+	st.evolved = append(st.evolved, evolve.Headers(head, o, rng)...)
 }
 
 // finishFaults sends an answer held for a delivery fault, broken as the

@@ -41,6 +41,11 @@ type Entry struct {
 	// that struck, in the same order.
 	Fault     string `json:"fault,omitempty"`
 	FaultRule string `json:"fault_rule,omitempty"`
+	// Evolved names what an evolve fault added to the answer: fields by
+	// path ($.assets[0].region), enum values by path and values
+	// ($.status: moderating (was processing)), headers ("header
+	// X-Service-Region"), and "keys reordered".
+	Evolved []string `json:"evolved,omitempty"`
 }
 
 // maxJournalString caps the path, query, method and content type kept per
@@ -198,6 +203,14 @@ func (c *Capture) Keep(p []byte) {
 
 // Bytes are the kept bytes; Total counts every byte seen.
 func (c *Capture) Bytes() []byte { return c.buf.Bytes() }
+
+// Replace puts p in place of what went by: the answer was rewritten
+// before it was sent.
+func (c *Capture) Replace(p []byte) {
+	c.buf.Reset()
+	c.total = 0
+	c.Keep(p)
+}
 
 // Total is how many bytes went by.
 func (c *Capture) Total() int64 { return c.total }

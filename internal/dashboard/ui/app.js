@@ -561,6 +561,8 @@
         e.sandbox_id ? [h('dt', {}, 'Sandbox'), h('dd', {}, h('code', {}, e.sandbox_id))] : '',
         h('dt', {}, 'Latency'), h('dd', {}, e.duration_ms.toFixed(2) + ' ms' + (e.injected_latency_ms ? ` (${e.injected_latency_ms} injected)` : '')),
         h('dt', {}, 'Sim time'), h('dd', {}, full(e.sim_time)),
+        e.fault ? [h('dt', {}, 'Fault'), h('dd', {}, `${e.fault} (${e.fault_rule})`)] : '',
+        e.evolved ? [h('dt', {}, 'Evolved'), h('dd', {}, h('ul', { class: 'evolved' }, e.evolved.map((x) => h('li', {}, h('code', {}, x)))))] : '',
         h('dt', {}, 'Request id'), h('dd', {}, h('code', {}, e.id))),
       h('h3', {}, `Request body (${e.request_bytes} bytes${e.request_body_truncated ? ', the first ' + e.request_body.length + ' kept' : ''})`),
       h('pre', {}, pretty(e.request_body, e.request_content_type)),
@@ -715,10 +717,11 @@
     mcp_session_expire: { params: [], targets: ['probability', 'first'], hint: 'The MCP session ends: its request and every later one answer 404 until the client initializes again.' },
     mcp_stream_drop: { params: [], targets: ['operation', 'modality', 'probability', 'first'], hint: "A tool call's event stream closes before its result, after the call ran." },
     mcp_unavailable: { params: ['retry_after_seconds'], targets: ['probability', 'first'], hint: 'The MCP endpoint answers 503 with Retry-After (1 second when empty).' },
+    evolve: { params: ['fields', 'enums', 'headers', 'reorder'], targets: ['operation', 'modality', 'probability', 'first'], hint: "The answers of the service's operations gain what its next additive release may add: unknown fields, enum values and headers, keys in another order. The journal names each change." },
   };
   const DISTRIBUTIONS = { fixed: ['ms'], uniform: ['min_ms', 'max_ms'], lognormal: ['median_ms', 'sigma'] };
   const RULE_PARAMS = ['after_bytes', 'after_fraction', 'bytes_per_second', 'bytes', 'distribution', 'ms', 'min_ms', 'max_ms', 'median_ms', 'sigma',
-    'status', 'ttl_seconds', 'expired_status', 'retry_after_seconds'];
+    'status', 'ttl_seconds', 'expired_status', 'retry_after_seconds', 'fields', 'enums', 'headers', 'reorder'];
 
   const ruleForm = $('#fault-rule');
   ruleForm.elements.kind.replaceChildren(...Object.keys(RULE_KINDS).map((k) => h('option', {}, k)));
@@ -773,7 +776,7 @@
       if (!el.name || el.name === 'kind' || el.disabled) continue;
       if (el.validity.badInput) bad.push(el.name);
       const v = el.value.trim();
-      if (v !== '') spec[el.name] = el.type === 'number' || el.dataset.num ? Number(v) : v;
+      if (v !== '') spec[el.name] = el.dataset.bool ? v === 'true' : el.type === 'number' || el.dataset.num ? Number(v) : v;
     }
     return { spec, bad };
   }
