@@ -129,3 +129,59 @@ func TestConcurrentTraffic(t *testing.T) {
 	assert.Zero(t, s.Violations, "report:\n%s", f.report.String())
 	assert.GreaterOrEqual(t, s.Exchanges, 20)
 }
+
+// TestEvolveIsDriftNotViolation puts the proxy in front of the mock in
+// evolve mode (the service's next additive release rehearsed): every new
+// field, enum value and header it adds is reported as drift, with its
+// path and operation, and none of it as a violation. The two features
+// check each other: the mock's evolution stays additive, and the checker
+// sees every kind of it.
+func TestEvolveIsDriftNotViolation(t *testing.T) {
+	srv := mediamock.RunT(t, mediamock.WithEvolve())
+	f := startProxy(t, srv.BaseURL())
+	client := f.srv.Client()
+	key := mediamock.KeyAllScopes
+	getJSON(t, client, f.base()+"/account", key)
+	getJSON(t, client, f.base()+"/models", key)
+	g := postJSON(t, client, f.base()+"/generations", key, map[string]any{"modality": "image", "model_id": "imagen-4", "prompt": "a lighthouse at dusk, evolved"})
+	require.Equal(t, http.StatusCreated, g.Status, "%s", g.Body)
+	id := int64(g.JSON(t)["assets"].([]any)[0].(map[string]any)["id"].(float64))
+	for status := ""; status != "completed" && status != "failed"; {
+		r := getJSON(t, client, fmt.Sprintf("%s/generations/%d?wait_seconds=55", f.base(), id), key)
+		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+		status = r.JSON(t)["status"].(string)
+	}
+	for range 5 {
+		getJSON(t, client, f.base()+"/assets?limit=20", key)
+	}
+	getJSON(t, client, f.base()+"/assets/999999", key) // a 404, its code evolved
+
+	var table strings.Builder
+	f.p.WriteSummary(&table)
+	t.Log(table.String())
+	s := f.p.Summary()
+	assert.Zero(t, s.Violations, "evolution is additive:\n%s", f.report.String())
+	kinds := map[string]int{}
+	for _, k := range s.DriftByKind {
+		kinds[k.Kind] = k.Count
+	}
+	for _, kind := range []string{check.DriftField, check.DriftEnum, check.DriftHeader} {
+		assert.Positive(t, kinds[kind], "drift of kind %s\n%s", kind, f.report.String())
+	}
+	assert.Zero(t, kinds[check.DriftStatus], "evolve never changes a status")
+	places := map[string]bool{}
+	for _, d := range s.DriftByPlace {
+		places[d.Operation] = true
+		assert.NotEmpty(t, d.Path)
+	}
+	for _, op := range []string{"getAccount", "createGeneration", "listAssets"} {
+		assert.True(t, places[op], "drift of %s is named by its operation: %+v", op, s.DriftByPlace)
+	}
+	// And the journal names what the mock added, as the proxy saw it.
+	entries := srv.Controls.Journal(mediamock.JournalFilter{})
+	evolved := 0
+	for _, e := range entries {
+		evolved += len(e.Evolved)
+	}
+	assert.Positive(t, evolved)
+}
