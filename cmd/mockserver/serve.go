@@ -21,6 +21,11 @@ import (
 // startGCPercent is the collector's setting while the server starts.
 const startGCPercent = 400
 
+// startMemoryLimit is the soft memory limit while the server starts (a
+// GOMEMLIMIT lower than it wins, and the limit set by GOMEMLIMIT comes
+// back once the server is ready).
+const startMemoryLimit = 32 << 20
+
 // settings are the command's flags; each is also MOCKSERVER_<NAME>.
 type settings struct {
 	addr, db, clock, startTime, fixtures, publicURL, logFormat string
@@ -233,9 +238,15 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	// document's parse most of all) while the heap is small: the collector
 	// would run several times for nothing. It runs less often until the
 	// server is ready, then as GOGC says.
-	gogc := debug.SetGCPercent(startGCPercent)
+	// A soft memory limit bounds what a large fixture's seeding lets the
+	// heap grow to meanwhile: the collector runs more often only then.
+	gogc, limit := debug.SetGCPercent(startGCPercent), debug.SetMemoryLimit(-1)
+	if limit > startMemoryLimit {
+		debug.SetMemoryLimit(startMemoryLimit)
+	}
 	ready := sync.OnceFunc(func() {
 		debug.SetGCPercent(gogc)
+		debug.SetMemoryLimit(limit)
 		// What a large fixture's seeding left behind goes back to the
 		// system now, not over the next minutes.
 		go debug.FreeOSMemory()
