@@ -195,10 +195,8 @@ func (s *settings) newLogger(w io.Writer) (*slog.Logger, error) {
 	}
 	o := &slog.HandlerOptions{Level: level}
 	switch s.logFormat {
-	case "text":
-		return slog.New(slog.NewTextHandler(w, o)), nil
-	case "json":
-		return slog.New(slog.NewJSONHandler(w, o)), nil
+	case "text", "json":
+		return slog.New(withRequestLines(w, s.logFormat == "json", o)), nil
 	}
 	return nil, fmt.Errorf("%s must be text or json, got %q", s.name("log-format"), s.logFormat)
 }

@@ -16,11 +16,22 @@ func listAssetsPage(c *Call, q sim.AssetQuery) (int, any, error) {
 	cache := &c.Env.Rendered
 	// Signed file addresses change with the clock: they are never kept.
 	keep := view.Sign == nil
+	// The renderings found while listing, in the order of the ids: each
+	// is looked up once.
+	type found struct {
+		id uint64
+		b  []byte
+	}
+	var kept []found
+	if keep {
+		kept = make([]found, 0, q.Limit+1)
+	}
 	ids, assets, more, err := c.eng().ListAssetsSkipping(c.Principal, q, func(id uint64) bool {
 		if !keep {
 			return false
 		}
-		_, ok := cache.Get(wire.RenderKey{ID: id, Epoch: epoch, Base: view.Base})
+		b, ok := cache.Get(wire.RenderKey{ID: id, Epoch: epoch, Base: view.Base})
+		kept = append(kept, found{id, b})
 		return ok
 	})
 	if err != nil {
@@ -38,6 +49,10 @@ func listAssetsPage(c *Call, q sim.AssetQuery) (int, any, error) {
 			a = assets[i]
 		}
 		if a.ID == 0 {
+			if i < len(kept) && kept[i].id == id && kept[i].b != nil {
+				out = append(out, kept[i].b...)
+				continue
+			}
 			if b, ok := cache.Get(k); ok {
 				out = append(out, b...)
 				continue
