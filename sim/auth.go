@@ -64,6 +64,13 @@ func (e *Engine) loadPrincipals(btx *bolt.Tx) error {
 }
 
 func (t *tx) workspace(id uint64) (*Workspace, error) {
+	// A group of writes reads the same workspace again and again (each
+	// creation of a busy workspace): it is decoded once per transaction.
+	// The caller gets a copy of its own: a write that changes it and then
+	// fails without putting it back leaves nothing behind.
+	if w, ok := t.workspaces[id]; ok {
+		return w.clone(), nil
+	}
 	var w Workspace
 	ok, err := getJSON(t.b(bWorkspaces), u64(id), &w)
 	if err != nil {
@@ -72,10 +79,38 @@ func (t *tx) workspace(id uint64) (*Workspace, error) {
 	if !ok {
 		return nil, notFound("workspace", id)
 	}
+	t.keepWorkspace(&w)
 	return &w, nil
 }
 
-func (t *tx) putWorkspace(w *Workspace) error { return putJSON(t.b(bWorkspaces), u64(w.ID), w) }
+func (t *tx) putWorkspace(w *Workspace) error {
+	if err := putJSON(t.b(bWorkspaces), u64(w.ID), w); err != nil {
+		delete(t.workspaces, w.ID)
+		return err
+	}
+	t.keepWorkspace(w)
+	return nil
+}
+
+// keepWorkspace remembers a copy of a workspace as the state holds it.
+func (t *tx) keepWorkspace(w *Workspace) {
+	if t.workspaces == nil {
+		t.workspaces = map[uint64]*Workspace{}
+	}
+	t.workspaces[w.ID] = w.clone()
+}
+
+// deleteWorkspace removes a workspace's record.
+func (t *tx) deleteWorkspace(id uint64) error {
+	delete(t.workspaces, id)
+	return t.b(bWorkspaces).Delete(u64(id))
+}
+
+func (w *Workspace) clone() *Workspace {
+	c := *w
+	c.Gifts = slices.Clone(w.Gifts)
+	return &c
+}
 
 // RevokeToken removes a token: it authenticates nothing from then on. It
 // reports whether the token existed.

@@ -549,7 +549,7 @@ func (t *tx) clearWorkspace(ws uint64, keep bool) error {
 		}
 	}
 	t.removedWorkspaces = append(t.removedWorkspaces, ws)
-	return t.b(bWorkspaces).Delete(prefix)
+	return t.deleteWorkspace(ws)
 }
 
 // forPrefix calls fn for every record whose key starts with prefix.
