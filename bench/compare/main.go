@@ -1,12 +1,16 @@
 // Command compare measures, in one run on one machine, this server
 // (non-durable and durable), a bare net/http server answering a fixed body
-// of the same size as the server's list page, and Prism when npx can
-// install it, with the same requests from the same Go load generator. It
-// prints one table: requests per second, p50, p99, start time, RSS idle and
-// peak, and the ratios to the bare server.
+// of the same size as the server's list page (and one of 1 KB), and Prism
+// when npx can install it. Every server runs at once. Each is loaded in
+// turn by the program's own generator; then, when wrk is installed, wrk
+// loads them all in rounds, one after the other, and the medians are
+// kept: the ratios and the targets rest on wrk's figures. It prints one
+// table (requests per second by both generators, p50, p99, start time,
+// RSS idle, after and peak, the ratios to the bare servers) and each
+// target next to what it measured.
 //
-//	go run ./bench/compare                 # 8 s per load, 32 connections
-//	go run ./bench/compare -d 4s -prism=false
+//	go run ./bench/compare                 # 8 s per load, 32 connections, 3 rounds of wrk
+//	go run ./bench/compare -d 4s -prism=false -rounds 1
 //
 // It starts every server on loopback and stops them all when done.
 package main
@@ -68,6 +72,7 @@ func main() {
 	conc := flag.Int("c", 32, "concurrent connections")
 	prism := flag.Bool("prism", true, "also measure Prism (installed with npx)")
 	pollN := flag.Int("polls", 10000, "long polls held open at once (0: none)")
+	rounds := flag.Int("rounds", 3, "rounds of wrk loads over every server (medians kept)")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "mediamock-compare-")
@@ -80,7 +85,7 @@ func main() {
 	fix := filepath.Join(dir, "bench.json")
 	check(os.WriteFile(fix, []byte(fixture), 0o600))
 
-	var results []result
+	var targets []*target
 	for _, durable := range []bool{false, true} {
 		name := "mediamock"
 		if durable {
@@ -92,15 +97,37 @@ func main() {
 		if durable {
 			args = append(args, "--durable")
 		}
-		results = append(results, measure(name, exec.Command(bin, args...), "http://"+addr, mockPaths, *conc, *dur))
+		targets = append(targets, &target{name: name, cmd: exec.Command(bin, args...), url: "http://" + addr, p: mockPaths})
 	}
 	page := fetchPage(bin, dir, fix)
 	bare := bareServer(page)
-	results = append(results, measure(fmt.Sprintf("bare net/http (%d B body)", len(page)), bare, "http://"+bare.Env[0][len("BARE_ADDR="):], paths{ready: "/", list: "/"}, *conc, *dur))
+	targets = append(targets, &target{name: fmt.Sprintf("bare net/http (%d B body)", len(page)), cmd: bare, url: "http://" + bare.Env[0][len("BARE_ADDR="):], p: paths{ready: "/", list: "/"}})
 	small := bareServer(bytes.Repeat([]byte("x"), 1024))
-	results = append(results, measure("bare net/http (1 KB body)", small, "http://"+small.Env[0][len("BARE_ADDR="):], paths{ready: "/", list: "/", create: "/"}, *conc, *dur))
+	targets = append(targets, &target{name: "bare net/http (1 KB body)", cmd: small, url: "http://" + small.Env[0][len("BARE_ADDR="):], p: paths{ready: "/", list: "/", create: "/"}})
 	if *prism {
-		results = append(results, measurePrism(dir, *conc, *dur))
+		targets = append(targets, prismTarget(dir))
+	}
+	// Every server runs at once; each is loaded in turn by the program's
+	// own generator, then wrk loads them in rounds, one after the other,
+	// so that a machine whose speed drifts over minutes weighs on every
+	// server alike (the medians of the rounds are kept).
+	for _, t := range targets {
+		t.launch(*conc)
+	}
+	// The list pages come first: creations put assets still running at
+	// the head of the library, whose renderings are not kept.
+	for _, t := range targets {
+		t.ownLoads(*conc, *dur, false)
+	}
+	wrkRounds(targets, *rounds, *conc, *dur, false)
+	for _, t := range targets {
+		t.ownLoads(*conc, *dur, true)
+	}
+	wrkRounds(targets, *rounds, *conc, *dur, true)
+	var results []result
+	for _, t := range targets {
+		t.finish()
+		results = append(results, t.r)
 	}
 	start := startDefault(bin, dir, 7)
 	var polls pollResult
@@ -168,66 +195,164 @@ func mcpSession(client *http.Client, url string) (string, error) {
 	return id, err
 }
 
-func measure(name string, cmd *exec.Cmd, url string, p paths, conc int, dur time.Duration) result {
+// target is one server under comparison.
+type target struct {
+	name string
+	cmd  *exec.Cmd
+	url  string
+	p    paths
+	r    result
+	dir  string // for wrk's scripts
+	// client is the program's own, for the MCP session.
+	client *http.Client
+}
+
+// launch starts the server and times its start to the first 2xx.
+func (t *target) launch(conc int) {
+	t.r.name = t.name
+	if t.r.skipped != "" || t.cmd == nil {
+		return
+	}
 	dir, err := os.MkdirTemp("", "mediamock-wrk-")
 	check(err)
-	defer os.RemoveAll(dir)
-	byWrk := func(into *wrkRun, method, path, body string, headers ...string) {
-		if wrkPath == "" {
-			return
-		}
-		run, err := wrkLoad(dir, url, method, path, body, conc, dur, headers...)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "compare: %s %s %s: %v\n", name, method, path, err)
-			return
-		}
-		if run.bad > 0 {
-			fmt.Fprintf(os.Stderr, "compare: %s %s %s under wrk: %d errors or non-2xx answers\n", name, method, path, run.bad)
-		}
-		*into = run
-	}
-	r := result{name: name}
-	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	t.dir = dir
+	t.cmd.Stdout, t.cmd.Stderr = io.Discard, io.Discard
 	began := time.Now()
-	if err := cmd.Start(); err != nil {
-		r.skipped = err.Error()
-		return r
+	if err := t.cmd.Start(); err != nil {
+		t.r.skipped = err.Error()
+		return
 	}
-	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc, MaxConnsPerHost: conc}}
+	t.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc, MaxConnsPerHost: conc}}
 	for {
-		if resp, err := get(client, url+p.ready); err == nil && resp < 300 {
+		if resp, err := get(t.client, t.url+t.p.ready); err == nil && resp < 300 {
 			break
 		}
 		if time.Since(began) > 2*time.Minute {
-			r.skipped = "did not start within 2 minutes"
-			return r
+			t.r.skipped = "did not start within 2 minutes"
+			return
 		}
 		time.Sleep(time.Millisecond)
 	}
-	r.start = time.Since(began)
+	t.r.start = time.Since(began)
 	time.Sleep(500 * time.Millisecond)
-	r.rssIdle, _ = rss(cmd.Process.Pid)
+	t.r.rssIdle, _ = rss(t.cmd.Process.Pid)
+}
+
+// byWrk runs one wrk load into into, and says what went wrong.
+func (t *target) byWrk(into *wrkRun, conc int, dur time.Duration, method, path, body string, headers ...string) {
+	if wrkPath == "" {
+		return
+	}
+	run, err := wrkLoad(t.dir, t.url, method, path, body, conc, dur, headers...)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "compare: %s %s %s: %v\n", t.name, method, path, err)
+		return
+	}
+	if run.bad > 0 {
+		fmt.Fprintf(os.Stderr, "compare: %s %s %s under wrk: %d errors or non-2xx answers\n", t.name, method, path, run.bad)
+	}
+	*into = run
+}
+
+// ownLoads loads the server with the program's own generator: the list
+// page and the MCP tool calls (by wrk too), or creations.
+func (t *target) ownLoads(conc int, dur time.Duration, creations bool) {
+	r, p, url := &t.r, t.p, t.url
+	if r.skipped != "" {
+		return
+	}
+	if creations {
+		if p.create != "" {
+			r.createRPS, _, r.createP99 = load(url, "POST", p.create, createBody, conc, dur)
+		}
+		return
+	}
 	r.listRPS, r.listP50, r.listP99 = load(url, "GET", p.list, "", conc, dur)
-	byWrk(&r.wrkList, "GET", p.list, "")
 	if p.mcp {
 		r.mcpRPS, _, r.mcpP99 = load(url, "POST", "/mcp", mcpListBody, conc, dur, mcpHeaders...)
-		byWrk(&r.wrkMCP, "POST", "/mcp", mcpListBody, mcpHeaders...)
-		if id, err := mcpSession(client, url); err == nil {
+		t.byWrk(&r.wrkMCP, conc, dur, "POST", "/mcp", mcpListBody, mcpHeaders...)
+		if id, err := mcpSession(t.client, url); err == nil {
 			session := []string{"Accept: application/json, text/event-stream", "Mcp-Protocol-Version: 2025-11-25", "Mcp-Session-Id: " + id}
 			r.mcpSessionRPS, _, r.mcpSessionP99 = load(url, "POST", "/mcp", mcpSessionBody, conc, dur, session...)
-			byWrk(&r.wrkMCPSession, "POST", "/mcp", mcpSessionBody, session...)
+			t.byWrk(&r.wrkMCPSession, conc, dur, "POST", "/mcp", mcpSessionBody, session...)
 		} else {
 			fmt.Fprintln(os.Stderr, "compare: no MCP session:", err)
 		}
 	}
-	if p.create != "" {
-		r.createRPS, _, r.createP99 = load(url, "POST", p.create, createBody, conc, dur)
-		byWrk(&r.wrkCreate, "POST", p.create, createBody)
+}
+
+// wrkRounds loads every server with wrk, the list page or creations, one
+// server after another, rounds times over, and keeps each figure's median.
+func wrkRounds(ts []*target, rounds, conc int, dur time.Duration, creations bool) {
+	if wrkPath == "" || rounds < 1 {
+		return
 	}
-	time.Sleep(1500 * time.Millisecond) // what stays once the load is over
-	r.rssAfter, r.rssPeak = rss(cmd.Process.Pid)
-	return r
+	runs := make([][]wrkRun, len(ts))
+	for range rounds {
+		for i, t := range ts {
+			if t.r.skipped != "" || (creations && t.p.create == "") {
+				continue
+			}
+			var run wrkRun
+			if creations {
+				t.byWrk(&run, conc, dur, "POST", t.p.create, createBody)
+			} else {
+				t.byWrk(&run, conc, dur, "GET", t.p.list, "")
+			}
+			runs[i] = append(runs[i], run)
+		}
+	}
+	for i, t := range ts {
+		if creations {
+			t.r.wrkCreate = medianRun(runs[i])
+		} else {
+			t.r.wrkList = medianRun(runs[i])
+		}
+	}
+}
+
+// medianRun is the median of each figure of several runs.
+func medianRun(runs []wrkRun) wrkRun {
+	var ok []wrkRun
+	for _, r := range runs {
+		if r.rps > 0 {
+			ok = append(ok, r)
+		}
+	}
+	if len(ok) == 0 {
+		return wrkRun{}
+	}
+	med := func(f func(wrkRun) float64) float64 {
+		v := make([]float64, len(ok))
+		for i, r := range ok {
+			v[i] = f(r)
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	out := wrkRun{
+		rps: med(func(r wrkRun) float64 { return r.rps }),
+		p50: time.Duration(med(func(r wrkRun) float64 { return float64(r.p50) })),
+		p99: time.Duration(med(func(r wrkRun) float64 { return float64(r.p99) })),
+	}
+	for _, r := range ok {
+		out.bad += r.bad
+	}
+	return out
+}
+
+// finish reads what stays once the loads are over, and stops the server.
+func (t *target) finish() {
+	if t.dir != "" {
+		os.RemoveAll(t.dir)
+	}
+	if t.r.skipped != "" || t.cmd == nil || t.cmd.Process == nil {
+		return
+	}
+	time.Sleep(1500 * time.Millisecond)
+	t.r.rssAfter, t.r.rssPeak = rss(t.cmd.Process.Pid)
+	t.cmd.Process.Signal(syscall.SIGTERM)
+	t.cmd.Wait()
 }
 
 // load runs conc keep-alive connections for dur and returns requests per
@@ -330,31 +455,29 @@ func init() {
 	os.Exit(0)
 }
 
-func measurePrism(dir string, conc int, dur time.Duration) result {
-	r := result{name: "Prism 5.14.2 (static)"}
+// prismTarget installs Prism with npm and makes its target, or a skipped
+// one.
+func prismTarget(dir string) *target {
+	t := &target{name: "Prism 5.14.2 (static)"}
 	if _, err := exec.LookPath("npx"); err != nil {
-		r.skipped = "npx is not installed"
-		return r
+		t.r.skipped = "npx is not installed"
+		return t
 	}
 	install := exec.Command("npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix", dir, "@stoplight/prism-cli@5.14.2")
 	if out, err := install.CombinedOutput(); err != nil {
-		r.skipped = "npm could not install @stoplight/prism-cli: " + strings.TrimSpace(lastLine(out))
-		return r
+		t.r.skipped = "npm could not install @stoplight/prism-cli: " + strings.TrimSpace(lastLine(out))
+		return t
 	}
 	spec, err := filepath.Abs("openapi.json")
 	check(err)
 	addr := freeAddr()
 	host, port, _ := net.SplitHostPort(addr)
-	cmd := exec.Command(filepath.Join(dir, "node_modules", ".bin", "prism"), "mock", "--host", host, "--port", port, "--errors=false", spec)
-	return withName(measurePrismCmd(cmd, "http://"+addr, conc, dur), r.name)
-}
-
-func measurePrismCmd(cmd *exec.Cmd, url string, conc int, dur time.Duration) result {
+	t.cmd = exec.Command(filepath.Join(dir, "node_modules", ".bin", "prism"), "mock", "--host", host, "--port", port, "--errors=false", spec)
+	t.url = "http://" + addr
 	// Prism serves the document's paths without its server's base path.
-	return measure("", cmd, url, paths{ready: "/account", list: "/assets?limit=20", create: "/generations"}, conc, dur)
+	t.p = paths{ready: "/account", list: "/assets?limit=20", create: "/generations"}
+	return t
 }
-
-func withName(r result, name string) result { r.name = name; return r }
 
 func lastLine(b []byte) string {
 	s := bufio.NewScanner(bytes.NewReader(b))
