@@ -16,6 +16,10 @@ type wrkRun struct {
 	rps      float64
 	p50, p99 time.Duration
 	bad      int64 // non-2xx answers and socket errors
+	// genCPU and serverCPU are the CPU time per request of the load
+	// generator and of the server: on two shared cores, what one spends
+	// the other cannot.
+	genCPU, serverCPU time.Duration
 }
 
 // wrkPath is wrk's executable, "" when it is not installed.
@@ -53,11 +57,16 @@ func wrkLoad(dir, url, method, path, body string, conc int, dur time.Duration, h
 	if err := os.WriteFile(script, []byte(lua.String()), 0o600); err != nil {
 		return r, err
 	}
-	out, err := exec.Command(wrkPath, "-t1", "-c"+strconv.Itoa(conc), "-d"+strconv.Itoa(int(dur.Seconds()))+"s", "--latency", "-s", script, url+path).CombinedOutput()
+	cmd := exec.Command(wrkPath, "-t1", "-c"+strconv.Itoa(conc), "-d"+strconv.Itoa(int(dur.Seconds()))+"s", "--latency", "-s", script, url+path)
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return r, fmt.Errorf("wrk: %v: %s", err, lastLine(out))
 	}
-	return parseWrk(string(out))
+	r, err = parseWrk(string(out))
+	if n := r.rps * dur.Seconds(); err == nil && n > 0 {
+		r.genCPU = time.Duration(float64(cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime()) / n)
+	}
+	return r, err
 }
 
 // parseWrk reads wrk's report: requests per second, the latency

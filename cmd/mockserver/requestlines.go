@@ -49,7 +49,7 @@ var lineBufs = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b 
 
 // Handle writes a request line, or passes the record on.
 func (h *requestLines) Handle(ctx context.Context, r slog.Record) error {
-	if r.Message != "request" || r.Level != slog.LevelInfo || r.NumAttrs() != 6 || r.Time.IsZero() || r.Time.Year() >= 10000 || r.Time.Year() < 0 {
+	if y := r.Time.Year(); r.Message != "request" || r.Level != slog.LevelInfo || r.NumAttrs() != 6 || r.Time.IsZero() || y >= 10000 || y < 0 {
 		return h.Handler.Handle(ctx, r)
 	}
 	bp := lineBufs.Get().(*[]byte)

@@ -272,15 +272,19 @@ func (env *Env) record(w *Writer, r *http.Request, started time.Time) {
 	if status == 0 {
 		status = http.StatusOK
 	}
-	if env.Log.Enabled(context.Background(), slog.LevelInfo) {
+	if h := env.Log.Handler(); h.Enabled(context.Background(), slog.LevelInfo) {
 		var ws uint64
 		if w.principal != nil {
 			ws = w.principal.WorkspaceID
 		}
-		env.Log.LogAttrs(context.Background(), slog.LevelInfo, "request",
-			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", status),
+		// The handler is called directly: the logger would record the
+		// caller's program counter for a source no handler of the
+		// server's prints (a stack walk per request).
+		rec := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+		rec.AddAttrs(slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", status),
 			slog.Uint64("workspace", ws), slog.Duration("latency", env.WallClock().Sub(started)),
 			slog.String("request_id", w.Header().Get("X-Request-Id")))
+		_ = h.Handle(context.Background(), rec)
 	}
 	if env.Journal == nil || !w.door.Journaled {
 		w.releaseCaptures()
