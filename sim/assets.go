@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -153,8 +154,26 @@ func (e *Engine) ListAssets(p Principal, q AssetQuery) (Page[Asset], error) {
 // zero Asset at the same index of ids) those skip says the caller already
 // has: a final asset never changes, so its rendering can be kept. When it
 // skips them all, assets is nil.
+//
+// The ids of a page whose assets were all skipped are kept until the next
+// write: the same page asked again (a client polling its library) is
+// answered without a read transaction while nothing changed. The ids may
+// be shared: callers must not change them.
 func (e *Engine) ListAssetsSkipping(p Principal, q AssetQuery, skip func(id uint64) bool) (ids []uint64, assets []Asset, hasMore bool, err error) {
+	if skip != nil {
+		if err := e.settle(); err != nil {
+			return nil, nil, false, err
+		}
+		if ids, more, ok := e.pages.get(p.WorkspaceID, q, e.commits.Load(), skip); ok {
+			return ids, nil, more, nil
+		}
+	}
+	// The writes counted before the read: a page kept under that count
+	// is never older than the state it was read from.
+	commits := e.commits.Load()
+	skipped := 0
 	err = e.view(func(t *tx) error {
+		skipped = 0
 		ws := p.WorkspaceID
 		var iters []*idxIter
 		if q.ProjectID != 0 {
@@ -187,6 +206,7 @@ func (e *Engine) ListAssetsSkipping(p Principal, q AssetQuery, skip func(id uint
 		}
 		for i, id := range ids {
 			if skip != nil && skip(id) {
+				skipped++
 				continue
 			}
 			a, err := t.asset(ws, id)
@@ -200,7 +220,61 @@ func (e *Engine) ListAssetsSkipping(p Principal, q AssetQuery, skip func(id uint
 		}
 		return nil
 	})
+	if err == nil && skip != nil && skipped == len(ids) {
+		e.pages.put(p.WorkspaceID, q, commits, ids, hasMore)
+	}
 	return ids, assets, hasMore, err
+}
+
+// pageCache keeps the ids of recent pages, each with the count of writes
+// it was read after.
+type pageCache struct {
+	mu sync.RWMutex
+	m  map[pageKey]keptPage
+}
+
+type pageKey struct {
+	ws uint64
+	q  AssetQuery
+}
+
+type keptPage struct {
+	commits uint64
+	ids     []uint64
+	more    bool
+}
+
+// maxPages bounds the kept pages; the cache starts again when full.
+const maxPages = 1024
+
+// get returns a page kept under the current count of writes whose assets
+// the caller all skips.
+func (c *pageCache) get(ws uint64, q AssetQuery, commits uint64, skip func(uint64) bool) ([]uint64, bool, bool) {
+	c.mu.RLock()
+	k, ok := c.m[pageKey{ws, q}]
+	c.mu.RUnlock()
+	if !ok || k.commits != commits {
+		return nil, false, false
+	}
+	for _, id := range k.ids {
+		if !skip(id) {
+			return nil, false, false
+		}
+	}
+	return k.ids, k.more, true
+}
+
+func (c *pageCache) put(ws uint64, q AssetQuery, commits uint64, ids []uint64, more bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxPages {
+		c.m = make(map[pageKey]keptPage)
+	}
+	key := pageKey{ws, q}
+	if old, ok := c.m[key]; ok && old.commits > commits {
+		return // a newer page is kept already
+	}
+	c.m[key] = keptPage{commits: commits, ids: ids, more: more}
 }
 
 // Epoch counts the resets and restores of the state: renderings that hold

@@ -97,6 +97,7 @@ type Engine struct {
 	cov        coverage
 	epoch      atomic.Uint64 // resets and restores so far; part of file addresses
 	commits    atomic.Uint64 // write transactions committed
+	pages      pageCache     // the ids of recent list pages, until the next write
 	released   atomic.Uint64 // commits when the mapped pages were last released
 	fileSecret uint64        // mixed into file tokens
 	log        *slog.Logger
