@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -125,15 +124,8 @@ func (s *conformanceSettings) name(flagName string) string {
 
 func runConformance(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	s, err := parseConformanceSettings(args, getenv, stdout, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if errors.Is(err, errShown) {
-		return 2
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "mockserver conformance:", err)
-		return 2
+	if code, stop := commandLine("mockserver conformance", err, stderr); stop {
+		return code
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, s.timeout, fmt.Errorf("the run took longer than %s (%s)", s.timeout, s.name("timeout")))
 	defer cancel()

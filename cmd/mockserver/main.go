@@ -65,6 +65,21 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 // commands lists every command, for the errors that name one.
 const commands = "mcp, keys, proxy, conformance, spec-diff, health, version"
 
+// commandLine ends a command whose command line did not parse: stop is
+// true with exit code 0 after --help and 2 after an error, told to the
+// user once (name prefixes an error not told yet).
+func commandLine(name string, err error, stderr io.Writer) (code int, stop bool) {
+	switch {
+	case err == nil:
+		return 0, false
+	case errors.Is(err, flag.ErrHelp):
+		return 0, true
+	case !errors.Is(err, errShown):
+		fmt.Fprintln(stderr, name+":", err)
+	}
+	return 2, true
+}
+
 // errShown is a command line error already told to the user.
 var errShown = errors.New("bad command line")
 

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -27,18 +26,11 @@ import (
 // simulation. Stdout carries only protocol messages; the log goes to stderr.
 func runMCP(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	s, err := parseCommand(true, args, getenv, stdout, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if errors.Is(err, errShown) {
-		return 2
-	}
 	if err == nil && s.apiKey == "" {
 		err = errors.New("mcp needs an API key: --api-key or MOCKSERVER_API_KEY")
 	}
-	if err != nil {
-		fmt.Fprintln(stderr, "mockserver:", err)
-		return 2
+	if code, stop := commandLine("mockserver", err, stderr); stop {
+		return code
 	}
 	log, err := s.newLogger(stderr)
 	if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -112,15 +111,8 @@ func applyEnv(fs *flag.FlagSet, env func(string) string, getenv func(string) str
 
 func runProxy(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	s, err := parseProxySettings(args, getenv, stdout, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if errors.Is(err, errShown) {
-		return 2
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "mockserver proxy:", err)
-		return 2
+	if code, stop := commandLine("mockserver proxy", err, stderr); stop {
+		return code
 	}
 	log, err := (&settings{logFormat: s.logFormat, logLevel: "info", source: map[string]string{"log-format": s.name("log-format")}}).newLogger(stderr)
 	if err != nil {

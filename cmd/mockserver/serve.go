@@ -251,15 +251,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	})
 	defer ready()
 	s, err := parseSettings(args, getenv, stdout, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if errors.Is(err, errShown) {
-		return 2
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "mockserver:", err)
-		return 2
+	if code, stop := commandLine("mockserver", err, stderr); stop {
+		return code
 	}
 	logOut, flushLog := bufferLog(stderr)
 	defer flushLog()

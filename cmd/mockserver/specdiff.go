@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -100,18 +99,12 @@ Flags (each also an environment variable; a flag wins over its variable):
 
 func runSpecdiff(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	s, err := parseSpecdiffSettings(args, getenv, stdout, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if errors.Is(err, errShown) {
-		return 2
+	if code, stop := commandLine("mockserver spec-diff", err, stderr); stop {
+		return code
 	}
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "mockserver spec-diff:", err)
 		return 2
-	}
-	if err != nil {
-		return fail(err)
 	}
 	theirs, err := readDocument(ctx, s.against, s.timeout)
 	if err != nil {

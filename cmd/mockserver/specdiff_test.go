@@ -20,37 +20,6 @@ import (
 	"github.com/mediamock/mediamock/spec"
 )
 
-// changedDocument is openapi.json with a removed response field
-// (getAccount's credits_balance), a narrowed enum (Modality without audio:
-// listModels' query parameter, createGeneration's field) and a new
-// required query parameter (listProjects' region).
-func changedDocument(t *testing.T) []byte {
-	t.Helper()
-	var doc map[string]any
-	if err := json.Unmarshal(spec.OpenAPI, &doc); err != nil {
-		t.Fatal(err)
-	}
-	obj := func(m any, keys ...string) map[string]any {
-		for _, k := range keys {
-			m = m.(map[string]any)[k]
-		}
-		return m.(map[string]any)
-	}
-	account := obj(doc, "components", "schemas", "Account")
-	delete(obj(account, "properties"), "credits_balance")
-	account["required"] = slices.DeleteFunc(account["required"].([]any), func(v any) bool { return v == "credits_balance" })
-	modality := obj(doc, "components", "schemas", "Modality")
-	modality["enum"] = slices.DeleteFunc(modality["enum"].([]any), func(v any) bool { return v == "audio" })
-	list := obj(doc, "paths", "/projects", "get")
-	list["parameters"] = append(list["parameters"].([]any),
-		map[string]any{"name": "region", "in": "query", "required": true, "schema": map[string]any{"type": "string"}})
-	out, err := json.Marshal(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // save GETs a control URL of the mock into a file, as a user saves it with curl.
 func save(t *testing.T, url, file string) {
 	t.Helper()
@@ -89,7 +58,7 @@ func TestRunSpecDiff(t *testing.T) {
 	}
 	dir := t.TempDir()
 	theirs, journalFile, coverageFile := filepath.Join(dir, "theirs.json"), filepath.Join(dir, "journal.json"), filepath.Join(dir, "coverage.json")
-	if err := os.WriteFile(theirs, changedDocument(t), 0o644); err != nil {
+	if err := os.WriteFile(theirs, testkit.ChangedOpenAPI(t), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	save(t, mock.URL()+"/_mock/journal?limit=100000", journalFile)
@@ -151,7 +120,7 @@ func TestRunSpecDiff(t *testing.T) {
 }
 
 func TestRunSpecDiffAgainstURL(t *testing.T) {
-	changed := changedDocument(t)
+	changed := testkit.ChangedOpenAPI(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/same.json":

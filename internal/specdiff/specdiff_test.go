@@ -3,7 +3,6 @@ package specdiff
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
 	"strings"
 	"testing"
 
@@ -11,35 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/internal/testkit"
 	"github.com/mediamock/mediamock/spec"
 )
-
-// changed is openapi.json with three changes: getAccount's response loses
-// credits_balance, the Modality enum loses audio (a query parameter of
-// listModels, a request field of createGeneration), and listProjects gets
-// a new required query parameter region.
-func changed(t *testing.T) []byte {
-	t.Helper()
-	var doc map[string]any
-	require.NoError(t, json.Unmarshal(spec.OpenAPI, &doc))
-	obj := func(m any, keys ...string) map[string]any {
-		for _, k := range keys {
-			m = m.(map[string]any)[k]
-		}
-		return m.(map[string]any)
-	}
-	account := obj(doc, "components", "schemas", "Account")
-	delete(obj(account, "properties"), "credits_balance")
-	account["required"] = slices.DeleteFunc(account["required"].([]any), func(v any) bool { return v == "credits_balance" })
-	modality := obj(doc, "components", "schemas", "Modality")
-	modality["enum"] = slices.DeleteFunc(modality["enum"].([]any), func(v any) bool { return v == "audio" })
-	list := obj(doc, "paths", "/projects", "get")
-	list["parameters"] = append(list["parameters"].([]any),
-		map[string]any{"name": "region", "in": "query", "required": true, "schema": map[string]any{"type": "string"}})
-	out, err := json.Marshal(doc)
-	require.NoError(t, err)
-	return out
-}
 
 // entry is a journal entry of the REST front.
 func entry(op, method, path, query string, status int, req, res string) journal.Entry {
@@ -60,7 +33,7 @@ func journalOf(t *testing.T, entries ...journal.Entry) *Traffic {
 
 func diffWith(t *testing.T, tr *Traffic) *Report {
 	t.Helper()
-	r, err := Diff(Options{Base: spec.OpenAPI, Revision: changed(t), Traffic: tr})
+	r, err := Diff(Options{Base: spec.OpenAPI, Revision: testkit.ChangedOpenAPI(t), Traffic: tr})
 	require.NoError(t, err)
 	return r
 }
