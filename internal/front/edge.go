@@ -442,7 +442,8 @@ func SetRateHeaders(h http.Header, d sim.RateDecision) {
 // SetHeader sets a header the spec names, spelled as the spec writes it
 // (X-RateLimit-Limit, not Go's canonical X-Ratelimit-Limit): HTTP does not
 // care, but grep and some clients' header maps do. Any canonical spelling
-// set before goes. Read such a header back with HeaderValue.
+// set before goes. Read such a header back with HeaderValue. The name is a
+// constant of the program: its canonical spelling is kept for good.
 func SetHeader(h http.Header, name, value string) {
 	setValues(h, name, []string{value})
 }
