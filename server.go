@@ -48,7 +48,6 @@ import (
 	"github.com/mediamock/mediamock/internal/mcp"
 	"github.com/mediamock/mediamock/internal/oauth"
 	"github.com/mediamock/mediamock/internal/ops"
-	"github.com/mediamock/mediamock/internal/problem"
 	"github.com/mediamock/mediamock/internal/rest"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -178,10 +177,7 @@ func New(o Options) (*Server, error) {
 	// REST caps bodies itself, after authentication.
 	s.restDoor = front.Door{Front: "rest", Journaled: true, Faults: true}
 	// MCP checks its tool results itself: its HTTP bodies are JSON-RPC.
-	tooLarge := problem.TooLarge(o.MaxBodyBytes)
-	s.mcpDoor = front.Door{Front: "mcp", Journaled: true, Faults: true, BodyLimit: func(*http.Request) (int64, error) {
-		return o.MaxBodyBytes, tooLarge
-	}}
+	s.mcpDoor = front.Door{Front: "mcp", Journaled: true, Faults: true, BodyLimit: s.env.BodyCap}
 	s.ctlDoor = front.Door{Front: "control"} // caps bodies itself
 	s.pageDoor = front.Door{Front: "rest"}
 	s.ui = dashboard.New(s.env)

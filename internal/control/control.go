@@ -118,7 +118,7 @@ func (f *Front) BodyLimit(r *http.Request) (int64, error) {
 	if r.URL.Path == Path+"/snapshot" && r.Method == http.MethodPut {
 		return MaxSnapshotBytes, problem.TooLarge(MaxSnapshotBytes)
 	}
-	return f.env.MaxBodyBytes, problem.TooLarge(f.env.MaxBodyBytes)
+	return f.env.BodyCap(r)
 }
 
 // Serve serves a control request that passed the edge.

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/internal/problem"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -47,6 +49,8 @@ type Env struct {
 	// Exposed is true when the listener is not on a loopback address.
 	Exposed      bool
 	MaxBodyBytes int64
+	tooLarge     sync.Once
+	tooLargeErr  error
 	// Strict validates every response of the service's operations.
 	Strict bool
 	// Evolve is the standing evolve mode (--evolve): every answer of the
@@ -272,4 +276,12 @@ func (env *Env) forget(ws uint64) {
 	env.Gate.Clear(ws)
 	env.Rules.Clear(ws)
 	env.ResetCoverage(ws)
+}
+
+// BodyCap is the server's cap of a request's body (--max-body-bytes) and
+// the error of a body over it, 413 payload_too_large, made once: errors
+// are values no one changes. It fits Door.BodyLimit.
+func (env *Env) BodyCap(*http.Request) (int64, error) {
+	env.tooLarge.Do(func() { env.tooLargeErr = problem.TooLarge(env.MaxBodyBytes) })
+	return env.MaxBodyBytes, env.tooLargeErr
 }

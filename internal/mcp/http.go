@@ -22,7 +22,6 @@ import (
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/oauth"
-	"github.com/mediamock/mediamock/internal/problem"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -118,11 +117,6 @@ func dropStream(req *sdk.CallToolRequest, w *front.Writer) {
 		return
 	}
 	w.Abort()
-}
-
-// BodyLimit is the cap of an MCP request's body.
-func (f *Front) BodyLimit(*http.Request) (int64, error) {
-	return f.env.MaxBodyBytes, problem.TooLarge(f.env.MaxBodyBytes)
 }
 
 // exchangeHeader carries, inside the server, the request id of the HTTP

@@ -13,7 +13,6 @@ import (
 
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/ops"
-	"github.com/mediamock/mediamock/internal/problem"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -26,14 +25,11 @@ type Front struct {
 	env      *front.Env
 	document []byte // openapi.json, served at /api/v1/openapi.json
 	etags    etags  // of files served
-	// tooLarge is the error of a body over the server's cap, made once:
-	// errors are values no one changes.
-	tooLarge error
 }
 
 // New returns the REST front of a server; document is openapi.json.
 func New(env *front.Env, document []byte) *Front {
-	return &Front{env: env, document: document, tooLarge: problem.TooLarge(env.MaxBodyBytes)}
+	return &Front{env: env, document: document}
 }
 
 const documentOp = "/openapi.json"
@@ -69,7 +65,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 	}
 	if files || m.Name == "" || m.Name == documentOp {
 		f.peek(w, r)
-		if !front.LimitBody(w, r, f.env.MaxBodyBytes, f.tooLarge) {
+		if max, tooBig := f.env.BodyCap(r); !front.LimitBody(w, r, max, tooBig) {
 			return
 		}
 	}
@@ -132,7 +128,7 @@ const uploadOverhead = 64 << 10
 // it. Uploads are capped near their 10 MiB image limit, so that a larger
 // file is refused while it is read, not after it is buffered.
 func (f *Front) BodyLimit(r *http.Request) (int64, error) {
-	max := f.env.MaxBodyBytes
+	max, tooBig := f.env.BodyCap(r)
 	if r.URL.Path == BasePath+"/uploads" {
 		limit := int64(sim.MaxImageBytes + uploadOverhead)
 		if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "multipart/form-data" {
@@ -142,5 +138,5 @@ func (f *Front) BodyLimit(r *http.Request) (int64, error) {
 			return limit, wire.FileTooLarge()
 		}
 	}
-	return max, f.tooLarge
+	return max, tooBig
 }
