@@ -32,9 +32,10 @@ func (c Controls) FailPlatform(platform string, fail bool) error {
 }
 
 // SetLatency adds wall-clock latency to an operation ("*" for every one);
-// zero removes it.
-func (c Controls) SetLatency(operation string, d time.Duration) {
-	c.env.Gate.SetLatency(c.ws, operation, d)
+// zero removes it. It is a fault rule of kind latency (Via "latency"); an
+// unknown operation is an error.
+func (c Controls) SetLatency(operation string, d time.Duration) error {
+	return c.env.SetLatency(c.ws, operation, d)
 }
 
 // ForceResponses answers the next count requests of an operation ("*" for

@@ -236,7 +236,9 @@ func latency(set bool) handlerFunc {
 				return 0, nil, err
 			}
 		}
-		c.env.Gate.SetLatency(c.scope.ws, c.vars["operation"], time.Duration(body.MS)*time.Millisecond)
+		if err := c.env.SetLatency(c.scope.ws, c.vars["operation"], time.Duration(body.MS)*time.Millisecond); err != nil {
+			return 0, nil, err
+		}
 		return c.faults()
 	}
 }

@@ -65,7 +65,7 @@ var Distributions = []string{"fixed", "uniform", "lognormal"}
 
 // Limits of the parameters.
 const (
-	MaxLatencyMS    = 60_000  // a latency over a minute would outlast clients' own timeouts
+	MaxLatencyMS    = 120_000 // the latency shorthand's limit, which its rules keep
 	MaxGarbageBytes = 1 << 20 // garbage_then_close sends at most 1 MiB
 	MaxTTLSeconds   = 366 * 86400
 	DefaultGarbage  = 256

@@ -1,6 +1,7 @@
 package fault
 
 import (
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -21,6 +22,9 @@ const maxBroken = 4096
 // Rule is a fault kept in a scope, as the control API shows it.
 type Rule struct {
 	ID string `json:"id"`
+	// Via names the shorthand endpoint that made the rule (latency,
+	// responses, ...); empty for a rule added as one.
+	Via string `json:"via,omitempty"`
 	Spec
 	// Matched counts the requests the rule targeted; Hits those that met
 	// the fault.
@@ -52,9 +56,39 @@ func NewSet(seed uint64) *Set { return &Set{seed: seed} }
 func (s *Set) Active() bool { return s != nil && s.count.Load() > 0 }
 
 // Add keeps a validated spec as a rule of scope ws.
-func (s *Set) Add(ws uint64, spec Spec) (Rule, error) {
+func (s *Set) Add(ws uint64, spec Spec) (Rule, error) { return s.AddVia(ws, spec, "") }
+
+// AddVia keeps a validated spec as a rule of scope ws that the shorthand
+// endpoint via made.
+func (s *Set) AddVia(ws uint64, spec Spec, via string) (Rule, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.add(ws, spec, via)
+}
+
+// Replace keeps spec as the one rule of scope ws that the shorthand via
+// made for spec's operation: an earlier one is removed first. A nil spec
+// only removes it (op names the operation then).
+func (s *Set) Replace(ws uint64, via, op string, spec *Spec) (Rule, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sc := s.scopes[ws]; sc != nil {
+		sc.rules = slices.DeleteFunc(sc.rules, func(r *Rule) bool {
+			if r.Via == via && r.Operation == op {
+				s.count.Add(-1)
+				return true
+			}
+			return false
+		})
+	}
+	if spec == nil {
+		return Rule{}, nil
+	}
+	return s.add(ws, *spec, via)
+}
+
+// add keeps a rule; the caller holds s.mu.
+func (s *Set) add(ws uint64, spec Spec, via string) (Rule, error) {
 	if s.scopes == nil {
 		s.scopes = map[uint64]*scope{}
 	}
@@ -70,13 +104,15 @@ func (s *Set) Add(ws uint64, spec Spec) (Rule, error) {
 	}
 	s.next++
 	sc.added++
-	r := &Rule{ID: ruleID(s.next), Spec: spec, index: sc.added}
+	r := &Rule{ID: ruleID(s.next), Via: via, Spec: spec, index: sc.added}
 	sc.rules = append(sc.rules, r)
 	s.count.Add(1)
 	return r.view(), nil
 }
 
-func (r *Rule) view() Rule { return Rule{ID: r.ID, Spec: r.Spec, Matched: r.Matched, Hits: r.Hits} }
+func (r *Rule) view() Rule {
+	return Rule{ID: r.ID, Via: r.Via, Spec: r.Spec, Matched: r.Matched, Hits: r.Hits}
+}
 
 // Rules lists the rules of scope ws, oldest first.
 func (s *Set) Rules(ws uint64) []Rule {

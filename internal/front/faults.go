@@ -3,6 +3,7 @@ package front
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -149,8 +150,9 @@ func (w *Writer) Faultable() bool {
 }
 
 // PickFault decides whether the request meets a fault at point p: its own
-// Mock-Fault header when that asks for one there, else the rules of its
-// workspace and the global ones. The hit is recorded as met.
+// Mock-Fault header when that asks for one there (a one-request rule), else
+// the rules of its workspace and the global ones. The hit is recorded as
+// met.
 func (w *Writer) PickFault(p fault.Stage, req fault.Request) *fault.Hit {
 	if w.faults.class == "" {
 		return nil
@@ -168,8 +170,8 @@ func (w *Writer) PickFault(p fault.Stage, req fault.Request) *fault.Hit {
 		ws = w.FaultWorkspace()
 	}
 	var h *fault.Hit
-	if hd := w.faults.header; hd != nil {
-		if fault.Point(hd.Kind) == p && hd.Strikes(req) {
+	if hd := w.faults.header; hd != nil && fault.Point(hd.Kind) == p {
+		if hd.Strikes(req) {
 			h = hd
 		}
 	} else {
@@ -177,6 +179,20 @@ func (w *Writer) PickFault(p fault.Stage, req fault.Request) *fault.Hit {
 	}
 	w.Met(h)
 	return h
+}
+
+// Delay waits the latency a hit of kind latency draws (nil: none), until
+// ctx ends or the server begins to stop, and returns it: every injected
+// latency is applied here.
+func (env *Env) Delay(ctx context.Context, h *fault.Hit) time.Duration {
+	if h == nil {
+		return 0
+	}
+	d := h.LatencyOf()
+	ctx, cancel := env.UntilStop(ctx)
+	env.Sleep(ctx, d)
+	cancel()
+	return d
 }
 
 // decideFaults draws the answer's latency and delivery faults, once, when
@@ -191,13 +207,7 @@ func (w *Writer) decideFaults() {
 	if w.call != nil {
 		req.Operation = w.call.Operation
 	}
-	if h := w.PickFault(fault.Delay, req); h != nil {
-		d := h.LatencyOf()
-		w.latency += d
-		ctx, cancel := w.env.UntilStop(w.req.Context())
-		w.env.Sleep(ctx, d)
-		cancel()
-	}
+	w.latency += w.env.Delay(w.req.Context(), w.PickFault(fault.Delay, req))
 	// A GET of the MCP endpoint is a stream that may never end: it is never held.
 	if st.class == fault.MCP && w.req.Method == http.MethodGet {
 		return
@@ -463,10 +473,8 @@ func mimeOfExt(ext string) string {
 // with, and the fault is met.
 func (w *Writer) FileExpired(ref sim.FileRef, made time.Time) error {
 	var h *fault.Hit
-	if hd := w.faults.header; hd != nil {
-		if hd.Kind == fault.FileExpiry {
-			h = hd
-		}
+	if hd := w.faults.header; hd != nil && hd.Kind == fault.FileExpiry {
+		h = hd
 	} else {
 		h = w.env.Rules.Find(ref.WS, fault.FileExpiry, fault.Request{Class: fault.Files, Modality: w.faults.modality})
 	}

@@ -1,47 +1,23 @@
 // Package gate is the one door every front goes through before an
 // operation runs: it authenticates a credential, counts the request against
-// the workspace's rate window, checks the operation's scope and applies the
-// faults injected per operation. REST and MCP call the same Enter, so both
-// count requests identically.
+// the workspace's rate window and checks the operation's scope. REST and MCP
+// call the same Count, so both count requests identically. It keeps no
+// fault state: a forced status is a fault rule, whose error Forced makes.
 package gate
 
 import (
 	"fmt"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mediamock/mediamock/sim"
 )
 
-// Gate guards the operations of one engine.
+// Gate guards the operations of one engine. It keeps no fault state: the
+// faults a request meets are rules of the fault store (package fault),
+// which the fronts apply at each stage.
 type Gate struct {
-	eng    *sim.Engine
-	mu     sync.Mutex
-	faults map[uint64]*opFaults // by workspace; Global for every workspace
-}
-
-// Global is the scope of faults that apply to every workspace.
-const Global uint64 = 0
-
-// opFaults are the faults injected per operation in one scope.
-type opFaults struct {
-	delays map[string]time.Duration
-	forced []ForcedResponse
-}
-
-// scope returns the faults of a scope, made when make is true.
-func (g *Gate) scope(ws uint64, make bool) *opFaults {
-	f := g.faults[ws]
-	if f == nil && make {
-		if g.faults == nil {
-			g.faults = map[uint64]*opFaults{}
-		}
-		f = &opFaults{}
-		g.faults[ws] = f
-	}
-	return f
+	eng *sim.Engine
 }
 
 // New returns the gate of an engine.
@@ -93,26 +69,13 @@ func (g *Gate) credential(authorization string) (sim.Principal, error) {
 	return g.Authenticate(token)
 }
 
-// Enter lets a request of an operation in, given the Authorization header
-// value: it authenticates, counts the request against the workspace's rate
-// window, checks the scope and takes a forced response, in that order. The
+// Count lets in what counts against the rate limit: an operation of the
+// API, or what is none (MCP's resource reads). It authenticates, counts
+// against the workspace's window and checks the scope, in that order. The
 // error is the spec's error for the first step that refuses; the pass
-// carries the rate window whenever the credential was authenticated.
-func (g *Gate) Enter(authorization, op, scope string) (Pass, error) {
-	pass, err := g.Count(authorization, scope)
-	if err != nil {
-		return pass, err
-	}
-	if status := g.take(pass.Principal.WorkspaceID, op); status != 0 {
-		return pass, g.Forced(status, &pass)
-	}
-	return pass, nil
-}
-
-// Count lets in what counts against the rate limit but is no operation of
-// the API (MCP's resource reads): it authenticates, counts against the
-// workspace's window and checks the scope, in that order, as Enter does,
-// without forced responses, which name operations.
+// carries the rate window whenever the credential was authenticated. A
+// forced status (a fault rule of kind status) is taken after it, by the
+// caller, with Forced.
 func (g *Gate) Count(authorization, scope string) (Pass, error) {
 	p, err := g.credential(authorization)
 	if err != nil {
@@ -171,151 +134,6 @@ func scopeList(scopes []string) string {
 		return "none"
 	}
 	return strings.Join(scopes, ", ")
-}
-
-// ForcedResponse answers the next Remaining requests of Operation with Status.
-type ForcedResponse struct {
-	Operation string `json:"operation"`
-	Status    int    `json:"status"`
-	Remaining int    `json:"remaining"`
-}
-
-// Force answers the next count requests of an operation ("*" for any)
-// with status 500, 503 or 429, after authentication and the rate limit,
-// for the requests of workspace ws (Global: of every workspace). known
-// tells which operations exist.
-func (g *Gate) Force(ws uint64, operation string, status, count int, known func(string) bool) error {
-	if status != 500 && status != 503 && status != 429 {
-		return sim.InvalidError([]sim.Violation{{In: "body", Field: "status", Reason: "must be 429, 500 or 503", Allowed: []any{429, 500, 503}}})
-	}
-	if operation != "*" && !known(operation) {
-		return sim.InvalidError([]sim.Violation{{In: "body", Field: "operation", Reason: fmt.Sprintf("unknown operation %q", operation)}})
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	f := g.scope(ws, true)
-	f.forced = append(f.forced, ForcedResponse{Operation: operation, Status: status, Remaining: max(1, count)})
-	return nil
-}
-
-// take returns the status to force on a request of op by workspace ws, if
-// any: the workspace's own forced responses come first, then the global
-// ones.
-func (g *Gate) take(ws uint64, op string) int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for _, scope := range [2]uint64{ws, Global} {
-		f := g.scope(scope, false)
-		if f == nil {
-			continue
-		}
-		for i := range f.forced {
-			fr := &f.forced[i]
-			if fr.Operation == op || fr.Operation == "*" {
-				status := fr.Status
-				if fr.Remaining--; fr.Remaining <= 0 {
-					f.forced = slices.Delete(f.forced, i, i+1)
-				}
-				return status
-			}
-		}
-		if ws == Global {
-			break
-		}
-	}
-	return 0
-}
-
-// SetLatency adds wall-clock latency to an operation ("*" for every one)
-// for the requests of workspace ws (Global: of every workspace); zero
-// removes it.
-func (g *Gate) SetLatency(ws uint64, operation string, d time.Duration) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	f := g.scope(ws, d > 0)
-	if d <= 0 {
-		if f != nil {
-			delete(f.delays, operation)
-		}
-		return
-	}
-	if f.delays == nil {
-		f.delays = map[string]time.Duration{}
-	}
-	f.delays[operation] = d
-}
-
-// Latency is the latency added to a request of op by workspace ws: the
-// workspace's own for the operation, or for every operation, else the
-// global one.
-func (g *Gate) Latency(ws uint64, op string) time.Duration {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if len(g.faults) == 0 {
-		return 0
-	}
-	for _, scope := range [2]uint64{ws, Global} {
-		if f := g.scope(scope, false); f != nil {
-			if d, ok := f.delays[op]; ok {
-				return d
-			}
-			if d, ok := f.delays["*"]; ok {
-				return d
-			}
-		}
-		if ws == Global {
-			break
-		}
-	}
-	return 0
-}
-
-// Faults lists the faults of a scope: latency per operation in
-// milliseconds and the forced responses still to come.
-func (g *Gate) Faults(ws uint64) (map[string]int64, []ForcedResponse) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	lat, forced := map[string]int64{}, []ForcedResponse{}
-	if f := g.scope(ws, false); f != nil {
-		for op, d := range f.delays {
-			lat[op] = d.Milliseconds()
-		}
-		forced = append(forced, f.forced...)
-	}
-	return lat, forced
-}
-
-// Active reports whether a scope has any fault.
-func (g *Gate) Active(ws uint64) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	f := g.scope(ws, false)
-	return f != nil && (len(f.delays) > 0 || len(f.forced) > 0)
-}
-
-// Clear removes the faults of a scope.
-func (g *Gate) Clear(ws uint64) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	delete(g.faults, ws)
-}
-
-// ClearScoped removes the faults of every workspace, keeping the global ones.
-func (g *Gate) ClearScoped() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for ws := range g.faults {
-		if ws != Global {
-			delete(g.faults, ws)
-		}
-	}
-}
-
-// ClearAll removes every fault of every scope.
-func (g *Gate) ClearAll() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.faults = nil
 }
 
 // ForcedError is the error of a forced response.

@@ -55,7 +55,7 @@ func fill(authorization string) func(*testing.T, *gate.Gate, *sim.Engine) {
 	return func(t *testing.T, g *gate.Gate, eng *sim.Engine) {
 		t.Helper()
 		for {
-			pass, err := g.Enter(authorization, "getAccount", "read")
+			pass, err := g.Count(authorization, "read")
 			require.NoError(t, err)
 			if pass.Rate.Remaining == 0 {
 				return
@@ -64,108 +64,50 @@ func fill(authorization string) func(*testing.T, *gate.Gate, *sim.Engine) {
 	}
 }
 
-// force answers the next request of op (every op for "*") with status,
-// for every workspace.
-func force(op string, status int) func(*testing.T, *gate.Gate, *sim.Engine) {
-	return forceFor("", op, status)
-}
-
-// forceFor answers the next request of op by the workspace of key ("" for
-// every workspace) with status.
-func forceFor(key, op string, status int) func(*testing.T, *gate.Gate, *sim.Engine) {
-	return func(t *testing.T, g *gate.Gate, eng *sim.Engine) {
-		t.Helper()
-		ws := gate.Global
-		if key != "" {
-			p, ok := eng.Authenticate(key)
-			require.True(t, ok)
-			ws = p.WorkspaceID
-		}
-		require.NoError(t, g.Force(ws, op, status, 1, func(string) bool { return true }))
-	}
-}
-
 // fns lists what happens before a case's request.
 func fns(f ...func(*testing.T, *gate.Gate, *sim.Engine)) []func(*testing.T, *gate.Gate, *sim.Engine) {
 	return f
 }
 
-// forcedLeft is how many forced responses are still to come, in every
-// scope of the default fixture.
-func forcedLeft(g *gate.Gate) int {
-	n := 0
-	for ws := range uint64(5) {
-		_, forced := g.Faults(ws)
-		for _, f := range forced {
-			n += f.Remaining
-		}
-	}
-	return n
-}
-
-// TestEnterAndIdentify holds Gate.Enter to its order: the credential, the rate
-// window, the scope, then a forced response. A step refuses before the
-// next one runs: a refused credential counts nothing, the window refuses
-// even a token without the scope, a missing scope is counted, and a forced
-// response is taken only from a request the scope lets through. Identify
-// authenticates and checks the scope without counting or taking a forced
-// response.
-func TestEnterAndIdentify(t *testing.T) {
+// TestCountAndIdentify holds Gate.Count to its order: the credential, the
+// rate window, then the scope. A step refuses before the next one runs: a
+// refused credential counts nothing, the window refuses even a token
+// without the scope, and a missing scope is counted. Identify authenticates
+// and checks the scope without counting. (Forced responses are fault rules
+// now, taken after the gate: TestAdmissionOrder in package ops.)
+func TestCountAndIdentify(t *testing.T) {
 	tests := []struct {
 		name     string
 		before   []func(*testing.T, *gate.Gate, *sim.Engine)
-		identify bool // Identify instead of Enter
+		identify bool // Identify instead of Count
 		auth     string
-		op       string
 		scope    string
 		status   int    // the HTTP status of the refusal; 0 lets in
 		code     string // the error code of the refusal
 		counted  bool   // the request took a place in its workspace's window
-		forced   int    // forced responses left after the request
 	}{
-		{name: "no credential", auth: "", op: "getAccount", scope: "read",
+		{name: "no credential", auth: "", scope: "read",
 			status: http.StatusUnauthorized, code: "missing_credentials"},
-		{name: "not a bearer token", auth: "Basic bWs6dGVzdA==", op: "getAccount", scope: "read",
+		{name: "not a bearer token", auth: "Basic bWs6dGVzdA==", scope: "read",
 			status: http.StatusUnauthorized, code: "invalid_credentials"},
-		{name: "bearer without a token", auth: "Bearer ", op: "getAccount", scope: "read",
+		{name: "bearer without a token", auth: "Bearer ", scope: "read",
 			status: http.StatusUnauthorized, code: "invalid_credentials"},
-		{name: "a token with a space", auth: "Bearer mk_test all_scopes", op: "getAccount", scope: "read",
+		{name: "a token with a space", auth: "Bearer mk_test all_scopes", scope: "read",
 			status: http.StatusUnauthorized, code: "invalid_credentials"},
-		{name: "an unknown token", auth: "Bearer mk_test_nope", op: "getAccount", scope: "read",
+		{name: "an unknown token", auth: "Bearer mk_test_nope", scope: "read",
 			status: http.StatusUnauthorized, code: "invalid_credentials"},
-		{name: "an unknown token, the operation forced", before: fns(force("*", 503)), auth: "Bearer mk_test_nope", op: "getAccount", scope: "read",
-			status: http.StatusUnauthorized, code: "invalid_credentials", forced: 1},
 
-		{name: "let in", auth: allScopes, op: "createGeneration", scope: "generate", counted: true},
-		{name: "the scheme in any case", auth: "bearer mk_test_read_only", op: "getAccount", scope: "read", counted: true},
+		{name: "let in", auth: allScopes, scope: "generate", counted: true},
+		{name: "the scheme in any case", auth: "bearer mk_test_read_only", scope: "read", counted: true},
 
-		{name: "over the rate limit", before: fns(fill(freePlan)), auth: freePlan, op: "getAccount", scope: "read",
+		{name: "over the rate limit", before: fns(fill(freePlan)), auth: freePlan, scope: "read",
 			status: http.StatusTooManyRequests, code: "rate_limited"},
-		{name: "the window before the scope", before: fns(fill(allScopes)), auth: readOnly, op: "createGeneration", scope: "generate",
+		{name: "the window before the scope", before: fns(fill(allScopes)), auth: readOnly, scope: "generate",
 			status: http.StatusTooManyRequests, code: "rate_limited"},
-		{name: "the window before a forced response", before: fns(fill(freePlan), force("*", 503)), auth: freePlan, op: "getAccount", scope: "read",
-			status: http.StatusTooManyRequests, code: "rate_limited", forced: 1},
-		{name: "another workspace's full window", before: fns(fill(freePlan)), auth: allScopes, op: "getAccount", scope: "read", counted: true},
+		{name: "another workspace's full window", before: fns(fill(freePlan)), auth: allScopes, scope: "read", counted: true},
 
-		{name: "missing scope", auth: readOnly, op: "createGeneration", scope: "generate",
+		{name: "missing scope", auth: readOnly, scope: "generate",
 			status: http.StatusForbidden, code: "insufficient_scope", counted: true},
-		{name: "the scope before a forced response", before: fns(force("createGeneration", 503)), auth: readOnly, op: "createGeneration", scope: "generate",
-			status: http.StatusForbidden, code: "insufficient_scope", counted: true, forced: 1},
-
-		{name: "forced 503", before: fns(force("createGeneration", 503)), auth: allScopes, op: "createGeneration", scope: "generate",
-			status: http.StatusServiceUnavailable, code: "service_unavailable", counted: true},
-		{name: "forced 500 for every operation", before: fns(force("*", 500)), auth: allScopes, op: "getAccount", scope: "read",
-			status: http.StatusInternalServerError, code: "internal_error", counted: true},
-		{name: "forced 429", before: fns(force("getAccount", 429)), auth: allScopes, op: "getAccount", scope: "read",
-			status: http.StatusTooManyRequests, code: "rate_limited", counted: true},
-		{name: "forced for another operation", before: fns(force("listModels", 503)), auth: allScopes, op: "getAccount", scope: "read",
-			counted: true, forced: 1},
-		{name: "forced for the workspace", before: fns(forceFor("mk_test_all_scopes", "getAccount", 503)), auth: readOnly, op: "getAccount", scope: "read",
-			status: http.StatusServiceUnavailable, code: "service_unavailable", counted: true},
-		{name: "forced for another workspace", before: fns(forceFor("mk_test_free_plan", "*", 503)), auth: allScopes, op: "getAccount", scope: "read",
-			counted: true, forced: 1},
-		{name: "the workspace's own before the global one", before: fns(force("getAccount", 500), forceFor("mk_test_all_scopes", "getAccount", 503)), auth: allScopes, op: "getAccount", scope: "read",
-			status: http.StatusServiceUnavailable, code: "service_unavailable", counted: true, forced: 1},
 
 		{name: "identify", identify: true, auth: allScopes, scope: "read"},
 		{name: "identify without a scope to check", identify: true, auth: readOnly, scope: ""},
@@ -174,7 +116,6 @@ func TestEnterAndIdentify(t *testing.T) {
 		{name: "identify, unknown token", identify: true, auth: "Bearer mk_test_nope", scope: "read",
 			status: http.StatusUnauthorized, code: "invalid_credentials"},
 		{name: "identify over the rate limit", before: fns(fill(freePlan)), identify: true, auth: freePlan, scope: "read"},
-		{name: "identify takes no forced response", before: fns(force("*", 503)), identify: true, auth: allScopes, scope: "read", forced: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -188,7 +129,7 @@ func TestEnterAndIdentify(t *testing.T) {
 			if tt.identify {
 				pass, err = g.Identify(tt.auth, tt.scope)
 			} else {
-				pass, err = g.Enter(tt.auth, tt.op, tt.scope)
+				pass, err = g.Count(tt.auth, tt.scope)
 			}
 
 			if tt.status == 0 {
@@ -203,7 +144,6 @@ func TestEnterAndIdentify(t *testing.T) {
 				want[pass.Principal.WorkspaceID]++
 			}
 			assert.Equal(t, want, windows(t, eng), "the windows after the request")
-			assert.Equal(t, tt.forced, forcedLeft(g), "forced responses left")
 			if tt.status == http.StatusUnauthorized {
 				assert.False(t, pass.Authenticated(), "a refused credential has no window")
 				return

@@ -72,7 +72,8 @@ type Result struct {
 	Status    int
 	// ErrorCode is the error object's code; "" for a success.
 	ErrorCode string
-	// Latency is the wall-clock latency injected into the call.
+	// Latency is the wall-clock latency injected into a call without an
+	// HTTP request (MCP over stdio); the edge delays every other answer.
 	Latency time.Duration
 	body    wire.Body
 }
@@ -84,8 +85,8 @@ func (r *Result) Body() []byte { return r.body.Bytes() }
 func (r *Result) Release() { r.body.Release() }
 
 // Invoke runs one call of an operation through every step, in order: the
-// gate (authentication, rate window, scope, forced responses), validation
-// against openapi.json, injected latency, the handler, the JSON body, the
+// gate (authentication, rate window, scope), the admission faults (a
+// forced status), validation against openapi.json, the handler, the JSON body, the
 // strict response check and the coverage. Every front calls it; each step
 // is written here once.
 func Invoke(env *front.Env, in *Invocation) *Result {
@@ -100,7 +101,10 @@ func Invoke(env *front.Env, in *Invocation) *Result {
 			res.Operation = "" // a refusal of the request, not an answer of the operation
 		}
 	} else {
-		res.Pass, err = env.Gate.Enter(in.Authorization, in.Op, env.API.Scope(in.Op))
+		res.Pass, err = env.Gate.Count(in.Authorization, env.API.Scope(in.Op))
+		if err == nil {
+			err = admit(env, in, &res.Pass)
+		}
 	}
 	if res.Pass.Authenticated() {
 		front.SetRateHeaders(in.Header, res.Pass.Rate)
@@ -114,22 +118,14 @@ func Invoke(env *front.Env, in *Invocation) *Result {
 	if err == nil {
 		err = validate(env, in)
 	}
-	if err == nil && in.Edge != nil && in.Edge.Faultable() {
-		req := fault.Request{Operation: in.Op, Workspace: res.Pass.Principal.WorkspaceID}
-		if in.Op == "createGeneration" {
-			req.Modality = peekModality(in.Request)
-		}
-		if h := in.Edge.PickFault(fault.Admit, req); h != nil {
-			err = env.Gate.Forced(h.Status, &res.Pass)
-		}
-	}
 	var status int
 	var body any
 	if err == nil {
-		if res.Latency = env.Gate.Latency(res.Pass.Principal.WorkspaceID, in.Op); res.Latency > 0 {
-			ctx, cancel := env.UntilStop(in.Request.Context())
-			env.Sleep(ctx, res.Latency)
-			cancel()
+		if in.Edge == nil {
+			// A call without an HTTP request (MCP over stdio) meets its
+			// latency here; the edge gives every other its own.
+			res.Latency = env.Delay(in.Request.Context(), env.Rules.Pick(res.Pass.Principal.WorkspaceID, fault.Delay,
+				fault.Request{Class: fault.MCP, Operation: in.Op}))
 		}
 		status, body, err = run(env, in, res.Pass.Principal)
 	}
@@ -160,6 +156,34 @@ func Invoke(env *front.Env, in *Invocation) *Result {
 		env.Coverage.Hit(res.Pass.Principal.WorkspaceID, in.Front, res.Operation, res.Status)
 	}
 	return res
+}
+
+// admit takes the admission faults of a call the gate let in: a status
+// rule that targets it answers for the operation, which does not run.
+func admit(env *front.Env, in *Invocation, pass *gate.Pass) error {
+	req := fault.Request{Operation: in.Op, Workspace: pass.Principal.WorkspaceID}
+	var h *fault.Hit
+	switch {
+	case in.Edge != nil:
+		if !in.Edge.Faultable() {
+			return nil
+		}
+		if in.Op == "createGeneration" {
+			req.Modality = peekModality(in.Request)
+		}
+		h = in.Edge.PickFault(fault.Admit, req)
+	case env.Rules.Active():
+		// MCP over stdio: the rules of the caller's scope, as for MCP.
+		if in.Op == "createGeneration" {
+			req.Modality = peekModality(in.Request)
+		}
+		req.Class = fault.MCP
+		h = env.Rules.Pick(req.Workspace, fault.Admit, req)
+	}
+	if h == nil {
+		return nil
+	}
+	return env.Gate.Forced(h.Status, pass)
 }
 
 // peekModality reads the modality a generation's request asks for, and

@@ -710,7 +710,7 @@
     truncate: { params: ['after_bytes', 'after_fraction'], hint: 'The body stops short of its Content-Length, after after_bytes or after_fraction (half when neither), and the connection closes.' },
     slow_body: { params: ['bytes_per_second'], hint: 'The body trickles at bytes_per_second (required).' },
     garbage_then_close: { params: ['bytes'], hint: 'Bytes of garbage, not HTTP (256 when empty), then the connection closes.' },
-    latency: { params: ['distribution'], hint: 'Wall-clock latency: fixed (ms), uniform (min and max ms) or lognormal (median ms and sigma, a long tail); capped at 60,000 ms.' },
+    latency: { params: ['distribution'], hint: 'Wall-clock latency: fixed (ms), uniform (min and max ms) or lognormal (median ms and sigma, a long tail); capped at 120,000 ms.' },
     status: { params: ['status'], hint: 'A 429, 500 or 503 before the operation runs: nothing changes.' },
     file_expiry: { params: ['ttl_seconds', 'expired_status'], targets: ['modality'], hint: 'File addresses expire ttl_seconds (required, on the simulated clock) after they are handed out, then answer 403 (or 404). Every download meets it.' },
     file_truncate: { params: ['after_bytes', 'after_fraction'], targets: ['modality', 'probability', 'first'], hint: "A file's first whole download breaks like truncate; a request with Range is served whole, so a client resumes." },
