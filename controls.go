@@ -19,16 +19,16 @@ type Controls struct {
 // --- faults
 
 // FailNext makes the next rule.Count matching jobs fail.
-func (c Controls) FailNext(rule FailRule) error { return c.env.Eng.FailNext(c.ws, rule.sim()) }
+func (c Controls) FailNext(rule FailRule) error { return c.env.FailNext(c.ws, rule.front()) }
 
 // SetFailureRate overrides every model's failure rate (nil: the catalog's,
 // or for a sandbox the server's override).
-func (c Controls) SetFailureRate(rate *float64) error { return c.env.Eng.SetFailureRate(c.ws, rate) }
+func (c Controls) SetFailureRate(rate *float64) error { return c.env.SetFailureRate(c.ws, rate) }
 
 // FailPlatform makes deliveries to a platform ("all" for every one) fail
 // (or succeed again).
 func (c Controls) FailPlatform(platform string, fail bool) error {
-	return c.env.Eng.FailPlatform(c.ws, platform, fail)
+	return c.env.FailPlatform(c.ws, platform, fail)
 }
 
 // SetLatency adds wall-clock latency to an operation ("*" for every one);

@@ -188,8 +188,7 @@ func (s *Server) Restore(r io.Reader) error {
 	if err := s.eng.Restore(r); err != nil {
 		return err
 	}
-	s.env.Restored()
-	return nil
+	return s.env.Restored()
 }
 
 // Reset puts the whole simulation back to its fixtures: state, clock,

@@ -147,10 +147,11 @@ func New(o Options) (*Server, error) {
 		}
 		path = filepath.Join(s.tmpDir, "state.db")
 	}
+	rules := fault.NewSet(o.Seed) // every fault, the engine's fates included
 	s.eng, err = sim.Open(sim.Config{
 		Path: path, Durable: o.Durable, Reset: o.Reset, Seed: o.Seed, World: world,
 		Clock: sim.NewClock(o.Clock, start, o.WallClock), Speed: o.Speed,
-		Images: images, Log: log, FileSecret: o.FileSecret, Stop: o.Stop,
+		Images: images, Log: log, FileSecret: o.FileSecret, Stop: o.Stop, Fates: rules,
 	})
 	if err != nil {
 		s.removeTemp()
@@ -165,12 +166,17 @@ func New(o Options) (*Server, error) {
 		s.removeTemp()
 		return nil, err
 	}
-	s.env = &front.Env{Eng: s.eng, Gate: gate.New(s.eng), Rules: fault.NewSet(o.Seed), API: api,
-		Journal: journal.New(o.JournalSize, o.JournalBodyBytes), Coverage: &journal.Counts{FaultKinds: fault.Kinds}, Log: log,
+	s.env = &front.Env{Eng: s.eng, Gate: gate.New(s.eng), Rules: rules, API: api,
+		Journal: journal.New(o.JournalSize, o.JournalBodyBytes), Coverage: &journal.Counts{FaultKinds: fault.RequestKinds}, Log: log,
 		WallClock: o.WallClock, Stop: s.stop, Sleep: sleep, PublicURL: o.PublicURL, MaxBodyBytes: o.MaxBodyBytes,
 		Strict: o.Strict, Evolve: o.Evolve, ControlToken: o.ControlToken, Start: resetStart, Operations: operations(api),
 		AllowedHosts: allowedHosts(o), MaxSandboxes: o.MaxSandboxes,
 		Journals: journal.NewRings(min(o.JournalSize, SandboxJournalSize), o.JournalBodyBytes)}
+	if err := s.env.AdoptLegacyFaults(); err != nil { // an older state file's
+		s.eng.Close()
+		s.removeTemp()
+		return nil, err
+	}
 	s.eng.SetOwnFiles(s.env.OwnFile)
 	s.Controls = Controls{env: s.env}
 	s.rest, s.ctl = rest.New(s.env, OpenAPIDocument), control.New(s.env, ControlDocument, loadControl)

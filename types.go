@@ -74,9 +74,7 @@ type FailRule struct {
 	Code string `json:"code,omitempty"`
 }
 
-func (r FailRule) sim() sim.FailRule {
-	return sim.FailRule{Count: r.Count, Modality: r.Modality, Model: r.Model, Stage: r.Stage, Code: r.Code}
-}
+func (r FailRule) front() front.FailRule { return front.FailRule(r) }
 
 // ForcedResponse answers the next Remaining requests of Operation ("*" for
 // any) with Status.

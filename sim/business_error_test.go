@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mediamock/mediamock/internal/fault"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -103,7 +105,7 @@ func TestStateDiffSeesWritesBeforeABusinessError(t *testing.T) {
 		wrote bool
 	}{
 		{"put a record", func(t *tx) error {
-			if err := t.putFaults(GlobalFaults, faultState{FailPlatforms: []string{"x"}}); err != nil {
+			if err := putJSON(t.b(bFaults), []byte("state"), LegacyFaults{FailPlatforms: []string{"x"}}); err != nil {
 				return err
 			}
 			return refuse
@@ -170,8 +172,8 @@ func TestRefusedOperationsWriteNothing(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, PubPublished, pub.Status)
 	// Faults a successful creation would consume or apply.
-	require.NoError(t, e.FailNext(GlobalFaults, FailRule{Count: 1}))
-	require.NoError(t, e.FailPlatform(GlobalFaults, "instagram", true))
+	require.NoError(t, addRule(e, GlobalFaults, fault.Spec{Kind: fault.JobFailure, First: 1}))
+	require.NoError(t, addRule(e, GlobalFaults, fault.Spec{Kind: fault.PlatformFailure, Platform: "instagram"}))
 	var otherSeed bytes.Buffer // a snapshot of a simulation of another seed
 	_, err = newEngine(t, engineOpts{seed: 9}).Snapshot(&otherSeed)
 	require.NoError(t, err)
@@ -331,10 +333,6 @@ func TestRefusedOperationsWriteNothing(t *testing.T) {
 		}},
 
 		// Faults and the clock.
-		{"fail next zero jobs", EINVALID, func() error { return e.FailNext(GlobalFaults, FailRule{}) }},
-		{"fail next at an unknown stage", EINVALID, func() error { return e.FailNext(GlobalFaults, FailRule{Count: 1, Stage: "done"}) }},
-		{"failure rate above 1", EINVALID, func() error { r := 1.5; return e.SetFailureRate(GlobalFaults, &r) }},
-		{"fail an unknown platform", EINVALID, func() error { return e.FailPlatform(GlobalFaults, "myspace", true) }},
 		{"clock backwards", EINVALID, func() error { _, err := e.Advance(-time.Second); return err }},
 		{"clock past its bound", EINVALID, func() error { return e.SetTime(MaxTime.Add(time.Hour)) }},
 		{"restore a file that is no state", EINVALID, func() error { return e.Restore(strings.NewReader("not a bbolt file")) }},

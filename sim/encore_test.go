@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mediamock/mediamock/internal/fault"
 )
 
 func uint64p(v uint64) *uint64 { return &v }
@@ -235,7 +237,7 @@ func TestEncoreFailureRefundsOnce(t *testing.T) {
 		{
 			name: "fail next, while processing",
 			before: func(t *testing.T, e *Engine) {
-				require.NoError(t, e.FailNext(GlobalFaults, FailRule{Count: 1, Modality: "encore"}))
+				require.NoError(t, addRule(e, GlobalFaults, fault.Spec{Kind: fault.JobFailure, First: 1, Modality: "encore"}))
 			},
 			fail: func(t *testing.T, e *Engine, c EncoreCreated) { advance(t, e, 10*time.Minute) },
 			code: "provider_error",
@@ -243,7 +245,7 @@ func TestEncoreFailureRefundsOnce(t *testing.T) {
 		{
 			name: "fail next of the effect, while queued",
 			before: func(t *testing.T, e *Engine) {
-				require.NoError(t, e.FailNext(GlobalFaults, FailRule{Count: 1, Model: effect, Stage: StatusQueued, Code: "provider_unavailable"}))
+				require.NoError(t, addRule(e, GlobalFaults, fault.Spec{Kind: fault.JobFailure, First: 1, Model: effect, FailStage: StatusQueued, Code: "provider_unavailable"}))
 			},
 			fail: func(t *testing.T, e *Engine, c EncoreCreated) { advance(t, e, 10*time.Minute) },
 			code: "provider_unavailable",

@@ -46,6 +46,9 @@ type Config struct {
 	// writes (seeding, restoring), never for the simulation; nil means
 	// time.Now.
 	WallClock func() time.Time
+	// Fates decides the injected failures of jobs and deliveries: the
+	// server's fault rules. Nil injects none.
+	Fates Fates
 	// Stop, when closed while Open seeds the file, stops the seed at its
 	// next commit (a batch of records, tens of milliseconds): Open returns
 	// an error wrapping ErrStopped, and the file keeps its marker of an
@@ -68,6 +71,7 @@ type Engine struct {
 	models  map[string]*fixtures.Model
 	effects map[string]*fixtures.Effect
 	images  ImageResolver
+	fates   Fates
 	// ownFiles recognizes the server's own file addresses (set by the
 	// fronts, which know the hosts they answer to); nil recognizes none.
 	ownFiles atomic.Pointer[func(string) (FileRef, bool)]
@@ -119,6 +123,9 @@ func Open(cfg Config) (*Engine, error) {
 	if cfg.Images == nil {
 		cfg.Images = OfflineImages{Seed: cfg.Seed}
 	}
+	if cfg.Fates == nil {
+		cfg.Fates = noFates{}
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
@@ -140,7 +147,7 @@ func Open(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{
 		db: db, cfg: cfg, clock: cfg.Clock, seed: cfg.Seed, speed: cfg.Speed, world: cfg.World,
-		images: cfg.Images, log: cfg.Log, ops: make(chan *op, 1024), closed: make(chan struct{}),
+		images: cfg.Images, fates: cfg.Fates, log: cfg.Log, ops: make(chan *op, 1024), closed: make(chan struct{}),
 		dueChanged: make(chan struct{}), rate: newRateLimiter(), hub: newHub(),
 	}
 	if cfg.FileSecret != "" {

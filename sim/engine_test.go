@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mediamock/mediamock/internal/fault"
+
 	"github.com/mediamock/mediamock/fixtures"
 )
 
@@ -48,7 +50,7 @@ func newEngine(t testing.TB, o engineOpts) *Engine {
 		o.mode = ClockManual
 	}
 	e, err := Open(Config{Path: o.path, World: o.world, Clock: NewClock(o.mode, DefaultEpoch, nil), Durable: o.durable, Seed: o.seed,
-		batchSize: o.batch, dueBatch: o.due, Log: o.log})
+		batchSize: o.batch, dueBatch: o.due, Log: o.log, Fates: fault.NewSet(o.seed)})
 	require.NoError(t, err)
 	t.Cleanup(func() { e.Close() })
 	return e
@@ -127,7 +129,7 @@ func TestFailureRefundsOnceAndLedgerExplainsBalance(t *testing.T) {
 	e := newEngine(t, engineOpts{})
 	p := principal(t, e, "mk_test_all_scopes")
 	start, _ := e.Balance(p.WorkspaceID)
-	require.NoError(t, e.FailNext(GlobalFaults, FailRule{Count: 1, Modality: "image"}))
+	require.NoError(t, addRule(e, GlobalFaults, fault.Spec{Kind: fault.JobFailure, First: 1, Modality: "image"}))
 
 	created, err := e.CreateGeneration(context.Background(), p, GenerationRequest{Modality: "image", ModelID: "imagen-4", Prompt: "a red kite", Count: intp(3)})
 	require.NoError(t, err)

@@ -1,14 +1,15 @@
 package sim
 
 import (
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/mediamock/mediamock/fixtures"
+	bolt "go.etcd.io/bbolt"
 )
 
 // Magic markers: text a black-box client puts in a prompt (or a title, or a
@@ -81,57 +82,91 @@ func parseSeconds(s string) (time.Duration, bool) {
 	return 0, false
 }
 
-// FailRule makes the next Count jobs that match it fail.
-type FailRule struct {
+// Fates decides the injected failures the simulation applies: a job's
+// fate at its creation and a publication's deliveries. The server's fault
+// store (package internal/fault) is the one implementation; nil injects
+// none. Its rules are the control plane's, kept beside the state, not in
+// it: a snapshot holds none.
+type Fates interface {
+	// JobFate decides whether a job of workspace ws, of lane (a modality,
+	// or "encore") and model, fails by a rule: failed, at stage with code
+	// ("" for the defaults); decided reports whether a rule decided (false:
+	// the model's own rate does). u is the job's own uniform draw.
+	JobFate(ws uint64, lane, model string, u float64) (stage, code string, failed, decided bool)
+	// PlatformFails reports whether deliveries of workspace ws to platform fail.
+	PlatformFails(ws uint64, platform string) bool
+}
+
+// noFates injects no failure.
+type noFates struct{}
+
+func (noFates) JobFate(uint64, string, string, float64) (string, string, bool, bool) {
+	return "", "", false, false
+}
+func (noFates) PlatformFails(uint64, string) bool { return false }
+
+// LegacyFaults are the faults an older state file kept in itself, for one
+// scope (GlobalFaults or a workspace): the server takes them over as rules
+// of its fault store (TakeLegacyFaults), so that none is lost.
+type LegacyFaults struct {
+	FailNext      []LegacyFailRule `json:"fail_next,omitempty"`
+	FailureRate   *float64         `json:"failure_rate,omitempty"`
+	FailPlatforms []string         `json:"fail_platforms,omitempty"`
+}
+
+// LegacyFailRule is a fail rule of an older state file.
+type LegacyFailRule struct {
 	Count    int    `json:"count"`
-	Modality string `json:"modality,omitempty"` // image, video, audio, 3d, encore ("" for any)
-	Model    string `json:"model,omitempty"`    // model id or effect slug ("" for any)
-	Stage    string `json:"stage,omitempty"`    // queued or processing (default)
-	Code     string `json:"code,omitempty"`     // error code (default provider_error)
-}
-
-// faultState is the injected faults of one scope, kept in the file so that
-// snapshots and restarts keep them: the global scope (every workspace) and
-// each workspace that has faults of its own (a sandbox).
-type faultState struct {
-	FailNext      []FailRule `json:"fail_next,omitempty"`
-	FailureRate   *float64   `json:"failure_rate,omitempty"` // overrides every model's rate
-	FailPlatforms []string   `json:"fail_platforms,omitempty"`
-}
-
-func (f faultState) empty() bool {
-	return len(f.FailNext) == 0 && f.FailureRate == nil && len(f.FailPlatforms) == 0
+	Modality string `json:"modality,omitempty"`
+	Model    string `json:"model,omitempty"`
+	Stage    string `json:"stage,omitempty"`
+	Code     string `json:"code,omitempty"`
 }
 
 // GlobalFaults is the scope of the faults that apply to every workspace.
 const GlobalFaults uint64 = 0
 
-// faultsKey is where a scope's faults are kept: "state" for the global
-// ones (as ever), the workspace id for a workspace's.
-func faultsKey(ws uint64) []byte {
-	if ws == GlobalFaults {
-		return []byte("state")
+// TakeLegacyFaults reads the faults an older state file (or snapshot) kept
+// in itself, by scope, and removes them from it: the caller keeps them from
+// now on.
+func (e *Engine) TakeLegacyFaults() (map[uint64]LegacyFaults, error) {
+	out := map[uint64]LegacyFaults{}
+	found := false
+	if err := e.read(func(btx *bolt.Tx) error {
+		b := btx.Bucket(bFaults)
+		if b == nil {
+			return nil
+		}
+		return b.ForEach(func(k, v []byte) error {
+			var f LegacyFaults
+			if err := json.Unmarshal(v, &f); err != nil {
+				return fmt.Errorf("faults of scope %x: %w", k, err)
+			}
+			ws := GlobalFaults
+			if string(k) != "state" && len(k) == 8 {
+				ws = binary.BigEndian.Uint64(k)
+			}
+			if len(f.FailNext) > 0 || f.FailureRate != nil || len(f.FailPlatforms) > 0 {
+				out[ws], found = f, true
+			}
+			return nil
+		})
+	}); err != nil || !found {
+		return nil, err
 	}
-	return u64(ws)
-}
-
-func (t *tx) faults(ws uint64) (faultState, error) {
-	var f faultState
-	_, err := getJSON(t.b(bFaults), faultsKey(ws), &f)
-	return f, err
-}
-
-func (t *tx) putFaults(ws uint64, f faultState) error {
-	if ws != GlobalFaults && f.empty() {
-		return t.b(bFaults).Delete(faultsKey(ws))
-	}
-	return putJSON(t.b(bFaults), faultsKey(ws), f)
+	return out, e.update(func(t *tx) error {
+		if err := t.DeleteBucket(bFaults); err != nil {
+			return err
+		}
+		_, err := t.CreateBucket(bFaults)
+		return err
+	})
 }
 
 // decideFate settles at creation whether a job will fail, and how: from the
-// magic markers of its text, then the fail rules of its workspace, then the
-// global ones, then the failure rate (its workspace's, else the global one,
-// else the model's) drawn from the job's own random generator.
+// magic markers of its text, then the fault rules (Fates: its workspace's
+// job_failure rules, then the global ones, then a failure_rate rule), else
+// the model's rate, drawn from the job's own random generator.
 func (t *tx) decideFate(job *Job, lane, model string, rate float64, text string) error {
 	mg := ParseMagic(text)
 	if mg.Delay >= 0 {
@@ -146,29 +181,11 @@ func (t *tx) decideFate(job *Job, lane, model string, rate float64, text string)
 		job.Failure = problemFor(mg.FailCode)
 		return nil
 	}
-	var override *float64
-	for _, scope := range []uint64{job.WorkspaceID, GlobalFaults} {
-		f, err := t.faults(scope)
-		if err != nil {
-			return err
-		}
-		for i, r := range f.FailNext {
-			if (r.Modality == "" || r.Modality == lane) && (r.Model == "" || r.Model == model) {
-				job.Fate, job.FailStage, job.Failure = "fail", or(r.Stage, StatusProcessing), problemFor(r.Code)
-				if f.FailNext[i].Count--; f.FailNext[i].Count <= 0 {
-					f.FailNext = append(f.FailNext[:i], f.FailNext[i+1:]...)
-				}
-				return t.putFaults(scope, f)
-			}
-		}
-		if override == nil {
-			override = f.FailureRate
-		}
-	}
-	if override != nil {
-		rate = *override
-	}
-	if rate > 0 && Rand(t.e.seed, "fate", job.ID).Float64() < rate {
+	stage, code, failed, decided := t.e.fates.JobFate(job.WorkspaceID, lane, model, Rand(t.e.seed, "fate", job.ID).Float64())
+	switch {
+	case failed:
+		job.Fate, job.FailStage, job.Failure = "fail", or(stage, StatusProcessing), problemFor(code)
+	case !decided && rate > 0 && Rand(t.e.seed, "fate", job.ID).Float64() < rate:
 		job.Fate, job.FailStage, job.Failure = "fail", StatusProcessing, problemFor("")
 	}
 	return nil
@@ -190,94 +207,4 @@ func problemFor(code string) *Problem {
 		msg = "The job failed (" + code + ")."
 	}
 	return &Problem{Code: code, Message: msg}
-}
-
-// Faults returns the injected faults of a scope: GlobalFaults, or a
-// workspace's own.
-func (e *Engine) Faults(ws uint64) (FaultsView, error) {
-	var out FaultsView
-	err := e.view(func(t *tx) error {
-		f, err := t.faults(ws)
-		out = FaultsView(f)
-		return err
-	})
-	return out, err
-}
-
-// FaultsView is the injected faults as the control API shows them.
-type FaultsView struct {
-	FailNext      []FailRule `json:"fail_next"`
-	FailureRate   *float64   `json:"failure_rate"`
-	FailPlatforms []string   `json:"fail_platforms"`
-}
-
-// Empty reports whether no fault is set.
-func (v FaultsView) Empty() bool { return faultState(v).empty() }
-
-// changeFaults runs change on the faults of a scope: GlobalFaults or an
-// existing workspace.
-func (e *Engine) changeFaults(ws uint64, change func(*faultState)) error {
-	return e.update(func(t *tx) error {
-		if ws != GlobalFaults {
-			if _, err := t.workspace(ws); err != nil {
-				return err
-			}
-		}
-		f, err := t.faults(ws)
-		if err != nil {
-			return err
-		}
-		change(&f)
-		return t.putFaults(ws, f)
-	})
-}
-
-// FailNext makes the next rule.Count matching jobs of a scope fail.
-func (e *Engine) FailNext(ws uint64, rule FailRule) error {
-	if rule.Count <= 0 {
-		return &Error{Kind: EINVALID, Code: "validation_failed", Message: "count must be at least 1."}
-	}
-	if rule.Stage != "" && rule.Stage != StatusQueued && rule.Stage != StatusProcessing {
-		return &Error{Kind: EINVALID, Code: "validation_failed", Message: "stage must be queued or processing."}
-	}
-	return e.changeFaults(ws, func(f *faultState) { f.FailNext = append(f.FailNext, rule) })
-}
-
-// SetFailureRate overrides every model's and effect's failure rate in a
-// scope; nil goes back to the catalog's rates (or the global override).
-func (e *Engine) SetFailureRate(ws uint64, rate *float64) error {
-	if rate != nil && (*rate < 0 || *rate > 1) {
-		return &Error{Kind: EINVALID, Code: "validation_failed", Message: "failure_rate must be between 0 and 1."}
-	}
-	return e.changeFaults(ws, func(f *faultState) { f.FailureRate = rate })
-}
-
-// ClearFaults removes the injected faults of a scope.
-func (e *Engine) ClearFaults(ws uint64) error {
-	return e.changeFaults(ws, func(f *faultState) { *f = faultState{} })
-}
-
-// ClearAllFaults removes the injected faults of every scope.
-func (e *Engine) ClearAllFaults() error {
-	return e.update(func(t *tx) error {
-		if err := t.DeleteBucket(bFaults); err != nil {
-			return err
-		}
-		_, err := t.CreateBucket(bFaults)
-		return err
-	})
-}
-
-// FailPlatform makes every delivery of a scope to a platform fail until
-// cleared.
-func (e *Engine) FailPlatform(ws uint64, platform string, fail bool) error {
-	if !slices.Contains(fixtures.Platforms, platform) && platform != "all" {
-		return InvalidError([]Violation{{In: "body", Field: "platform", Reason: fmt.Sprintf("unknown platform %q", platform), Allowed: anySlice(append(slices.Clone(fixtures.Platforms), "all"))}})
-	}
-	return e.changeFaults(ws, func(f *faultState) {
-		f.FailPlatforms = slices.DeleteFunc(f.FailPlatforms, func(p string) bool { return p == platform })
-		if fail {
-			f.FailPlatforms = append(f.FailPlatforms, platform)
-		}
-	})
 }

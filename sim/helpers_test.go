@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mediamock/mediamock/internal/fault"
 )
 
 // Tokens of the default fixture.
@@ -220,4 +222,18 @@ func within[T any](t testing.TB, ch <-chan T, what string) T {
 		t.Fatalf("%s: still waiting after a minute", what)
 		panic("unreachable")
 	}
+}
+
+// rulesOf is the fault store a test engine asks (newEngine gives each one
+// its own, as a server does).
+func rulesOf(e *Engine) *fault.Set { return e.fates.(*fault.Set) }
+
+// addRule keeps a fault rule in scope ws of the engine's store, checked as
+// the control API checks it.
+func addRule(e *Engine, ws uint64, spec fault.Spec) error {
+	if err := spec.Validate("body", func(string) bool { return true }); err != nil {
+		return err
+	}
+	_, err := rulesOf(e).Add(ws, spec)
+	return err
 }

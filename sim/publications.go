@@ -137,13 +137,10 @@ func (e *Engine) CreatePublication(p Principal, req PublicationRequest) (Publica
 		if pub.ID, err = t.b(bPubs).NextSequence(); err != nil {
 			return err
 		}
-		fails, err := t.platformFaults(p.WorkspaceID, req.Caption)
-		if err != nil {
-			return err
-		}
+		magic := ParseMagic(req.Caption).FailPlatforms
 		for _, a := range targets {
 			pub.Deliveries = append(pub.Deliveries, Delivery{SocialAccountID: a.ID, Platform: a.Platform, Handle: a.Handle,
-				Fail: fails["all"] || fails[a.Platform]})
+				Fail: t.platformFails(p.WorkspaceID, magic, a.Platform)})
 		}
 		if req.ScheduledAt != nil {
 			pub.ScheduledAt = StampOf(req.ScheduledAt.UTC())
@@ -201,23 +198,15 @@ func (t *tx) targets(v *Violations, accounts []SocialAccount, req PublicationReq
 	return out
 }
 
-// platformFaults are the platforms whose deliveries fail: from the caption's
-// markers and the faults of the workspace and the global ones.
-func (t *tx) platformFaults(ws uint64, caption string) (map[string]bool, error) {
-	out := map[string]bool{}
-	for _, p := range ParseMagic(caption).FailPlatforms {
-		out[p] = true
-	}
-	for _, scope := range []uint64{ws, GlobalFaults} {
-		f, err := t.faults(scope)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range f.FailPlatforms {
-			out[p] = true
+// platformFails reports whether a delivery to platform fails: the
+// caption's markers ask for it, or a platform_failure rule (Fates).
+func (t *tx) platformFails(ws uint64, magic []string, platform string) bool {
+	for _, p := range magic {
+		if p == "all" || p == platform {
+			return true
 		}
 	}
-	return out, nil
+	return t.e.fates.PlatformFails(ws, platform)
 }
 
 // startPublication begins delivering to every target.

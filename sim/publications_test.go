@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mediamock/mediamock/internal/fault"
 )
 
 func TestCreatePublicationRules(t *testing.T) {
@@ -187,7 +189,7 @@ func TestPublicationLifecycle(t *testing.T) {
 			e := newEngine(t, engineOpts{})
 			p := principal(t, e, tokAcme)
 			for _, platform := range tt.failing {
-				require.NoError(t, e.FailPlatform(GlobalFaults, platform, true))
+				require.NoError(t, addRule(e, GlobalFaults, fault.Spec{Kind: fault.PlatformFailure, Platform: platform}))
 			}
 			req := PublicationRequest{AssetIDs: tt.assets, Caption: tt.caption, Platforms: tt.platforms}
 			created := e.Clock().Now()

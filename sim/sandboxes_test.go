@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mediamock/mediamock/internal/fault"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/mediamock/mediamock/fixtures"
@@ -119,7 +121,6 @@ func busy(t testing.TB, e *Engine, p Principal) {
 		_, err = e.CreatePublication(p, PublicationRequest{AssetIDs: []uint64{up.ID}, Caption: "later", SocialAccountIDs: []uint64{accounts[0].ID}, ScheduledAt: &at})
 		require.NoError(t, err)
 	}
-	require.NoError(t, e.FailNext(p.WorkspaceID, FailRule{Count: 3}))
 	e.Allow(p.WorkspaceID)
 	require.NoError(t, e.FlushRates())
 }
@@ -224,33 +225,26 @@ func TestSandboxFaultsStayInside(t *testing.T) {
 	acme := principal(t, e, tokAcme)
 	a, b := newSandbox(t, e, SandboxSpec{}), newSandbox(t, e, SandboxSpec{})
 	pa, pb := sandboxKey(t, e, a), sandboxKey(t, e, b)
-	require.NoError(t, e.FailNext(a.WorkspaceID, FailRule{Count: 5}))
+	require.NoError(t, addRule(e, a.WorkspaceID, fault.Spec{Kind: fault.JobFailure, First: 5}))
 	rate := 1.0
-	require.NoError(t, e.SetFailureRate(b.WorkspaceID, &rate))
-	require.NoError(t, e.FailPlatform(a.WorkspaceID, "instagram", true))
+	require.NoError(t, addRule(e, b.WorkspaceID, fault.Spec{Kind: fault.FailureRate, Rate: &rate}))
+	require.NoError(t, addRule(e, a.WorkspaceID, fault.Spec{Kind: fault.PlatformFailure, Platform: "instagram"}))
 	ids := map[string]uint64{"a": generate(t, e, pa, "a"), "b": generate(t, e, pb, "b"), "acme": generate(t, e, acme, "acme")}
 	advance(t, e, time.Hour)
 	status := func(p Principal, id uint64) string { return assetOf(t, e, p, id).Status }
 	assert.Equal(t, StatusFailed, status(pa, ids["a"]))
 	assert.Equal(t, StatusFailed, status(pb, ids["b"]))
 	assert.Equal(t, StatusCompleted, status(acme, ids["acme"]))
-	f, err := e.Faults(a.WorkspaceID)
-	require.NoError(t, err)
-	assert.Equal(t, []FailRule{{Count: 4}}, f.FailNext)
-	assert.Equal(t, []string{"instagram"}, f.FailPlatforms)
-	f, err = e.Faults(GlobalFaults)
-	require.NoError(t, err)
-	assert.True(t, f.Empty(), "nothing global was set")
+	rules := rulesOf(e).Rules(a.WorkspaceID)
+	require.Len(t, rules, 2)
+	assert.EqualValues(t, 1, rules[0].Hits, "one of the five jobs failed")
+	assert.Empty(t, rulesOf(e).Rules(GlobalFaults), "nothing global was set")
 
-	require.NoError(t, e.FailNext(GlobalFaults, FailRule{Count: 1, Model: "imagen-4"}))
+	require.NoError(t, addRule(e, GlobalFaults, fault.Spec{Kind: fault.JobFailure, First: 1, Model: "imagen-4"}))
 	id := generate(t, e, pb, "global")
 	advance(t, e, time.Hour)
 	assert.Equal(t, StatusFailed, status(pb, id), "global faults apply to sandboxes too")
-	assert.Equal(t, "not_found", AsError(e.FailNext(999, FailRule{Count: 1})).Code, "no such workspace")
-	require.NoError(t, e.ClearAllFaults())
-	f, err = e.Faults(a.WorkspaceID)
-	require.NoError(t, err)
-	assert.True(t, f.Empty())
+	assert.Empty(t, rulesOf(e).Rules(GlobalFaults), "spent")
 }
 
 // Deleting a sandbox leaves the state as it was before it: every record it
@@ -296,9 +290,6 @@ func TestResetSandbox(t *testing.T) {
 	ledger := checkLedger(t, e, a.WorkspaceID)
 	require.Len(t, ledger, 1)
 	assert.Equal(t, LedgerGrant, ledger[0].Type)
-	f, err := e.Faults(a.WorkspaceID)
-	require.NoError(t, err)
-	assert.True(t, f.Empty())
 	pubs, err := e.Publications(p, "", 0, 50)
 	require.NoError(t, err)
 	assert.Empty(t, pubs.Data)

@@ -398,7 +398,7 @@ var recordChecks = map[string]func(rc *recordCheck, k, v []byte) error{
 				return err
 			}
 		}
-		var f faultState
+		var f LegacyFaults // an older file's, taken over as rules once open
 		return jsonUnmarshal(v, &f)
 	},
 	string(bSandboxes): func(rc *recordCheck, k, v []byte) error {

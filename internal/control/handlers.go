@@ -194,11 +194,11 @@ func clearFaults(c *call) (int, any, error) {
 }
 
 func failNext(c *call) (int, any, error) {
-	var rule sim.FailRule
+	var rule front.FailRule
 	if err := c.decode(&rule); err != nil {
 		return 0, nil, err
 	}
-	if err := c.env.Eng.FailNext(c.scope.ws, rule); err != nil {
+	if err := c.env.FailNext(c.scope.ws, rule); err != nil {
 		return 0, nil, err
 	}
 	return c.faults()
@@ -211,7 +211,7 @@ func failureRate(c *call) (int, any, error) {
 	if err := c.decode(&body); err != nil {
 		return 0, nil, err
 	}
-	if err := c.env.Eng.SetFailureRate(c.scope.ws, body.Rate); err != nil {
+	if err := c.env.SetFailureRate(c.scope.ws, body.Rate); err != nil {
 		return 0, nil, err
 	}
 	return c.faults()
@@ -219,7 +219,7 @@ func failureRate(c *call) (int, any, error) {
 
 func platform(fail bool) handlerFunc {
 	return func(c *call) (int, any, error) {
-		if err := c.env.Eng.FailPlatform(c.scope.ws, c.vars["platform"], fail); err != nil {
+		if err := c.env.FailPlatform(c.scope.ws, c.vars["platform"], fail); err != nil {
 			return 0, nil, err
 		}
 		return c.faults()
@@ -479,7 +479,9 @@ func (c *call) restore() (int, any, error) {
 		}
 		return 0, nil, err
 	}
-	c.env.Restored()
+	if err := c.env.Restored(); err != nil {
+		return 0, nil, err
+	}
 	return c.clock()
 }
 

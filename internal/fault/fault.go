@@ -17,35 +17,16 @@ package fault
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mediamock/mediamock/fixtures"
 	"github.com/mediamock/mediamock/internal/problem"
 	"github.com/mediamock/mediamock/internal/seed"
 )
-
-// Fault kinds.
-const (
-	Reset            = "reset"              // the connection is reset (RST) after AfterBytes of the response
-	EmptyReply       = "empty_reply"        // the connection closes with no answer
-	Truncate         = "truncate"           // the body stops short of its Content-Length, then the connection closes
-	SlowBody         = "slow_body"          // the body trickles at BytesPerSecond
-	Garbage          = "garbage_then_close" // bytes that are not HTTP, then the connection closes
-	Latency          = "latency"            // wall-clock latency drawn from a distribution
-	Status           = "status"             // a 429, 500 or 503 in the spec's error object, before the operation runs
-	FileExpiry       = "file_expiry"        // file URLs older than TTLSeconds answer 403 (or 404)
-	FileTruncate     = "file_truncate"      // a file's first whole download breaks; a Range request resumes it
-	MCPSessionExpire = "mcp_session_expire" // the MCP session ends; its next request answers 404
-	MCPStreamDrop    = "mcp_stream_drop"    // a tool call's event stream closes before its result
-	MCPUnavailable   = "mcp_unavailable"    // the MCP endpoint answers 503 with Retry-After
-	Evolve           = "evolve"             // the answer gains what the next additive release may add (package evolve)
-)
-
-// Kinds are the fault kinds, in the order the documents list them.
-var Kinds = []string{Reset, EmptyReply, Truncate, SlowBody, Garbage, Latency, Status,
-	FileExpiry, FileTruncate, MCPSessionExpire, MCPStreamDrop, MCPUnavailable, Evolve}
 
 // Path classes: what a request is for.
 const (
@@ -57,8 +38,20 @@ const (
 // Classes are the path classes.
 var Classes = []string{API, Files, MCP}
 
-// Modalities are the modalities a fault may target.
+// Modalities are the modalities a fault may target; a job_failure rule
+// may target Encore creations too (JobModalities).
 var Modalities = []string{"image", "video", "audio", "3d"}
+
+// JobModalities are the modalities a job_failure rule may target: a
+// generation's, or "encore" for Encore creations.
+var JobModalities = append(slices.Clone(Modalities), "encore")
+
+// JobStages are the stages where a job_failure rule fails a job.
+var JobStages = []string{"queued", "processing"}
+
+// Platforms are what a platform_failure rule may fail: one social platform
+// of the service, or every one.
+var Platforms = append(slices.Clone(fixtures.Platforms), "all")
 
 // Distributions of a latency.
 var Distributions = []string{"fixed", "uniform", "lognormal"}
@@ -72,7 +65,11 @@ const (
 	DefaultFraction = 0.5
 	MaxSigma        = 4.0
 	MaxFirst        = 1_000_000
+	MaxName         = 200 // a model id or effect slug
 )
+
+// codePattern is what a job failure's code looks like.
+var codePattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 
 // Spec is a fault as a client asks for it: a kind, whom it targets, how
 // often it strikes and the kind's parameters.
@@ -113,6 +110,16 @@ type Spec struct {
 	Enums   *bool `json:"enums,omitempty"`
 	Headers *bool `json:"headers,omitempty"`
 	Reorder *bool `json:"reorder,omitempty"`
+	// job_failure: the model id or effect slug of the jobs ("": any), the
+	// stage they fail at (queued, or processing by default) and the
+	// failure's code (provider_error by default).
+	Model     string `json:"model,omitempty"`
+	FailStage string `json:"stage,omitempty"`
+	Code      string `json:"code,omitempty"`
+	// failure_rate: the share of jobs that fail.
+	Rate *float64 `json:"rate,omitempty"`
+	// platform_failure: the platform whose deliveries fail ("all": every one).
+	Platform string `json:"platform,omitempty"`
 }
 
 // Evolves reports whether an evolve spec turns a part on: nil is on.
@@ -138,56 +145,13 @@ const (
 	Call
 	// Shape: when the answer is ready to go, before its delivery (evolve).
 	Shape
+	// Fate: when a job is created, in the simulation (job_failure,
+	// failure_rate).
+	Fate
+	// Publish: when a publication delivers to a platform, in the
+	// simulation (platform_failure).
+	Publish
 )
-
-// Point is the point where a kind is decided.
-func Point(kind string) Stage {
-	switch kind {
-	case Status:
-		return Admit
-	case Latency:
-		return Delay
-	case FileExpiry:
-		return Access
-	case MCPSessionExpire, MCPUnavailable:
-		return Session
-	case MCPStreamDrop:
-		return Call
-	case Evolve:
-		return Shape
-	}
-	return Deliver
-}
-
-// classes are the path classes a kind can strike.
-func classes(kind string) []string {
-	switch kind {
-	case FileExpiry, FileTruncate:
-		return []string{Files}
-	case MCPSessionExpire, MCPStreamDrop, MCPUnavailable:
-		return []string{MCP}
-	case Evolve:
-		return []string{API}
-	}
-	return Classes
-}
-
-// params are the parameters each kind takes, beside the targeting.
-var params = map[string][]string{
-	Reset:            {"after_bytes"},
-	EmptyReply:       {},
-	Truncate:         {"after_bytes", "after_fraction"},
-	SlowBody:         {"bytes_per_second"},
-	Garbage:          {"bytes"},
-	Latency:          {"distribution", "ms", "min_ms", "max_ms", "median_ms", "sigma"},
-	Status:           {"status"},
-	FileExpiry:       {"ttl_seconds", "expired_status"},
-	FileTruncate:     {"after_bytes", "after_fraction"},
-	MCPSessionExpire: {},
-	MCPStreamDrop:    {},
-	MCPUnavailable:   {"retry_after_seconds"},
-	Evolve:           {"fields", "enums", "headers", "reorder"},
-}
 
 // set lists the parameters a spec sets.
 func (s *Spec) set() []string {
@@ -215,6 +179,11 @@ func (s *Spec) set() []string {
 	add("enums", s.Enums != nil)
 	add("headers", s.Headers != nil)
 	add("reorder", s.Reorder != nil)
+	add("model", s.Model != "")
+	add("stage", s.FailStage != "")
+	add("code", s.Code != "")
+	add("rate", s.Rate != nil)
+	add("platform", s.Platform != "")
 	return out
 }
 
@@ -226,8 +195,8 @@ func (s *Spec) Validate(in string, known func(string) bool) error {
 	bad := func(field, reason string, allowed ...any) {
 		v = append(v, problem.Violation{In: in, Field: field, Reason: reason, Allowed: allowed})
 	}
-	allowed, ok := params[s.Kind]
-	if !ok {
+	k := lookup(s.Kind)
+	if k == nil {
 		if s.Kind == "" {
 			bad("kind", "is required", anys(Kinds)...)
 		} else {
@@ -235,35 +204,27 @@ func (s *Spec) Validate(in string, known func(string) bool) error {
 		}
 		return problem.InvalidError(v)
 	}
-	for _, p := range s.set() {
-		if !slices.Contains(allowed, p) {
-			bad(p, fmt.Sprintf("is not a parameter of %s (it takes %s)", s.Kind, listOr(allowed, "none")))
-		}
-	}
-	if s.Class != "" && !slices.Contains(classes(s.Kind), s.Class) {
-		bad("class", fmt.Sprintf("%s strikes %s only", s.Kind, strings.Join(classes(s.Kind), ", ")), anys(classes(s.Kind))...)
-	}
-	if s.Operation != "" {
+	s.validateKind(k, bad)
+	if s.Operation != "" && slices.Contains(k.Targets, TargetOperation) {
 		switch {
-		case s.Kind == MCPSessionExpire || s.Kind == MCPUnavailable || slices.Equal(classes(s.Kind), []string{Files}):
-			bad("operation", s.Kind+" strikes whole requests, not an operation's")
 		case s.Class == Files:
 			bad("operation", "files are not operations: leave operation out, or target the api or mcp class")
 		case s.Operation != "*" && !known(s.Operation):
 			bad("operation", fmt.Sprintf("unknown operation %q", s.Operation))
 		}
 	}
-	if s.Modality != "" && !slices.Contains(Modalities, s.Modality) {
-		bad("modality", fmt.Sprintf("unknown modality %q", s.Modality), anys(Modalities)...)
+	modalities := Modalities
+	if s.Kind == JobFailure {
+		modalities = JobModalities
+	}
+	if s.Modality != "" && !slices.Contains(modalities, s.Modality) {
+		bad("modality", fmt.Sprintf("unknown modality %q", s.Modality), anys(modalities)...)
 	}
 	if p := s.Probability; p != nil && (math.IsNaN(*p) || *p < 0 || *p > 1) {
 		bad("probability", "must be between 0 and 1")
 	}
 	if s.First < 0 || s.First > MaxFirst {
 		bad("first", fmt.Sprintf("must be between 0 and %d", MaxFirst))
-	}
-	if s.Kind == FileExpiry && (s.Probability != nil || s.First != 0) {
-		bad("probability", "file_expiry applies to every download in its scope: leave probability and first out")
 	}
 	if b := s.AfterBytes; b != nil && *b < 0 {
 		bad("after_bytes", "must not be negative")
@@ -274,36 +235,29 @@ func (s *Spec) Validate(in string, known func(string) bool) error {
 	if s.AfterBytes != nil && s.AfterFraction != nil {
 		bad("after_fraction", "give after_bytes or after_fraction, not both")
 	}
-	switch s.Kind {
-	case SlowBody:
-		if s.BytesPerSecond <= 0 {
-			bad("bytes_per_second", "is required and must be positive")
-		}
-	case Garbage:
-		if s.Bytes < 0 || s.Bytes > MaxGarbageBytes {
-			bad("bytes", fmt.Sprintf("must be between 1 and %d", MaxGarbageBytes))
-		}
-	case Latency:
-		s.validateLatency(bad)
-	case Status:
-		if s.Status != 429 && s.Status != 500 && s.Status != 503 {
-			bad("status", "must be 429, 500 or 503", 429, 500, 503)
-		}
-	case FileExpiry:
-		if t := s.TTLSeconds; t == nil || *t < 0 || *t > MaxTTLSeconds {
-			bad("ttl_seconds", fmt.Sprintf("is required, between 0 and %d", MaxTTLSeconds))
-		}
-		if e := s.ExpiredStatus; e != 0 && e != 403 && e != 404 {
-			bad("expired_status", "must be 403 or 404", 403, 404)
-		}
-	case MCPUnavailable:
-		if r := s.RetryAfterSeconds; r != nil && (*r < 0 || *r > 3600) {
-			bad("retry_after_seconds", "must be between 0 and 3600")
-		}
-	case Evolve:
-		if !Evolves(s.Fields) && !Evolves(s.Enums) && !Evolves(s.Headers) && !Evolves(s.Reorder) {
-			bad("fields", "fields, enums, headers and reorder are all false: nothing would evolve; leave one out (on) or delete the rule")
-		}
+	if s.Bytes < 0 || s.Bytes > MaxGarbageBytes {
+		bad("bytes", fmt.Sprintf("must be between 1 and %d", MaxGarbageBytes))
+	}
+	if e := s.ExpiredStatus; e != 0 && e != 403 && e != 404 {
+		bad("expired_status", "must be 403 or 404", 403, 404)
+	}
+	if r := s.RetryAfterSeconds; r != nil && (*r < 0 || *r > 3600) {
+		bad("retry_after_seconds", "must be between 0 and 3600")
+	}
+	if len(s.Model) > MaxName {
+		bad("model", fmt.Sprintf("must be at most %d characters", MaxName))
+	}
+	if s.FailStage != "" && !slices.Contains(JobStages, s.FailStage) {
+		bad("stage", "must be queued or processing", anys(JobStages)...)
+	}
+	if s.Code != "" && !codePattern.MatchString(s.Code) {
+		bad("code", "must be lower case letters, digits and underscores, starting with a letter, at most 64 characters")
+	}
+	if r := s.Rate; r != nil && (math.IsNaN(*r) || *r < 0 || *r > 1) {
+		bad("rate", "must be between 0 and 1")
+	}
+	if s.Platform != "" && !slices.Contains(Platforms, s.Platform) {
+		bad("platform", fmt.Sprintf("unknown platform %q", s.Platform), anys(Platforms)...)
 	}
 	if len(v) > 0 {
 		return problem.InvalidError(v)
@@ -311,7 +265,7 @@ func (s *Spec) Validate(in string, known func(string) bool) error {
 	return nil
 }
 
-func (s *Spec) validateLatency(bad func(string, string, ...any)) {
+func (s *Spec) validateLatency(bad badFunc) {
 	ms := func(field string, p *int64, required bool) {
 		switch {
 		case p == nil && required:

@@ -29,9 +29,13 @@ func ParseHeader(values []string, known func(string) bool) (Spec, error) {
 	}
 	parts := strings.Split(values[0], ";")
 	s := Spec{Kind: strings.TrimSpace(parts[0])}
-	if _, ok := params[s.Kind]; !ok {
+	k := lookup(s.Kind)
+	if k == nil {
 		return Spec{}, problem.InvalidError([]problem.Violation{{In: "header", Field: Header,
-			Reason: fmt.Sprintf("unknown fault kind %q", s.Kind), Allowed: anys(Kinds)}})
+			Reason: fmt.Sprintf("unknown fault kind %q", s.Kind), Allowed: anys(RequestKinds)}})
+	}
+	if k.Classes == nil {
+		return Spec{}, invalid(fmt.Sprintf("%s is decided in the simulation, for jobs and deliveries, not for one request: add it as a rule (POST /_mock/faults/rules)", s.Kind))
 	}
 	seen := map[string]bool{}
 	for _, p := range parts[1:] {

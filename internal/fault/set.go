@@ -67,14 +67,14 @@ func (s *Set) AddVia(ws uint64, spec Spec, via string) (Rule, error) {
 }
 
 // Replace keeps spec as the one rule of scope ws that the shorthand via
-// made for spec's operation: an earlier one is removed first. A nil spec
-// only removes it (op names the operation then).
-func (s *Set) Replace(ws uint64, via, op string, spec *Spec) (Rule, error) {
+// made for what same recognizes (an operation's latency, a platform): an
+// earlier one is removed first. A nil spec only removes it.
+func (s *Set) Replace(ws uint64, via string, same func(Spec) bool, spec *Spec) (Rule, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if sc := s.scopes[ws]; sc != nil {
 		sc.rules = slices.DeleteFunc(sc.rules, func(r *Rule) bool {
-			if r.Via == via && r.Operation == op {
+			if r.Via == via && same(r.Spec) {
 				s.count.Add(-1)
 				return true
 			}
@@ -195,27 +195,39 @@ func (s *Set) Pick(ws uint64, p Stage, req Request) *Hit {
 			if !r.matches(p, req) || (r.Kind == FileTruncate && r.broken[req.Path]) {
 				continue
 			}
-			n := uint64(r.Matched)
-			r.Matched++
-			if r.Probability != nil && seed.For(s.seed, "fault/strike/"+strconv.FormatUint(r.index, 10), n).Float64() >= *r.Probability {
+			n, ok := s.strike(sc, i)
+			if !ok {
 				continue
 			}
-			r.Hits++
 			if r.Kind == FileTruncate {
 				if r.broken == nil || len(r.broken) >= maxBroken {
 					r.broken = map[string]bool{}
 				}
 				r.broken[req.Path] = true
 			}
-			hit := &Hit{Spec: r.Spec, Rule: r.ID, rng: seed.For(s.seed, "fault/draw/"+strconv.FormatUint(r.index, 10), n)}
-			if r.First > 0 && r.Hits >= int64(r.First) {
-				sc.rules = append(sc.rules[:i:i], sc.rules[i+1:]...)
-				s.count.Add(-1)
-			}
-			return hit
+			return &Hit{Spec: r.Spec, Rule: r.ID, rng: seed.For(s.seed, "fault/draw/"+strconv.FormatUint(r.index, 10), n)}
 		}
 	}
 	return nil
+}
+
+// strike counts a request that rule i of sc targets and draws whether it
+// strikes: from the seed, the rule's place in its scope and how many
+// requests it targeted before (n). A rule with First is spent, and
+// removed, once it struck that many. The caller holds s.mu.
+func (s *Set) strike(sc *scope, i int) (n uint64, ok bool) {
+	r := sc.rules[i]
+	n = uint64(r.Matched)
+	r.Matched++
+	if r.Probability != nil && seed.For(s.seed, "fault/strike/"+strconv.FormatUint(r.index, 10), n).Float64() >= *r.Probability {
+		return n, false
+	}
+	r.Hits++
+	if r.First > 0 && r.Hits >= int64(r.First) {
+		sc.rules = append(sc.rules[:i:i], sc.rules[i+1:]...)
+		s.count.Add(-1)
+	}
+	return n, true
 }
 
 // Find returns the first rule of kind in scope ws, or else the global

@@ -6,10 +6,8 @@ package front
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -125,12 +123,13 @@ func (env *Env) Reset() error {
 
 // Restored forgets what the fronts keep per workspace after a snapshot
 // replaced the state (its workspaces are not those they were kept for):
-// the sandboxes' journals, the coverage per workspace, the fault
-// rules per workspace.
-func (env *Env) Restored() {
+// the sandboxes' journals, the coverage per workspace, the fault rules per
+// workspace. The faults an older snapshot kept in itself become rules.
+func (env *Env) Restored() error {
 	env.Journals.CloseAll()
 	env.Rules.ClearScoped()
 	env.Coverage.ResetScoped()
+	return env.AdoptLegacyFaults()
 }
 
 // ResetCoverage starts counting coverage again: everywhere when ws is 0,
@@ -146,137 +145,6 @@ func (env *Env) ResetCoverage(ws uint64) {
 // lifecycle path of the simulation.
 func (env *Env) CoverageReport(ws uint64) journal.Coverage {
 	return env.Coverage.Report(ws, env.Operations, env.Eng.Lifecycle(ws))
-}
-
-// ClearFaults removes the injected faults of a scope (fault.Global, or a
-// workspace's own): the engine's fates and the fault rules.
-func (env *Env) ClearFaults(ws uint64) error {
-	if err := env.Eng.ClearFaults(ws); err != nil {
-		return err
-	}
-	env.Rules.Clear(ws)
-	return nil
-}
-
-// Faults is every injected fault of a scope: the engine's fates and the
-// fault rules, with the views of the rules the shorthands made.
-type Faults struct {
-	// Scope is "global" (the faults every workspace meets) or the sandbox
-	// or workspace the faults are kept for: "sandbox sbx_1_...",
-	// "workspace 4".
-	Scope string `json:"scope"`
-	sim.FaultsView
-	// LatencyMS and Forced show the rules the latency and responses
-	// shorthands made, as those endpoints take them.
-	LatencyMS map[string]int64 `json:"latency_ms"`
-	Forced    []ForcedResponse `json:"forced_responses"`
-	Rules     []fault.Rule     `json:"rules"`
-	// GlobalFaults, for a scope of one workspace, says whether global
-	// faults are set too: they apply to it as well.
-	GlobalFaults bool `json:"global_faults"`
-}
-
-// ScopeName names a scope as Faults.Scope shows it.
-func (env *Env) ScopeName(ws uint64) string {
-	if ws == fault.Global {
-		return "global"
-	}
-	if sb, ok := env.Eng.SandboxOf(ws); ok {
-		return "sandbox " + sb.ID
-	}
-	return "workspace " + strconv.FormatUint(ws, 10)
-}
-
-// Faults returns every injected fault of a scope.
-func (env *Env) Faults(ws uint64) (Faults, error) {
-	v, err := env.Eng.Faults(ws)
-	if err != nil {
-		return Faults{}, err
-	}
-	if v.FailNext == nil {
-		v.FailNext = []sim.FailRule{}
-	}
-	if v.FailPlatforms == nil {
-		v.FailPlatforms = []string{}
-	}
-	out := Faults{Scope: env.ScopeName(ws), FaultsView: v, LatencyMS: map[string]int64{}, Forced: []ForcedResponse{}}
-	out.Rules = env.Rules.Rules(ws)
-	for _, r := range out.Rules {
-		switch r.Via {
-		case ViaLatency:
-			out.LatencyMS[r.Operation] = *r.MS
-		case ViaResponses:
-			out.Forced = append(out.Forced, ForcedResponse{Operation: r.Operation, Status: r.Status, Remaining: r.First - int(r.Hits)})
-		}
-	}
-	if ws != fault.Global {
-		global, err := env.Eng.Faults(fault.Global)
-		if err != nil {
-			return Faults{}, err
-		}
-		out.GlobalFaults = !global.Empty() || len(env.Rules.Rules(fault.Global)) > 0
-	}
-	return out, nil
-}
-
-// The shorthand endpoints that make fault rules, as a rule's Via names them.
-const (
-	ViaLatency   = "latency"   // PUT /faults/latency/{operation}: a fixed latency
-	ViaResponses = "responses" // POST /faults/responses: a status for the next count requests
-)
-
-// ForcedResponse is a rule the responses shorthand made, as that endpoint
-// takes it: the next Remaining requests of Operation ("*" for any) answer
-// Status.
-type ForcedResponse struct {
-	Operation string `json:"operation"`
-	Status    int    `json:"status"`
-	Remaining int    `json:"remaining"`
-}
-
-// SetLatency makes the latency shorthand's rule of an operation ("*" for
-// every one) in scope ws: a fixed latency on the answers of the service's
-// operations, REST and MCP alike; 0 removes it.
-func (env *Env) SetLatency(ws uint64, operation string, d time.Duration) error {
-	if operation != "*" && !env.API.Has(operation) {
-		return problem.InvalidError([]problem.Violation{{In: "path", Field: "operation", Reason: fmt.Sprintf("unknown operation %q", operation)}})
-	}
-	if d <= 0 {
-		_, err := env.Rules.Replace(ws, ViaLatency, operation, nil)
-		return err
-	}
-	ms := d.Milliseconds()
-	_, err := env.Rules.Replace(ws, ViaLatency, operation, &fault.Spec{Kind: fault.Latency, Operation: operation, Distribution: "fixed", MS: &ms})
-	return err
-}
-
-// AddFaultRule checks a fault spec and keeps it as a rule of scope ws
-// (fault.Global: every workspace's).
-func (env *Env) AddFaultRule(ws uint64, spec fault.Spec) (fault.Rule, error) {
-	if err := spec.Validate("body", env.API.Has); err != nil {
-		return fault.Rule{}, err
-	}
-	return env.Rules.Add(ws, spec)
-}
-
-// DeleteFaultRule removes a rule of scope ws.
-func (env *Env) DeleteFaultRule(ws uint64, id string) error {
-	if !env.Rules.Delete(ws, id) {
-		return &sim.Error{Kind: sim.ENOTFOUND, Code: "not_found", Message: "No fault rule " + id + " in scope " + env.ScopeName(ws) + "."}
-	}
-	return nil
-}
-
-// ForceResponses answers the next count requests of an operation of
-// openapi.json ("*" for any) by workspace ws (fault.Global: by any) with
-// status 500, 503 or 429: a status rule spent after count hits.
-func (env *Env) ForceResponses(ws uint64, operation string, status, count int) error {
-	spec := fault.Spec{Kind: fault.Status, Operation: operation, Status: status, First: max(1, count)}
-	if err := spec.Validate("body", env.API.Has); err != nil {
-		return err
-	}
-	_, err := env.Rules.AddVia(ws, spec, ViaResponses)
-	return err
 }
 
 // CreateSandbox creates a sandbox, with a journal of its own.
