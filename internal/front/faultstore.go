@@ -18,15 +18,6 @@ import (
 // responses) make rules of its kinds, named by Via, and their views below
 // show those rules as the endpoints take them.
 
-// The shorthand endpoints that make fault rules, as a rule's Via names them.
-const (
-	ViaFailNext    = "fail-next"    // POST /faults/fail-next: job_failure, spent after count jobs
-	ViaFailureRate = "failure-rate" // PUT /faults/failure-rate: failure_rate
-	ViaPlatforms   = "platforms"    // PUT /faults/platforms/{platform}: platform_failure
-	ViaLatency     = "latency"      // PUT /faults/latency/{operation}: a fixed latency
-	ViaResponses   = "responses"    // POST /faults/responses: a status for the next count requests
-)
-
 // Faults is every injected fault of a scope: its fault rules, with the
 // views of the rules the shorthand endpoints made.
 type Faults struct {
@@ -81,15 +72,15 @@ func (env *Env) Faults(ws uint64) (Faults, error) {
 		LatencyMS: map[string]int64{}, Forced: []ForcedResponse{}, Rules: env.Rules.Rules(ws)}
 	for _, r := range out.Rules {
 		switch r.Via {
-		case ViaFailNext:
+		case fault.ViaFailNext:
 			out.FailNext = append(out.FailNext, FailRule{Count: r.First - int(r.Hits), Modality: r.Modality, Model: r.Model, Stage: r.FailStage, Code: r.Code})
-		case ViaFailureRate:
+		case fault.ViaFailureRate:
 			out.FailureRate = r.Rate
-		case ViaPlatforms:
+		case fault.ViaPlatforms:
 			out.FailPlatforms = append(out.FailPlatforms, r.Platform)
-		case ViaLatency:
+		case fault.ViaLatency:
 			out.LatencyMS[r.Operation] = *r.MS
-		case ViaResponses:
+		case fault.ViaResponses:
 			out.Forced = append(out.Forced, ForcedResponse{Operation: r.Operation, Status: r.Status, Remaining: r.First - int(r.Hits)})
 		}
 	}
@@ -129,7 +120,7 @@ func (env *Env) FailNext(ws uint64, rule FailRule) error {
 	if rule.Count <= 0 {
 		return problem.InvalidError([]problem.Violation{{In: "body", Field: "count", Reason: "must be at least 1"}})
 	}
-	return env.addVia(ws, ViaFailNext, fault.Spec{Kind: fault.JobFailure, Modality: rule.Modality, Model: rule.Model,
+	return env.addVia(ws, fault.ViaFailNext, fault.Spec{Kind: fault.JobFailure, Modality: rule.Modality, Model: rule.Model,
 		FailStage: rule.Stage, Code: rule.Code, First: rule.Count})
 }
 
@@ -138,10 +129,10 @@ func (env *Env) FailNext(ws uint64, rule FailRule) error {
 func (env *Env) SetFailureRate(ws uint64, rate *float64) error {
 	every := func(fault.Spec) bool { return true }
 	if rate == nil {
-		env.Rules.Replace(ws, ViaFailureRate, every, nil)
+		env.Rules.Replace(ws, fault.ViaFailureRate, every, nil)
 		return nil
 	}
-	return env.replace(ws, ViaFailureRate, fault.Spec{Kind: fault.FailureRate, Rate: rate}, every)
+	return env.replace(ws, fault.ViaFailureRate, fault.Spec{Kind: fault.FailureRate, Rate: rate}, every)
 }
 
 // FailPlatform makes every delivery of scope ws to a platform ("all" for
@@ -153,10 +144,10 @@ func (env *Env) FailPlatform(ws uint64, platform string, fail bool) error {
 	}
 	same := func(s fault.Spec) bool { return s.Platform == platform }
 	if !fail {
-		env.Rules.Replace(ws, ViaPlatforms, same, nil)
+		env.Rules.Replace(ws, fault.ViaPlatforms, same, nil)
 		return nil
 	}
-	return env.replace(ws, ViaPlatforms, spec, same)
+	return env.replace(ws, fault.ViaPlatforms, spec, same)
 }
 
 // SetLatency makes the latency shorthand's rule of an operation ("*" for
@@ -168,18 +159,18 @@ func (env *Env) SetLatency(ws uint64, operation string, d time.Duration) error {
 		if operation != "*" && !env.API.Has(operation) {
 			return problem.InvalidError([]problem.Violation{{In: "path", Field: "operation", Reason: fmt.Sprintf("unknown operation %q", operation)}})
 		}
-		env.Rules.Replace(ws, ViaLatency, same, nil)
+		env.Rules.Replace(ws, fault.ViaLatency, same, nil)
 		return nil
 	}
 	ms := d.Milliseconds()
-	return env.replace(ws, ViaLatency, fault.Spec{Kind: fault.Latency, Operation: operation, Distribution: "fixed", MS: &ms}, same)
+	return env.replace(ws, fault.ViaLatency, fault.Spec{Kind: fault.Latency, Operation: operation, Distribution: "fixed", MS: &ms}, same)
 }
 
 // ForceResponses answers the next count requests of an operation of
 // openapi.json ("*" for any) by workspace ws (fault.Global: by any) with
 // status 500, 503 or 429: a status rule spent after count hits.
 func (env *Env) ForceResponses(ws uint64, operation string, status, count int) error {
-	return env.addVia(ws, ViaResponses, fault.Spec{Kind: fault.Status, Operation: operation, Status: status, First: max(1, count)})
+	return env.addVia(ws, fault.ViaResponses, fault.Spec{Kind: fault.Status, Operation: operation, Status: status, First: max(1, count)})
 }
 
 // addVia checks a spec a shorthand made and keeps it as a rule.
