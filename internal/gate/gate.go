@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mediamock/mediamock/sim"
@@ -20,6 +21,8 @@ type Gate struct {
 	eng    *sim.Engine
 	mu     sync.Mutex
 	faults map[uint64]*opFaults // by workspace; Global for every workspace
+	// authentications counts the credentials resolved (Authentications).
+	authentications atomic.Uint64
 }
 
 // Global is the scope of faults that apply to every workspace.
@@ -76,6 +79,7 @@ func Bearer(header string) (string, error) {
 
 // Authenticate resolves a token to its principal.
 func (g *Gate) Authenticate(token string) (sim.Principal, error) {
+	g.authentications.Add(1)
 	p, ok := g.eng.Authenticate(token)
 	if !ok {
 		return sim.Principal{}, &sim.Error{Kind: sim.EUNAUTHORIZED, Code: "invalid_credentials",
@@ -83,6 +87,10 @@ func (g *Gate) Authenticate(token string) (sim.Principal, error) {
 	}
 	return p, nil
 }
+
+// Authentications is how many tokens the gate has resolved: a front
+// authenticates each request once, and a test holds it to that.
+func (g *Gate) Authentications() uint64 { return g.authentications.Load() }
 
 // credential authenticates an Authorization header value.
 func (g *Gate) credential(authorization string) (sim.Principal, error) {
@@ -99,7 +107,18 @@ func (g *Gate) credential(authorization string) (sim.Principal, error) {
 // error is the spec's error for the first step that refuses; the pass
 // carries the rate window whenever the credential was authenticated.
 func (g *Gate) Enter(authorization, op, scope string) (Pass, error) {
-	pass, err := g.Count(authorization, scope)
+	p, err := g.credential(authorization)
+	if err != nil {
+		return Pass{}, err
+	}
+	return g.EnterAs(p, op, scope)
+}
+
+// EnterAs is Enter for a principal the front has authenticated already
+// (MCP authenticates each HTTP request once, as it arrives): it counts,
+// checks the scope and takes a forced response.
+func (g *Gate) EnterAs(p sim.Principal, op, scope string) (Pass, error) {
+	pass, err := g.CountAs(p, scope)
 	if err != nil {
 		return pass, err
 	}
@@ -118,6 +137,11 @@ func (g *Gate) Count(authorization, scope string) (Pass, error) {
 	if err != nil {
 		return Pass{}, err
 	}
+	return g.CountAs(p, scope)
+}
+
+// CountAs is Count for a principal the front has authenticated already.
+func (g *Gate) CountAs(p sim.Principal, scope string) (Pass, error) {
 	pass := Pass{Principal: p, Rate: g.eng.Allow(p.WorkspaceID)}
 	if !pass.Rate.Allowed {
 		secs := int(pass.Rate.RetryAfter / time.Second)
