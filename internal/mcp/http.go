@@ -241,7 +241,7 @@ type exchange struct {
 	view wire.View
 	id   string // the request id, read once: the calls of a batch run at once
 	// principal is who the request authenticated as; token says it to
-	// the SDK, and carries the exchange to its handlers.
+	// the SDK, and carries the exchange to its handlers (withExchange).
 	principal sim.Principal
 	token     *auth.TokenInfo
 
@@ -254,10 +254,7 @@ type exchange struct {
 }
 
 func newExchange(w *front.Writer, view wire.View, p sim.Principal) *exchange {
-	x := &exchange{w: w, view: view, id: w.Header().Get("X-Request-Id"), principal: p}
-	x.token = &auth.TokenInfo{UserID: "workspace:" + strconv.FormatUint(p.WorkspaceID, 10), Scopes: p.Scopes,
-		Extra: map[string]any{exchangeInfo: x}}
-	return x
+	return &exchange{w: w, view: view, id: w.Header().Get("X-Request-Id"), principal: p}
 }
 
 // exchangeInfo is the key of the exchange in the token info's Extra.
@@ -266,8 +263,10 @@ const exchangeInfo = "mediamock.exchange"
 type exchangeKey struct{}
 
 // withExchange carries an exchange in a request's context, to the bearer
-// middleware that hands it to the SDK.
+// middleware that hands it to the SDK as the request's token info.
 func withExchange(ctx context.Context, x *exchange) context.Context {
+	x.token = &auth.TokenInfo{UserID: "workspace:" + strconv.FormatUint(x.principal.WorkspaceID, 10), Scopes: x.principal.Scopes,
+		Extra: map[string]any{exchangeInfo: x}}
 	return context.WithValue(ctx, exchangeKey{}, x)
 }
 
