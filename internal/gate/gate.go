@@ -8,6 +8,7 @@ package gate
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mediamock/mediamock/sim"
@@ -18,6 +19,8 @@ import (
 // which the fronts apply at each stage.
 type Gate struct {
 	eng *sim.Engine
+	// authentications counts the credentials resolved (Authentications).
+	authentications atomic.Uint64
 }
 
 // New returns the gate of an engine.
@@ -52,6 +55,7 @@ func Bearer(header string) (string, error) {
 
 // Authenticate resolves a token to its principal.
 func (g *Gate) Authenticate(token string) (sim.Principal, error) {
+	g.authentications.Add(1)
 	p, ok := g.eng.Authenticate(token)
 	if !ok {
 		return sim.Principal{}, &sim.Error{Kind: sim.EUNAUTHORIZED, Code: "invalid_credentials",
@@ -59,6 +63,10 @@ func (g *Gate) Authenticate(token string) (sim.Principal, error) {
 	}
 	return p, nil
 }
+
+// Authentications is how many tokens the gate has resolved: a front
+// authenticates each request once, and a test holds it to that.
+func (g *Gate) Authentications() uint64 { return g.authentications.Load() }
 
 // credential authenticates an Authorization header value.
 func (g *Gate) credential(authorization string) (sim.Principal, error) {
@@ -81,6 +89,12 @@ func (g *Gate) Count(authorization, scope string) (Pass, error) {
 	if err != nil {
 		return Pass{}, err
 	}
+	return g.CountAs(p, scope)
+}
+
+// CountAs is Count for a principal the front has authenticated already
+// (MCP authenticates each HTTP request once, as it arrives).
+func (g *Gate) CountAs(p sim.Principal, scope string) (Pass, error) {
 	pass := Pass{Principal: p, Rate: g.eng.Allow(p.WorkspaceID)}
 	if !pass.Rate.Allowed {
 		secs := int(pass.Rate.RetryAfter / time.Second)

@@ -80,6 +80,58 @@ func BenchmarkMCPToolCall(b *testing.B) {
 	}
 }
 
+// BenchmarkMCPToolCallRaw posts the same calls as raw JSON-RPC, without
+// an SDK client: what the server alone spends on a tool call.
+func BenchmarkMCPToolCallRaw(b *testing.B) {
+	srv, token := benchServer(b)
+	client := srv.Client()
+	post := func(b *testing.B, header http.Header, body string) *http.Response {
+		req, _ := http.NewRequest("POST", srv.MCPURL(), strings.NewReader(body))
+		req.Header = header.Clone()
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			b.Fatalf("%s: %d", body, resp.StatusCode)
+		}
+		return resp
+	}
+	resp := post(b, http.Header{}, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+	session := http.Header{"Mcp-Session-Id": {resp.Header.Get("Mcp-Session-Id")}, "Mcp-Protocol-Version": {sessioned}}
+	req, _ := http.NewRequest("POST", srv.MCPURL(), strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	req.Header = session.Clone()
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if resp, err := client.Do(req); err == nil {
+		resp.Body.Close()
+	}
+	for _, bc := range benchCalls {
+		sessionless := http.Header{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {bc.tool}}
+		b.Run("2026-07-28/"+bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + bc.tool + `","arguments":{},` +
+				`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+			for b.Loop() {
+				post(b, sessionless, body)
+			}
+		})
+		b.Run(sessioned+"/"+bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + bc.tool + `","arguments":{}}}`
+			for b.Loop() {
+				post(b, session, body)
+			}
+		})
+	}
+}
+
 func BenchmarkRESTSameRequest(b *testing.B) {
 	srv, token := benchServer(b)
 	client := srv.Client()

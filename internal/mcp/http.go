@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -59,20 +58,22 @@ func (f *Front) newTransports() transports {
 			EventStore:                 f.events,
 			DisableLocalhostProtection: true, PropagateRequestCancellation: true, SessionTimeout: 0} // sessions idle out in sweep
 	}
-	// The bearer middleware puts the workspace into the request as the
-	// SDK's token info: a session answers only to the workspace that
-	// opened it. Serve has authenticated the request already.
-	bind := auth.RequireBearerToken(func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-		p, err := f.env.Gate.Authenticate(token)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", auth.ErrInvalidToken, err)
+	// The bearer middleware hands the SDK the exchange Serve made, as the
+	// request's token info: its handlers find the caller in req.Extra, and
+	// a session answers only to the workspace that opened it (UserID).
+	// Serve has authenticated the request already: the token is not
+	// looked up again.
+	bind := auth.RequireBearerToken(func(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
+		x := exchangeFrom(ctx)
+		if x == nil {
+			return nil, fmt.Errorf("%w: the request did not pass the MCP front", auth.ErrInvalidToken)
 		}
-		return &auth.TokenInfo{UserID: "workspace:" + strconv.FormatUint(p.WorkspaceID, 10), Scopes: p.Scopes}, nil
+		return x.token, nil
 	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})
 	return transports{
 		stateful:     bind(sdk.NewStreamableHTTPHandler(getServer, opts(false, false))),
-		stateless:    sdk.NewStreamableHTTPHandler(getServer, opts(true, true)),
-		statelessSSE: sdk.NewStreamableHTTPHandler(getServer, opts(true, false)),
+		stateless:    bind(sdk.NewStreamableHTTPHandler(getServer, opts(true, true))),
+		statelessSSE: bind(sdk.NewStreamableHTTPHandler(getServer, opts(true, false))),
 	}
 }
 
@@ -119,14 +120,13 @@ func dropStream(req *sdk.CallToolRequest, w *front.Writer) {
 	w.Abort()
 }
 
-// exchangeHeader carries, inside the server, the request id of the HTTP
-// request that carried a message to the tool call it starts.
-const exchangeHeader = "Mediamock-Exchange"
-
 // Serve serves an MCP request that passed the edge: the Host and Origin
-// checks, authentication (without counting), the rate-limit headers, then
-// the SDK's transport. A tool call counts in its handler, through the gate,
-// and puts the window after the call on the response.
+// checks, authentication (once: the tool calls and resource reads it
+// carries count as the principal found here), the rate-limit headers, the
+// one decoding of a POST's body, then the front's answer to a tool call or
+// an asset read, or the SDK's transport for the rest of the protocol. A
+// tool call counts through the gate, and puts the window after the call on
+// the response.
 func (f *Front) Serve(w *front.Writer, r *http.Request) {
 	if r.URL.Path != Path {
 		front.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
@@ -147,7 +147,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 	if w.Faultable() && f.sessionFault(w, r) {
 		return
 	}
-	var msg peeked
+	var msgs body
 	if r.Method == http.MethodPost {
 		// One buffer of the declared size: growing one would leave copies
 		// of a large message behind.
@@ -157,16 +157,17 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 			front.WriteError(w, wire.BodyError(err))
 			return
 		}
-		body := buf.Bytes()
-		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		data := buf.Bytes()
 		// What is not JSON-RPC gets JSON-RPC's error, with HTTP 400 as
 		// the transport says, rather than the SDK's plain text.
-		msg = peek(body)
-		w.SetMCPMethod(msg.method)
-		if v := vetHTTP(body); v.code != 0 {
-			front.WriteRaw(w, http.StatusBadRequest, errorMessage(nil, &jsonrpc.Error{Code: v.code, Message: v.message}))
+		var rpcErr *jsonrpc.Error
+		msgs, rpcErr = f.decode(data)
+		w.SetMCPMethod(msgs.methods())
+		if rpcErr != nil {
+			front.WriteRaw(w, http.StatusBadRequest, errorMessage(nil, rpcErr))
 			return
 		}
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(data)), int64(len(data))
 	}
 	principal, _ := w.Principal()
 	stateless := r.Header.Get("Mcp-Protocol-Version") >= sessionlessVersion
@@ -174,64 +175,61 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 	if session != "" {
 		f.touch(session) // every request of a session keeps it alive
 	}
-	if msg.read != "" && (stateless || f.owns(r.Header.Get("Mcp-Session-Id"), principal.WorkspaceID)) && acceptsJSON(r) {
-		f.serveRead(w, msg.id, r.Header.Get("Authorization"), msg.read)
+	x := newExchange(w, f.env.View(r), principal)
+	defer x.finish()
+	if m := msgs.read(); m != nil && (stateless || f.owns(session, principal.WorkspaceID)) && acceptsJSON(r) {
+		f.serveRead(w, x, m.ID, m.Params.URI)
 		return
 	}
 	// Outside the sessionless revision a request needs its session (the
 	// SDK would open one and refuse the request with a code of 0).
-	if r.Method == http.MethodPost && !stateless && r.Header.Get("Mcp-Session-Id") == "" &&
-		!slices.Contains(strings.Split(msg.method, ","), "initialize") {
-		front.WriteRaw(w, http.StatusBadRequest, errorMessage(msg.id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+	if r.Method == http.MethodPost && !stateless && session == "" &&
+		!slices.ContainsFunc(msgs.msgs, func(m message) bool { return m.Method == "initialize" }) {
+		var id json.RawMessage
+		if m := msgs.single(); m != nil {
+			id = m.ID
+		}
+		front.WriteRaw(w, http.StatusBadRequest, errorMessage(id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 			Message: "Invalid request: no Mcp-Session-Id. Open a session with initialize first, and send its Mcp-Session-Id with every request after it (or speak the sessionless revision " + sessionlessVersion + ")."}))
 		return
 	}
-	if session != "" && f.direct(r, msg) && f.owns(session, principal.WorkspaceID) {
-		f.serveCall(w, r, msg)
+	if m := msgs.call(); m != nil && f.answers(r, m, stateless, principal.WorkspaceID) {
+		f.serveCall(w, r, x, m, stateless)
 		return
 	}
-	if msg.method == "initialize" && !stateless {
+	if m := msgs.single(); m != nil && m.Method == "initialize" && !stateless {
 		done, err := f.admitSession(principal.WorkspaceID)
 		if err != nil {
-			writeRPCError(w, msg.id, rpcError(err))
+			writeRPCError(w, m.ID, rpcError(err))
 			return
 		}
 		defer func() { done(w.Header().Get("Mcp-Session-Id")) }()
 	}
-	x := newExchange(w, f.env.View(r))
-	id := w.Header().Get("X-Request-Id")
-	r.Header.Set(exchangeHeader, id)
-	f.exchanges.Store(id, x)
-	defer f.exchanges.Delete(id)
-
 	h := f.http.stateful
 	if stateless {
 		h = f.http.stateless
-		if msg.progress {
+		if m := msgs.single(); m != nil && m.Method == "tools/call" && m.progress() != nil {
 			h = f.http.statelessSSE
 		}
 	}
-	tw := &transportWriter{Writer: w, post: r.Method == http.MethodPost, id: msg.id, hold: msg.batch, handshake: !stateless}
-	h.ServeHTTP(tw, r)
+	var id json.RawMessage
+	if m := msgs.single(); m != nil {
+		id = m.ID
+	}
+	tw := &transportWriter{Writer: w, post: r.Method == http.MethodPost, id: id, hold: msgs.batch, handshake: !stateless}
+	h.ServeHTTP(tw, r.WithContext(withExchange(r.Context(), x)))
 	tw.finish()
-	x.finish()
 }
 
-// httpCaller is who sent a message over HTTP: the Authorization header of
-// the request that carried it, and the exchange it belongs to.
-func (f *Front) httpCaller(extra *sdk.RequestExtra) caller {
-	var c caller
-	if extra == nil || extra.Header == nil {
-		return c
+// callerOf is who sent a message the SDK serves over HTTP: the exchange
+// Serve handed it as the request's token info.
+func callerOf(extra *sdk.RequestExtra) caller {
+	if extra != nil && extra.TokenInfo != nil {
+		if x, ok := extra.TokenInfo.Extra[exchangeInfo].(*exchange); ok {
+			return x.caller()
+		}
 	}
-	c.authorization = extra.Header.Get("Authorization")
-	if v, ok := f.exchanges.Load(extra.Header.Get(exchangeHeader)); ok {
-		c.x = v.(*exchange)
-		c.view = c.x.view
-	} else {
-		c.view = wire.View{Base: f.env.PublicURL, Eng: f.env.Eng}
-	}
-	return c
+	return caller{}
 }
 
 // exchange is an HTTP request while the SDK serves it: the tool calls it
@@ -242,6 +240,10 @@ type exchange struct {
 	w    *front.Writer
 	view wire.View
 	id   string // the request id, read once: the calls of a batch run at once
+	// principal is who the request authenticated as; token says it to
+	// the SDK, and carries the exchange to its handlers (withExchange).
+	principal sim.Principal
+	token     *auth.TokenInfo
 
 	mu      sync.Mutex
 	done    bool
@@ -251,8 +253,31 @@ type exchange struct {
 	window  *sim.RateDecision
 }
 
-func newExchange(w *front.Writer, view wire.View) *exchange {
-	return &exchange{w: w, view: view, id: w.Header().Get("X-Request-Id")}
+func newExchange(w *front.Writer, view wire.View, p sim.Principal) *exchange {
+	return &exchange{w: w, view: view, id: w.Header().Get("X-Request-Id"), principal: p}
+}
+
+// exchangeInfo is the key of the exchange in the token info's Extra.
+const exchangeInfo = "mediamock.exchange"
+
+type exchangeKey struct{}
+
+// withExchange carries an exchange in a request's context, to the bearer
+// middleware that hands it to the SDK as the request's token info.
+func withExchange(ctx context.Context, x *exchange) context.Context {
+	x.token = &auth.TokenInfo{UserID: "workspace:" + strconv.FormatUint(x.principal.WorkspaceID, 10), Scopes: x.principal.Scopes,
+		Extra: map[string]any{exchangeInfo: x}}
+	return context.WithValue(ctx, exchangeKey{}, x)
+}
+
+func exchangeFrom(ctx context.Context) *exchange {
+	x, _ := ctx.Value(exchangeKey{}).(*exchange)
+	return x
+}
+
+// caller is who sent the exchange's messages.
+func (x *exchange) caller() caller {
+	return caller{x: x, view: x.view}
 }
 
 // spend takes size bytes of the exchange's budget of resource reads: the
@@ -316,109 +341,6 @@ func (x *exchange) finish() {
 		x.w.SetCall(*x.call)
 		x.w.AddLatency(x.latency)
 	}
-}
-
-// peeked is what the front reads of a POST's JSON-RPC body before the SDK
-// does: the method (for the journal), whether a tool call asks for
-// progress (for the choice of a sessionless answer's form), and, for a
-// single request, its id and the asset a resources/read names.
-type peeked struct {
-	method   string
-	progress bool
-	batch    bool
-	id       json.RawMessage
-	read     string // the URI of a single resources/read of an asset
-	// call and args are the tool and arguments of a single tools/call.
-	call string
-	args json.RawMessage
-}
-
-type peekedMessage struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params struct {
-		Meta      map[string]any  `json:"_meta"`
-		URI       string          `json:"uri"`
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	} `json:"params"`
-}
-
-func peek(body []byte) peeked {
-	var p peeked
-	var msgs []peekedMessage
-	trimmed := bytes.TrimSpace(body)
-	single := len(trimmed) > 0 && trimmed[0] == '{'
-	if single {
-		var one peekedMessage
-		if json.Unmarshal(trimmed, &one) == nil {
-			msgs = append(msgs, one)
-		}
-	} else if len(trimmed) > 0 && trimmed[0] == '[' {
-		_ = json.Unmarshal(trimmed, &msgs)
-	}
-	p.batch = !single
-	var methods []string
-	for _, m := range msgs {
-		method := m.Method
-		if method == "" {
-			method = "response"
-		}
-		methods = append(methods, method)
-		if _, ok := m.Params.Meta["progressToken"]; ok && m.Method == "tools/call" {
-			p.progress = true
-		}
-	}
-	p.method = strings.Join(methods, ",")
-	if single && len(msgs) == 1 {
-		p.id = msgs[0].ID
-		if m := msgs[0]; m.Method == "resources/read" && strings.HasPrefix(m.Params.URI, assetURIPrefix) && validID(m.ID) {
-			p.read = m.Params.URI
-		} else if m.Method == "tools/call" && validID(m.ID) {
-			p.call, p.args = m.Params.Name, m.Params.Arguments
-		}
-	}
-	return p
-}
-
-// validID reports whether a request id is one JSON-RPC allows: a string or
-// a number.
-func validID(id json.RawMessage) bool {
-	if len(id) == 0 {
-		return false
-	}
-	switch id[0] {
-	case '"':
-		var s string
-		return json.Unmarshal(id, &s) == nil
-	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		var n json.Number
-		return json.Unmarshal(id, &n) == nil
-	}
-	return false
-}
-
-// acceptsJSON reports whether a POST's Accept header takes a JSON answer.
-func acceptsJSON(r *http.Request) bool {
-	for _, v := range r.Header.Values("Accept") {
-		for part := range strings.SplitSeq(v, ",") {
-			media, _, _ := strings.Cut(strings.TrimSpace(part), ";")
-			if media == "application/json" || media == "application/*" || media == "*/*" {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// writeRPCError answers a request with a JSON-RPC error, as a JSON body
-// with HTTP status 200: the request was one, and JSON-RPC refused it.
-func writeRPCError(w http.ResponseWriter, id json.RawMessage, err error) {
-	var rpcErr *jsonrpc.Error
-	if !errors.As(err, &rpcErr) {
-		rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
-	}
-	front.WriteRaw(w, http.StatusOK, errorMessage(id, rpcErr))
 }
 
 // transportWriter turns the SDK's plain-text HTTP errors (a bad Accept

@@ -17,7 +17,6 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -44,9 +43,9 @@ type Front struct {
 	// events keep what sessions' streams sent, for resumption.
 	events *sdk.MemoryEventStore
 
-	exchanges sync.Map // request id -> *exchange, while an HTTP request is served
-	sessions  atomic.Uint64
-	book      sessionBook
+	sessions atomic.Uint64
+	book     sessionBook
+	decodes  atomic.Uint64 // the POST bodies decoded (Decodes)
 }
 
 // eventStoreBytes caps what the sessions' streams keep for resumption: the
@@ -60,7 +59,7 @@ func New(env *front.Env) (*Front, error) {
 	if f.tools, err = buildTools(env); err != nil {
 		return nil, err
 	}
-	f.server = f.newServer(f.httpCaller)
+	f.server = f.newServer(callerOf)
 	f.events = sdk.NewMemoryEventStore(nil)
 	f.events.SetMaxBytes(eventStoreBytes)
 	f.http = f.newTransports()
@@ -71,12 +70,18 @@ func New(env *front.Env) (*Front, error) {
 	return f, nil
 }
 
-// caller is who a message of a session comes from, and how to reach it.
+// caller is who a message comes from, and how to reach it.
 type caller struct {
-	authorization string    // the Authorization header value
+	// x is the HTTP request that carried the message, authenticated as it
+	// arrived; nil over stdio, where each call authenticates with
+	// authorization (an Authorization header value).
+	x             *exchange
+	authorization string
 	view          wire.View // the links the caller can reach
-	x             *exchange // the HTTP request that carried the message; nil over stdio
 }
+
+// Decodes is how many POST bodies the front has decoded: one for each.
+func (f *Front) Decodes() uint64 { return f.decodes.Load() }
 
 // newServer makes an MCP server with the front's tools and resources; who
 // tells who sent a message.
@@ -100,7 +105,18 @@ func (f *Front) newServer(who func(*sdk.RequestExtra) caller) *sdk.Server {
 	})
 	for _, t := range f.tools {
 		s.AddTool(t.def, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			return f.call(ctx, t, req, who(req.Extra)), nil
+			tc := toolCall{tool: t, raw: req.Params.Arguments}
+			tc.args, tc.bad = decodeArguments(req.Params.Arguments)
+			if token := req.Params.GetProgressToken(); token != nil {
+				tc.progress = progress(func(p, total float64, status string) {
+					_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: p, Total: total, Message: status})
+				})
+			}
+			c := who(req.Extra)
+			if c.x != nil {
+				tc.drop = func() { dropStream(req, c.x.w) }
+			}
+			return f.call(ctx, tc, c), nil
 		})
 	}
 	f.addResources(s, who)

@@ -14,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -41,7 +42,7 @@ func (f *Front) addResources(s *sdk.Server, who func(*sdk.RequestExtra) caller) 
 		Description: "The models grouped by modality, as list_models returns them: ids, credits per output, options."},
 		func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 			c := who(req.Extra)
-			pass, err := f.env.Gate.Count(c.authorization, resourceScope)
+			pass, err := f.count(c)
 			if pass.Authenticated() {
 				c.x.rate(pass.Rate)
 			}
@@ -64,7 +65,7 @@ func (f *Front) addResources(s *sdk.Server, who func(*sdk.RequestExtra) caller) 
 // readAsset reads a completed asset's file through the SDK (batches,
 // stdio), within the exchange's budget.
 func (f *Front) readAsset(ctx context.Context, c caller, uri string) (*sdk.ReadResourceResult, error) {
-	file, content, err := f.openAsset(ctx, c.authorization, c.x, uri)
+	file, content, err := f.openAsset(ctx, c, uri)
 	if err != nil {
 		return nil, err
 	}
@@ -78,12 +79,21 @@ func (f *Front) readAsset(ctx context.Context, c caller, uri string) (*sdk.ReadR
 	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: file.MimeType, Blob: data}}}, nil
 }
 
+// count lets a resource read in through the gate: as the principal the
+// HTTP request authenticated as, or, over stdio, with the caller's key.
+func (f *Front) count(c caller) (gate.Pass, error) {
+	if c.x != nil {
+		return f.env.Gate.CountAs(c.x.principal, resourceScope)
+	}
+	return f.env.Gate.Count(c.authorization, resourceScope)
+}
+
 // openAsset counts a read of an asset resource and opens its file, with
 // the caller's workspace: another workspace's asset is not found.
-func (f *Front) openAsset(ctx context.Context, authorization string, x *exchange, uri string) (sim.StoredFile, io.Reader, error) {
-	pass, err := f.env.Gate.Count(authorization, resourceScope)
+func (f *Front) openAsset(ctx context.Context, c caller, uri string) (sim.StoredFile, io.Reader, error) {
+	pass, err := f.count(c)
 	if pass.Authenticated() {
-		x.rate(pass.Rate)
+		c.x.rate(pass.Rate)
 	}
 	if err != nil {
 		return sim.StoredFile{}, nil, rpcError(err)
@@ -124,10 +134,8 @@ func (f *Front) openAsset(ctx context.Context, authorization string, x *exchange
 // whatever the file's size and however many read at once. The SDK, which
 // would hold the file and its encodings several times over, never sees
 // the message.
-func (f *Front) serveRead(w *front.Writer, id json.RawMessage, authorization, uri string) {
-	x := newExchange(w, wire.View{})
-	file, content, err := f.openAsset(context.Background(), authorization, x, uri)
-	x.finish()
+func (f *Front) serveRead(w *front.Writer, x *exchange, id json.RawMessage, uri string) {
+	file, content, err := f.openAsset(context.Background(), x.caller(), uri)
 	if err != nil {
 		writeRPCError(w, id, err)
 		return

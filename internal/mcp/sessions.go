@@ -97,3 +97,57 @@ func (f *Front) owns(id string, ws uint64) bool {
 	}
 	return false
 }
+
+// touch notes a request of a session, for its idle time.
+func (f *Front) touch(id string) {
+	now := f.env.WallClock()
+	f.book.mu.Lock()
+	if _, ok := f.book.owner[id]; ok {
+		f.book.used[id] = now
+	}
+	f.book.mu.Unlock()
+}
+
+// sweep ends the sessions idle for sessionIdle, once a minute, until the
+// server stops: the front keeps the sessions' idle times itself, since it
+// answers some of their requests without the SDK.
+func (f *Front) sweep() {
+	tick := time.NewTicker(time.Minute)
+	defer tick.Stop()
+	for {
+		select {
+		case <-f.env.Stop.Done():
+			return
+		case <-tick.C:
+			f.endIdle(f.env.WallClock())
+		}
+	}
+}
+
+// endIdle ends the sessions whose last request is sessionIdle old at now.
+func (f *Front) endIdle(now time.Time) int {
+	f.book.mu.Lock()
+	idle := map[string]bool{}
+	for id, used := range f.book.used {
+		if now.Sub(used) >= sessionIdle {
+			idle[id] = true
+		}
+	}
+	f.book.mu.Unlock()
+	n := 0
+	for ss := range f.server.Sessions() {
+		if idle[ss.ID()] {
+			if err := ss.Close(); err != nil {
+				f.env.Log.Debug("end idle MCP session", "session", ss.ID(), "err", err)
+			}
+			n++
+		}
+	}
+	f.book.mu.Lock()
+	for id := range idle {
+		delete(f.book.used, id)
+		delete(f.book.owner, id)
+	}
+	f.book.mu.Unlock()
+	return n
+}

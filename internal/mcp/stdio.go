@@ -152,41 +152,6 @@ type vetted struct {
 	version string
 }
 
-// vetHTTP is vet for the body of a POST to /mcp, where the SDK answers
-// most malformed messages itself (transportWriter turns its answer into
-// JSON-RPC's): it checks only what the SDK would let through or answer as
-// plain text, cheaply (a full decode costs the SDK's decoder some 60 KB a
-// message): not JSON (-32700), an empty batch, or a message with neither
-// method nor result nor error (-32600).
-func vetHTTP(data []byte) vetted {
-	if !json.Valid(data) {
-		return vetted{code: jsonrpc.CodeParseError, message: "Parse error: the message is not one JSON value."}
-	}
-	type probe struct {
-		Method        string
-		Result, Error json.RawMessage
-	}
-	var msgs []probe
-	data = bytes.TrimSpace(data)
-	if data[0] == '[' {
-		if json.Unmarshal(data, &msgs) != nil || len(msgs) == 0 {
-			return vetted{code: jsonrpc.CodeInvalidRequest, message: "Invalid request: an empty batch, or a batch of what are not messages."}
-		}
-	} else {
-		var one probe
-		if json.Unmarshal(data, &one) != nil {
-			return vetted{code: jsonrpc.CodeInvalidRequest, message: "Invalid request: the message is not a JSON-RPC object."}
-		}
-		msgs = append(msgs, one)
-	}
-	for _, m := range msgs {
-		if m.Method == "" && m.Result == nil && m.Error == nil {
-			return vetted{code: jsonrpc.CodeInvalidRequest, message: "Invalid request: a message without a method is a response, and carries a result or an error."}
-		}
-	}
-	return vetted{}
-}
-
 // vet checks one JSON-RPC message or batch as the SDK would read it, so
 // that what the SDK would refuse without an answer (over stdio, by ending
 // the session) gets the protocol's error instead: -32700 for what is not

@@ -64,6 +64,16 @@ func buildTools(env *front.Env) ([]*tool, error) {
 	return out, nil
 }
 
+// toolNamed is the tool of a name, nil if there is none.
+func (f *Front) toolNamed(name string) *tool {
+	for _, t := range f.tools {
+		if t.def.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
 // annotations tell clients what a tool does to the world, as openapi.json
 // says of its operation: reads are read-only and idempotent; creations add
 // to the workspace (and may spend credits) without destroying anything;
@@ -80,17 +90,32 @@ func annotations(op contract.Operation, title string) *sdk.ToolAnnotations {
 	return a
 }
 
+// toolCall is a call of a tool, as the front (or the SDK) has read it.
+type toolCall struct {
+	tool *tool
+	args map[string]json.RawMessage
+	bad  bool            // the arguments are not a JSON object
+	raw  json.RawMessage // the arguments as sent, for the journal of a call over stdio
+	// progress, when the call carries a progress token, reports the
+	// statuses a long poll reads.
+	progress func(status string)
+	// drop ends the call's stream before its result, for the
+	// mcp_stream_drop fault.
+	drop func()
+}
+
 // call runs a tool call through the operations' pipeline (ops.Invoke): the
 // arguments become the operation's HTTP request; the answer becomes the
-// tool's result. The journal records the call with the HTTP request that
-// carried it, or, over stdio, as an entry of its own.
-func (f *Front) call(ctx context.Context, t *tool, req *sdk.CallToolRequest, c caller) *sdk.CallToolResult {
-	env := f.env
+// tool's result. Over HTTP the call counts as the principal the request
+// authenticated as; over stdio it authenticates with the caller's key. The
+// journal records the call with the HTTP request that carried it, or, over
+// stdio, as an entry of its own.
+func (f *Front) call(ctx context.Context, tc toolCall, c caller) *sdk.CallToolResult {
+	env, t := f.env, tc.tool
 	started := env.WallClock()
-	raw := req.Params.Arguments
-	hreq, vars, query, extra, rerr := t.request(ctx, raw)
-	if token := req.Params.GetProgressToken(); token != nil {
-		hreq = hreq.WithContext(sim.WithProgress(hreq.Context(), progress(ctx, req.Session, token)))
+	hreq, vars, query, extra, rerr := t.request(ctx, tc.args, tc.bad)
+	if tc.progress != nil {
+		hreq = hreq.WithContext(sim.WithProgress(hreq.Context(), tc.progress))
 	}
 	in := ops.Invocation{Front: "mcp", Op: t.op, Authorization: c.authorization, Request: hreq, Vars: vars, Query: query,
 		View: c.view, Header: http.Header{}, Invalid: rerr, Extra: extra,
@@ -102,14 +127,15 @@ func (f *Front) call(ctx context.Context, t *tool, req *sdk.CallToolRequest, c c
 	if c.x != nil {
 		in.RequestID = c.x.id
 		in.Edge = c.x.w
+		in.Principal = &c.x.principal
 	}
 	res := ops.Invoke(env, &in)
 	if in.Edge != nil && in.Edge.Faultable() {
-		if h := in.Edge.PickFault(fault.Call, fault.Request{Operation: t.op, Workspace: res.Pass.Principal.WorkspaceID}); h != nil {
-			dropStream(req, in.Edge)
+		if h := in.Edge.PickFault(fault.Call, fault.Request{Operation: t.op, Workspace: res.Pass.Principal.WorkspaceID}); h != nil && tc.drop != nil {
+			tc.drop()
 		}
 	}
-	// The result holds the body's bytes until the SDK has written it: the
+	// The result holds the body's bytes until it has been written: the
 	// buffer is left to the collector, not given back.
 	data := bytes.TrimSuffix(res.Body(), []byte("\n"))
 	call := front.Call{Operation: t.op, Status: res.Status, ErrorCode: res.ErrorCode}
@@ -119,9 +145,20 @@ func (f *Front) call(ctx context.Context, t *tool, req *sdk.CallToolRequest, c c
 		e := journal.Entry{ID: env.NewRequestID(), Front: "mcp", MCPMethod: "tools/call", Operation: t.op, Status: res.Status,
 			ErrorCode: res.ErrorCode, WorkspaceID: res.Pass.Principal.WorkspaceID, InjectedLatencyMS: res.Latency.Milliseconds(),
 			RequestContentType: "application/json"}
-		env.Record(e, started, front.Bodies{Request: raw, Response: data, RequestBytes: int64(len(raw)), ResponseBytes: int64(len(data))})
+		env.Record(e, started, front.Bodies{Request: tc.raw, Response: data, RequestBytes: int64(len(tc.raw)), ResponseBytes: int64(len(data))})
 	}
 	return result(t, res.Status, data, res.ErrorCode != "")
+}
+
+// decodeArguments reads the arguments of a call the SDK read: a JSON
+// object (absent or null: none); bad when they are something else.
+func decodeArguments(raw json.RawMessage) (args map[string]json.RawMessage, bad bool) {
+	if trimmed := bytes.TrimSpace(raw); len(trimmed) > 0 && string(trimmed) != "null" {
+		if err := json.Unmarshal(trimmed, &args); err != nil {
+			return nil, true
+		}
+	}
+	return args, false
 }
 
 // request builds the operation's HTTP request from a tool's arguments:
@@ -130,12 +167,16 @@ func (f *Front) call(ctx context.Context, t *tool, req *sdk.CallToolRequest, c c
 // arguments as it judges a REST request. It returns the violations only a
 // tool can commit (a missing path parameter, an unknown argument of a tool
 // without a body) for the caller to add to the contract's.
-func (t *tool) request(ctx context.Context, raw json.RawMessage) (*http.Request, map[string]string, url.Values, []sim.Violation, error) {
-	args := map[string]json.RawMessage{}
-	if trimmed := bytes.TrimSpace(raw); len(trimmed) > 0 && string(trimmed) != "null" {
-		if err := json.Unmarshal(trimmed, &args); err != nil {
-			return stub(ctx, t.method), nil, nil, nil, sim.InvalidError([]sim.Violation{{In: "arguments", Reason: "the arguments must be a JSON object"}})
-		}
+//
+// args are the call's arguments, decoded once; the request takes them
+// apart (it deletes the parameters from the map). bad says the arguments
+// were not a JSON object.
+func (t *tool) request(ctx context.Context, args map[string]json.RawMessage, bad bool) (*http.Request, map[string]string, url.Values, []sim.Violation, error) {
+	if bad {
+		return stub(ctx, t.method), nil, nil, nil, sim.InvalidError([]sim.Violation{{In: "arguments", Reason: "the arguments must be a JSON object"}})
+	}
+	if args == nil {
+		args = map[string]json.RawMessage{}
 	}
 	var violations []sim.Violation
 	vars := map[string]string{}
@@ -226,8 +267,9 @@ func result(t *tool, status int, data []byte, isError bool) *sdk.CallToolResult 
 }
 
 // progress reports the statuses a long poll reads as MCP progress
-// notifications: queued 0, processing 1, final 2 of 2, each once.
-func progress(ctx context.Context, ss *sdk.ServerSession, token any) func(string) {
+// notifications, through notify: queued 0, processing 1, final 2 of 2,
+// each once.
+func progress(notify func(p, total float64, status string)) func(string) {
 	last := -1.0
 	return func(status string) {
 		var p float64
@@ -243,6 +285,6 @@ func progress(ctx context.Context, ss *sdk.ServerSession, token any) func(string
 			return
 		}
 		last = p
-		_ = ss.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: p, Total: 2, Message: status})
+		notify(p, 2, status)
 	}
 }

@@ -31,6 +31,9 @@ type Invocation struct {
 	RequestID string
 	// Authorization is the credential, as an Authorization header value.
 	Authorization string
+	// Principal, when set, is who the front has authenticated Authorization
+	// as already: the gate counts the call without authenticating it again.
+	Principal *sim.Principal
 	// Request is the call as the operation's HTTP request: its context
 	// bounds the call, its body is unread. Vars are its path parameters;
 	// Query its query parameters (nil: read from the request's URL).
@@ -92,19 +95,26 @@ func (r *Result) Release() { r.body.Release() }
 func Invoke(env *front.Env, in *Invocation) *Result {
 	res := &Result{Operation: in.Op}
 	var err error
-	if in.TooLarge != nil {
-		res.Pass, err = env.Gate.Identify(in.Authorization, "")
+	switch {
+	case in.TooLarge != nil:
+		if in.Principal != nil {
+			res.Pass = gate.Pass{Principal: *in.Principal, Rate: env.Eng.RateWindow(in.Principal.WorkspaceID)}
+		} else {
+			res.Pass, err = env.Gate.Identify(in.Authorization, "")
+		}
 		if err == nil {
 			err = in.TooLarge
 		}
 		if !slices.Contains(env.API.Statuses(in.Op), http.StatusRequestEntityTooLarge) {
 			res.Operation = "" // a refusal of the request, not an answer of the operation
 		}
-	} else {
+	case in.Principal != nil:
+		res.Pass, err = env.Gate.CountAs(*in.Principal, env.API.Scope(in.Op))
+	default:
 		res.Pass, err = env.Gate.Count(in.Authorization, env.API.Scope(in.Op))
-		if err == nil {
-			err = admit(env, in, &res.Pass)
-		}
+	}
+	if err == nil && in.TooLarge == nil {
+		err = admit(env, in, &res.Pass)
 	}
 	if res.Pass.Authenticated() {
 		front.SetRateHeaders(in.Header, res.Pass.Rate)
