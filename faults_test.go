@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/testkit"
 )
 
@@ -102,7 +103,7 @@ func TestTransportFaultsReachARealClient(t *testing.T) {
 	}
 	assert.Equal(t, 2, met["reset"])
 	assert.Equal(t, 1, met["truncate"])
-	assert.Equal(t, 13, len(cov.FailurePaths), "every kind is listed, met or not")
+	assert.Len(t, cov.FailurePaths, len(fault.RequestKinds), "every kind that strikes requests is listed, met or not")
 	assert.Equal(t, 0, met["mcp_session_expire"])
 
 	// The server's answers go on.
