@@ -28,10 +28,15 @@ type scope struct {
 }
 
 // credential works out the scope a credential reaches: a sandbox's control
-// token binds the call to its sandbox; otherwise the server's control
-// token, when it has one, must be sent.
+// token binds the call to its sandbox; the server's control token reaches
+// the whole server. A server without a control token is open to a request
+// that sends no credential (the local default), but a credential that was
+// sent must be valid: a deleted sandbox's token, or any other that is
+// neither the server's nor a live sandbox's, is refused, never taken as the
+// server's own (a suite holding a stale token must not steer every other).
 func (f *Front) credential(r *http.Request, op string) (scope, error) {
-	got, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	header := r.Header.Get("Authorization")
+	got, _ := strings.CutPrefix(header, "Bearer ")
 	if got == "" && op == opEvents {
 		got = r.URL.Query().Get("token")
 	}
@@ -40,11 +45,18 @@ func (f *Front) credential(r *http.Request, op string) (scope, error) {
 			return scope{ws: sb.WorkspaceID, sandbox: &sb, bound: true}, nil
 		}
 	}
-	if tok := f.env.ControlToken; tok != "" && subtle.ConstantTimeCompare([]byte(got), []byte(tok)) != 1 {
+	tok := f.env.ControlToken
+	switch {
+	case tok != "" && subtle.ConstantTimeCompare([]byte(got), []byte(tok)) == 1:
+		return scope{}, nil
+	case tok == "" && got == "":
+		return scope{}, nil
+	case tok == "":
 		return scope{}, &sim.Error{Kind: sim.EUNAUTHORIZED, Code: "invalid_control_token",
-			Message: "The control API needs Authorization: Bearer <control token>: the server's, or a sandbox's for that sandbox alone."}
+			Message: "The control token sent is neither a live sandbox's nor the server's (this server has none: send no Authorization header to reach the whole server). A deleted or reset-away sandbox's token reaches nothing."}
 	}
-	return scope{}, nil
+	return scope{}, &sim.Error{Kind: sim.EUNAUTHORIZED, Code: "invalid_control_token",
+		Message: "The control API needs Authorization: Bearer <control token>: the server's, or a sandbox's for that sandbox alone."}
 }
 
 // reach is how a sandbox's control token reaches an operation, as

@@ -213,3 +213,49 @@ func TestSandboxCap(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, status)
 	assert.Equal(t, "validation_failed", errCode(t, body))
 }
+
+// A control token that was sent must be valid: a deleted sandbox's token,
+// or one made up, is refused with 401 on every control door (the HTTP API
+// the dashboard calls too, and the event stream), on a server with or
+// without a control token of its own, and no fault is created. A request
+// with no credential keeps the open local default.
+func TestStaleControlTokenIsRefused(t *testing.T) {
+	for _, serverToken := range []string{"", "server-secret"} {
+		t.Run("control token "+map[bool]string{true: "set", false: "unset"}[serverToken != ""], func(t *testing.T) {
+			srv := mediamock.RunT(t, mediamock.WithControlToken(serverToken))
+			var server []string
+			if serverToken != "" {
+				server = []string{"Authorization", "Bearer " + serverToken}
+			}
+			sb := createSandbox(t, srv, `{}`, server...)
+			status, body := ctl(t, srv, "DELETE", "/sandboxes/"+sb.ID, "", server...)
+			require.Equal(t, http.StatusOK, status, body)
+
+			for _, token := range []string{sb.ControlToken, "sbc_1_made_up", "not-a-control-token"} {
+				stale := []string{"Authorization", "Bearer " + token}
+				for _, tc := range []struct{ method, path, body string }{
+					{"POST", "/faults/fail-next", `{"count":1}`},
+					{"POST", "/faults/rules", `{"kind":"status","status":503}`},
+					{"GET", "/faults", ""},
+				} {
+					status, body := ctl(t, srv, tc.method, tc.path, tc.body, stale...)
+					assert.Equal(t, http.StatusUnauthorized, status, "%s %s with %s: %s", tc.method, tc.path, token, body)
+					assert.Equal(t, "invalid_control_token", errCode(t, body))
+				}
+				// The event stream takes its token in the query too.
+				resp, body := testkit.Send(t, srv, "GET", "/_mock/events?token="+token, "", nil, "")
+				assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, body)
+			}
+			status, body = ctl(t, srv, "GET", "/faults", "", server...)
+			require.Equal(t, http.StatusOK, status, body)
+			var f mediamock.Faults
+			require.NoError(t, json.Unmarshal([]byte(body), &f))
+			assert.Empty(t, f.Rules, "no fault was created")
+			assert.Empty(t, f.FailNext)
+			if serverToken == "" {
+				status, _ := ctl(t, srv, "GET", "/faults", "")
+				assert.Equal(t, http.StatusOK, status, "no credential: the open local default")
+			}
+		})
+	}
+}
