@@ -49,6 +49,7 @@ import (
 	"github.com/mediamock/mediamock/internal/oauth"
 	"github.com/mediamock/mediamock/internal/ops"
 	"github.com/mediamock/mediamock/internal/rest"
+	"github.com/mediamock/mediamock/internal/tlsca"
 	"github.com/mediamock/mediamock/sim"
 )
 
@@ -79,7 +80,7 @@ type Server struct {
 	tmpDir  string
 
 	transport     *http.Transport // of Client, when listening
-	tls           *serverTLS      // nil for plain http
+	tls           *tlsca.Setting  // nil for plain http
 	transportOnce sync.Once
 
 	stop    context.Context // ends when shutdown begins: long polls answer at once
@@ -207,7 +208,7 @@ func New(o Options) (*Server, error) {
 	}
 	scheme := "http"
 	if useTLS {
-		if s.tls, err = setupTLS(o, path+".tls", tlsHosts(o, addr)); err != nil {
+		if s.tls, err = tlsca.Setup(o.TLSCert, o.TLSKey, path+".tls", tlsca.Hosts(addr, o.PublicURL, o.AllowedHosts)); err != nil {
 			s.Close()
 			return nil, err
 		}
@@ -230,7 +231,7 @@ func New(o Options) (*Server, error) {
 		IdleTimeout: orDefault(o.IdleTimeout, 60*time.Second), ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	ln := s.ln
 	if s.tls != nil {
-		ln = tls.NewListener(ln, s.tls.config)
+		ln = tls.NewListener(ln, s.tls.Config)
 	}
 	go s.httpSrv.Serve(ln) // returns ErrServerClosed at Shutdown
 	return s, nil
@@ -255,7 +256,7 @@ func (s *Server) Client() *http.Client {
 	s.transportOnce.Do(func() {
 		s.transport = &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}
 		if s.tls != nil {
-			s.transport.TLSClientConfig = &tls.Config{RootCAs: s.tls.roots, MinVersion: tls.VersionTLS12}
+			s.transport.TLSClientConfig = &tls.Config{RootCAs: s.tls.Roots, MinVersion: tls.VersionTLS12}
 		}
 	})
 	return &http.Client{Transport: s.transport}
