@@ -187,7 +187,10 @@ func New(o Options) (*Server, error) {
 	s.oauth.Approve = o.OAuthApprove
 	s.oauthDoor = front.Door{Front: "oauth"}
 	s.driver.Add(1)
-	go s.drive()
+	go func() {
+		defer s.driver.Done()
+		s.eng.Drive(s.stop)
+	}()
 	useTLS := o.TLS || o.TLSCert != "" || o.TLSKey != ""
 	if o.NoListener && useTLS {
 		s.Close()
@@ -307,60 +310,6 @@ func (s *Server) Close() error {
 func (s *Server) removeTemp() {
 	if s.tmpDir != "" {
 		os.RemoveAll(s.tmpDir)
-	}
-}
-
-// rateFlushInterval is how soon requests counted by reads reach the state
-// file.
-const rateFlushInterval = 200 * time.Millisecond
-
-// drive applies due events on time when the clock is real; in the other
-// modes every move of the clock applies them itself.
-func (s *Server) drive() {
-	defer s.driver.Done()
-	clock := s.eng.Clock()
-	flush := time.NewTicker(rateFlushInterval)
-	defer flush.Stop()
-	for {
-		next, ok, changed := s.eng.NextDue()
-		var timer *time.Timer
-		var fire <-chan time.Time
-		if ok && clock.Mode() == sim.ClockReal {
-			if d := next.Sub(clock.Now()); d > 0 {
-				timer = time.NewTimer(d)
-				fire = timer.C
-			} else {
-				if err := s.eng.Settle(); err != nil && s.stop.Err() == nil {
-					s.log.Error("apply due events", "err", err)
-					// Try again in a second rather than spin.
-					timer = time.NewTimer(time.Second)
-					fire = timer.C
-				} else {
-					continue
-				}
-			}
-		}
-		select {
-		case <-fire:
-		case <-changed:
-		case <-clock.Changed():
-		case <-flush.C:
-			// Requests counted by reads are written soon: a kill -9 keeps them.
-			if err := s.eng.FlushRates(); err != nil && s.stop.Err() == nil {
-				s.log.Error("save rate windows", "err", err)
-			}
-			if err := s.eng.ReleaseMapped(); err != nil && s.stop.Err() == nil {
-				s.log.Warn("release the state file's mapped pages", "err", err)
-			}
-		case <-s.stop.Done():
-			if timer != nil {
-				timer.Stop()
-			}
-			return
-		}
-		if timer != nil {
-			timer.Stop()
-		}
 	}
 }
 
