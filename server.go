@@ -38,17 +38,13 @@ import (
 	"time"
 
 	"github.com/mediamock/mediamock/internal/contract"
-	"github.com/mediamock/mediamock/internal/control"
-	"github.com/mediamock/mediamock/internal/dashboard"
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/fetch"
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
-	"github.com/mediamock/mediamock/internal/mcp"
-	"github.com/mediamock/mediamock/internal/oauth"
+	"github.com/mediamock/mediamock/internal/mux"
 	"github.com/mediamock/mediamock/internal/ops"
-	"github.com/mediamock/mediamock/internal/rest"
 	"github.com/mediamock/mediamock/internal/tlsca"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -58,21 +54,11 @@ import (
 // request.
 type Server struct {
 	Controls
-	opts Options
-	eng  *sim.Engine
-	env  *front.Env
-	rest *rest.Front
-	// mcp is made on the first MCP request: most servers of a test suite
-	// never see one, and its tools cost a millisecond to build.
-	mcp     *mcp.Front
-	mcpErr  error
-	mcpOnce sync.Once
-	ctl     *control.Front
-	ui      *dashboard.Front
-	oauth   *oauth.Server
-	log     *slog.Logger
-	// doors are how each front's requests enter the edge.
-	restDoor, mcpDoor, ctlDoor, uiDoor, pageDoor, oauthDoor front.Door
+	opts   Options
+	eng    *sim.Engine
+	env    *front.Env
+	fronts *mux.Fronts
+	log    *slog.Logger
 
 	httpSrv *http.Server
 	ln      net.Listener
@@ -174,18 +160,8 @@ func New(o Options) (*Server, error) {
 		Journals: journal.NewRings(min(o.JournalSize, SandboxJournalSize), o.JournalBodyBytes)}
 	s.eng.SetOwnFiles(s.env.OwnFile)
 	s.Controls = Controls{env: s.env}
-	s.rest, s.ctl = rest.New(s.env, OpenAPIDocument), control.New(s.env, ControlDocument, loadControl)
-	// REST caps bodies itself, after authentication.
-	s.restDoor = front.Door{Front: "rest", Journaled: true, Faults: true}
-	// MCP checks its tool results itself: its HTTP bodies are JSON-RPC.
-	s.mcpDoor = front.Door{Front: "mcp", Journaled: true, Faults: true, BodyLimit: s.env.BodyCap}
-	s.ctlDoor = front.Door{Front: "control"} // caps bodies itself
-	s.pageDoor = front.Door{Front: "rest"}
-	s.ui = dashboard.New(s.env)
-	s.uiDoor = front.Door{Front: "dashboard"}
-	s.oauth = oauth.New(s.env)
-	s.oauth.Approve = o.OAuthApprove
-	s.oauthDoor = front.Door{Front: "oauth"}
+	s.fronts = mux.New(s.env, mux.Config{Service: OpenAPIDocument, Control: ControlDocument, LoadControl: loadControl,
+		CAPath: CAPath, OAuthApprove: o.OAuthApprove})
 	s.driver.Add(1)
 	go func() {
 		defer s.driver.Done()
@@ -215,6 +191,7 @@ func New(o Options) (*Server, error) {
 			s.Close()
 			return nil, err
 		}
+		s.fronts.CA = s.tls.CAPEM
 		scheme = "https"
 	}
 	s.url = scheme + "://" + s.ln.Addr().String()
