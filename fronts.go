@@ -7,10 +7,7 @@ import (
 	"net/http"
 
 	"github.com/mediamock/mediamock/internal/control"
-	"github.com/mediamock/mediamock/internal/dashboard"
-	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/mcp"
-	"github.com/mediamock/mediamock/internal/oauth"
 	"github.com/mediamock/mediamock/internal/rest"
 	"github.com/mediamock/mediamock/internal/wire"
 )
@@ -35,38 +32,7 @@ const (
 // (and GET /, which leads there), the control API the rest of /_mock, the
 // authorization server /oauth/ and its /.well-known/ metadata, the MCP
 // server /mcp and the REST front everything else.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch {
-	case s.tls != nil && r.URL.Path == CAPath:
-		s.env.Serve(w, r, s.uiDoor, s.serveCA)
-	case dashboard.Serves(r):
-		s.env.Serve(w, r, s.uiDoor, s.ui.Serve)
-	case front.HasPathPrefix(r.URL.Path, ControlPath):
-		s.env.Serve(w, r, s.ctlDoor, s.ctl.Serve)
-	case oauth.Serves(r):
-		s.env.Serve(w, r, s.oauthDoor, s.oauth.Serve)
-	case front.HasPathPrefix(r.URL.Path, MCPPath):
-		s.env.Serve(w, r, s.mcpDoor, func(w *front.Writer, r *http.Request) {
-			f, err := s.mcpFront()
-			if err != nil {
-				front.WriteError(w, err)
-				return
-			}
-			f.Serve(w, r)
-		})
-	case dashboard.Fetched(r):
-		// The page's own thumbnails and files stay out of the journal.
-		s.env.Serve(w, r, s.pageDoor, s.rest.Serve)
-	default:
-		s.env.Serve(w, r, s.restDoor, s.rest.Serve)
-	}
-}
-
-// mcpFront is the MCP front, made on first use.
-func (s *Server) mcpFront() (*mcp.Front, error) {
-	s.mcpOnce.Do(func() { s.mcp, s.mcpErr = mcp.New(s.env) })
-	return s.mcp, s.mcpErr
-}
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.fronts.ServeHTTP(w, r) }
 
 // MCPURL is the address of the MCP server (Streamable HTTP), URL() + "/mcp".
 func (s *Server) MCPURL() string { return s.url + MCPPath }
@@ -83,7 +49,7 @@ func (s *Server) ServeMCP(ctx context.Context, in io.Reader, out io.Writer, apiK
 	if base == "" {
 		base = s.url
 	}
-	f, err := s.mcpFront()
+	f, err := s.fronts.MCP()
 	if err != nil {
 		return err
 	}

@@ -1,15 +1,14 @@
 package mediamock
 
 import (
-	"fmt"
 	"io"
 	"log/slog"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mediamock/mediamock/fixtures"
+	"github.com/mediamock/mediamock/internal/world"
 	"github.com/mediamock/mediamock/sim"
 )
 
@@ -122,47 +121,11 @@ const SandboxJournalSize = 100
 // DefaultMaxBodyBytes is the default cap of request bodies.
 const DefaultMaxBodyBytes = 16 << 20
 
-var defaultWorlds sync.Map // seed -> *fixtures.World of the embedded default
-
 func loadWorld(o Options) (*fixtures.World, error) {
 	if o.World != nil {
 		return o.World, nil
 	}
-	if o.Stop == nil {
-		return readWorld(o)
-	}
-	// A million assets take seconds to make up: a stop does not wait for
-	// them (what is made is dropped; nothing was written yet).
-	type result struct {
-		w   *fixtures.World
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		w, err := readWorld(o)
-		done <- result{w, err}
-	}()
-	select {
-	case r := <-done:
-		return r.w, r.err
-	case <-o.Stop:
-		return nil, fmt.Errorf("load the fixtures: %w", ErrStopped)
-	}
-}
-
-func readWorld(o Options) (*fixtures.World, error) {
-	if o.FixturesPath != "" {
-		return fixtures.Load(o.FixturesPath, o.Seed)
-	}
-	if w, ok := defaultWorlds.Load(o.Seed); ok {
-		return w.(*fixtures.World), nil
-	}
-	w, err := fixtures.Load("", o.Seed)
-	if err != nil {
-		return nil, err
-	}
-	defaultWorlds.Store(o.Seed, w)
-	return w, nil
+	return world.Load(o.FixturesPath, o.Seed, o.Stop)
 }
 
 // memoryHost is the host of a server without a listener.

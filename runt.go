@@ -1,10 +1,11 @@
 package mediamock
 
 import (
-	"context"
 	"log/slog"
 	"path/filepath"
 	"time"
+
+	"github.com/mediamock/mediamock/internal/tblog"
 )
 
 // TB is the part of testing.TB that RunT uses; *testing.T and *testing.B
@@ -27,7 +28,7 @@ type TB interface {
 func RunT(t TB, opts ...Option) *Server {
 	t.Helper()
 	o := Options{DBPath: filepath.Join(t.TempDir(), "state.db"), Strict: true,
-		Logger: slog.New(&tbHandler{t: t, level: slog.LevelWarn})}
+		Logger: slog.New(tblog.New(t, slog.LevelWarn))}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -74,32 +75,3 @@ func WithEvolve() Option { return func(o *Options) { o.Evolve = true } }
 
 // WithLogger sends the server's log lines to l instead of t.Log.
 func WithLogger(l *slog.Logger) Option { return func(o *Options) { o.Logger = l } }
-
-// tbHandler writes log records at or above level to t.Log.
-type tbHandler struct {
-	t     TB
-	level slog.Level
-	attrs []slog.Attr
-}
-
-func (h *tbHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= h.level }
-
-func (h *tbHandler) Handle(_ context.Context, r slog.Record) error {
-	line := "mediamock: " + r.Level.String() + " " + r.Message
-	add := func(a slog.Attr) bool {
-		line += " " + a.String()
-		return true
-	}
-	for _, a := range h.attrs {
-		add(a)
-	}
-	r.Attrs(add)
-	h.t.Logf("%s", line)
-	return nil
-}
-
-func (h *tbHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return &tbHandler{t: h.t, level: h.level, attrs: append(append([]slog.Attr{}, h.attrs...), attrs...)}
-}
-
-func (h *tbHandler) WithGroup(string) slog.Handler { return h }

@@ -38,17 +38,14 @@ import (
 	"time"
 
 	"github.com/mediamock/mediamock/internal/contract"
-	"github.com/mediamock/mediamock/internal/control"
-	"github.com/mediamock/mediamock/internal/dashboard"
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/fetch"
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
-	"github.com/mediamock/mediamock/internal/mcp"
-	"github.com/mediamock/mediamock/internal/oauth"
+	"github.com/mediamock/mediamock/internal/mux"
 	"github.com/mediamock/mediamock/internal/ops"
-	"github.com/mediamock/mediamock/internal/rest"
+	"github.com/mediamock/mediamock/internal/tlsca"
 	"github.com/mediamock/mediamock/sim"
 )
 
@@ -57,21 +54,11 @@ import (
 // request.
 type Server struct {
 	Controls
-	opts Options
-	eng  *sim.Engine
-	env  *front.Env
-	rest *rest.Front
-	// mcp is made on the first MCP request: most servers of a test suite
-	// never see one, and its tools cost a millisecond to build.
-	mcp     *mcp.Front
-	mcpErr  error
-	mcpOnce sync.Once
-	ctl     *control.Front
-	ui      *dashboard.Front
-	oauth   *oauth.Server
-	log     *slog.Logger
-	// doors are how each front's requests enter the edge.
-	restDoor, mcpDoor, ctlDoor, uiDoor, pageDoor, oauthDoor front.Door
+	opts   Options
+	eng    *sim.Engine
+	env    *front.Env
+	fronts *mux.Fronts
+	log    *slog.Logger
 
 	httpSrv *http.Server
 	ln      net.Listener
@@ -79,7 +66,7 @@ type Server struct {
 	tmpDir  string
 
 	transport     *http.Transport // of Client, when listening
-	tls           *serverTLS      // nil for plain http
+	tls           *tlsca.Setting  // nil for plain http
 	transportOnce sync.Once
 
 	stop    context.Context // ends when shutdown begins: long polls answer at once
@@ -179,20 +166,13 @@ func New(o Options) (*Server, error) {
 	}
 	s.eng.SetOwnFiles(s.env.OwnFile)
 	s.Controls = Controls{env: s.env}
-	s.rest, s.ctl = rest.New(s.env, OpenAPIDocument), control.New(s.env, ControlDocument, loadControl)
-	// REST caps bodies itself, after authentication.
-	s.restDoor = front.Door{Front: "rest", Journaled: true, Faults: true}
-	// MCP checks its tool results itself: its HTTP bodies are JSON-RPC.
-	s.mcpDoor = front.Door{Front: "mcp", Journaled: true, Faults: true, BodyLimit: s.env.BodyCap}
-	s.ctlDoor = front.Door{Front: "control"} // caps bodies itself
-	s.pageDoor = front.Door{Front: "rest"}
-	s.ui = dashboard.New(s.env)
-	s.uiDoor = front.Door{Front: "dashboard"}
-	s.oauth = oauth.New(s.env)
-	s.oauth.Approve = o.OAuthApprove
-	s.oauthDoor = front.Door{Front: "oauth"}
+	s.fronts = mux.New(s.env, mux.Config{Service: OpenAPIDocument, Control: ControlDocument, LoadControl: loadControl,
+		CAPath: CAPath, OAuthApprove: o.OAuthApprove})
 	s.driver.Add(1)
-	go s.drive()
+	go func() {
+		defer s.driver.Done()
+		s.eng.Drive(s.stop)
+	}()
 	useTLS := o.TLS || o.TLSCert != "" || o.TLSKey != ""
 	if o.NoListener && useTLS {
 		s.Close()
@@ -213,10 +193,11 @@ func New(o Options) (*Server, error) {
 	}
 	scheme := "http"
 	if useTLS {
-		if s.tls, err = setupTLS(o, path+".tls", tlsHosts(o, addr)); err != nil {
+		if s.tls, err = tlsca.Setup(o.TLSCert, o.TLSKey, path+".tls", tlsca.Hosts(addr, o.PublicURL, o.AllowedHosts)); err != nil {
 			s.Close()
 			return nil, err
 		}
+		s.fronts.CA = s.tls.CAPEM
 		scheme = "https"
 	}
 	s.url = scheme + "://" + s.ln.Addr().String()
@@ -236,7 +217,7 @@ func New(o Options) (*Server, error) {
 		IdleTimeout: orDefault(o.IdleTimeout, 60*time.Second), ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	ln := s.ln
 	if s.tls != nil {
-		ln = tls.NewListener(ln, s.tls.config)
+		ln = tls.NewListener(ln, s.tls.Config)
 	}
 	go s.httpSrv.Serve(ln) // returns ErrServerClosed at Shutdown
 	return s, nil
@@ -261,7 +242,7 @@ func (s *Server) Client() *http.Client {
 	s.transportOnce.Do(func() {
 		s.transport = &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}
 		if s.tls != nil {
-			s.transport.TLSClientConfig = &tls.Config{RootCAs: s.tls.roots, MinVersion: tls.VersionTLS12}
+			s.transport.TLSClientConfig = &tls.Config{RootCAs: s.tls.Roots, MinVersion: tls.VersionTLS12}
 		}
 	})
 	return &http.Client{Transport: s.transport}
@@ -312,60 +293,6 @@ func (s *Server) Close() error {
 func (s *Server) removeTemp() {
 	if s.tmpDir != "" {
 		os.RemoveAll(s.tmpDir)
-	}
-}
-
-// rateFlushInterval is how soon requests counted by reads reach the state
-// file.
-const rateFlushInterval = 200 * time.Millisecond
-
-// drive applies due events on time when the clock is real; in the other
-// modes every move of the clock applies them itself.
-func (s *Server) drive() {
-	defer s.driver.Done()
-	clock := s.eng.Clock()
-	flush := time.NewTicker(rateFlushInterval)
-	defer flush.Stop()
-	for {
-		next, ok, changed := s.eng.NextDue()
-		var timer *time.Timer
-		var fire <-chan time.Time
-		if ok && clock.Mode() == sim.ClockReal {
-			if d := next.Sub(clock.Now()); d > 0 {
-				timer = time.NewTimer(d)
-				fire = timer.C
-			} else {
-				if err := s.eng.Settle(); err != nil && s.stop.Err() == nil {
-					s.log.Error("apply due events", "err", err)
-					// Try again in a second rather than spin.
-					timer = time.NewTimer(time.Second)
-					fire = timer.C
-				} else {
-					continue
-				}
-			}
-		}
-		select {
-		case <-fire:
-		case <-changed:
-		case <-clock.Changed():
-		case <-flush.C:
-			// Requests counted by reads are written soon: a kill -9 keeps them.
-			if err := s.eng.FlushRates(); err != nil && s.stop.Err() == nil {
-				s.log.Error("save rate windows", "err", err)
-			}
-			if err := s.eng.ReleaseMapped(); err != nil && s.stop.Err() == nil {
-				s.log.Warn("release the state file's mapped pages", "err", err)
-			}
-		case <-s.stop.Done():
-			if timer != nil {
-				timer.Stop()
-			}
-			return
-		}
-		if timer != nil {
-			timer.Stop()
-		}
 	}
 }
 

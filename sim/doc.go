@@ -12,7 +12,8 @@
 //   - One clock. Time comes from the Clock in Config and nothing else: the
 //     engine never reads the wall clock for the simulation nor sleeps. In
 //     manual and virtual modes time moves only when told (Advance, SetTime,
-//     or a long poll in virtual mode).
+//     or a long poll in virtual mode); in real mode Drive waits for the
+//     next due event and applies it on time.
 //   - One seeded randomness. Every random choice derives from Config.Seed
 //     and the id of the entity it is for (Rand, DeriveSeed), so the same
 //     seed and the same calls give the same state, byte for byte, whatever

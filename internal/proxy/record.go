@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -120,7 +120,7 @@ func (rc *recorder) observe(authorization string, secrets *check.Secrets, opID s
 	case "listModels":
 		if mods, ok := m["modalities"].(map[string]any); ok {
 			rc.models = rc.models[:0]
-			for _, name := range sortedKeys(mods) {
+			for _, name := range slices.Sorted(maps.Keys(mods)) {
 				list, _ := mods[name].([]any)
 				for _, item := range list {
 					if b, err := json.Marshal(item); err == nil {
@@ -167,7 +167,7 @@ func walkAssets(v any, fn func(map[string]any)) {
 		if t["object"] == "asset" {
 			fn(t)
 		}
-		for _, k := range sortedKeys(t) {
+		for _, k := range slices.Sorted(maps.Keys(t)) {
 			walkAssets(t[k], fn)
 		}
 	case []any:
@@ -175,15 +175,6 @@ func walkAssets(v any, fn func(map[string]any)) {
 			walkAssets(item, fn)
 		}
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 var planID = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,99}$`)

@@ -1,0 +1,126 @@
+// Package mux sends each request of a server, through the edge (request
+// id, body cap, panic recovery, journal: front.Env.Serve), to the front
+// that serves its path: the local certificate authority, the dashboard,
+// the control API, the authorization server, the MCP server or the REST
+// API.
+package mux
+
+import (
+	"bytes"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/mediamock/mediamock/internal/contract"
+	"github.com/mediamock/mediamock/internal/control"
+	"github.com/mediamock/mediamock/internal/dashboard"
+	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/mcp"
+	"github.com/mediamock/mediamock/internal/oauth"
+	"github.com/mediamock/mediamock/internal/rest"
+	"github.com/mediamock/mediamock/internal/wire"
+)
+
+// Config is what the fronts are made with.
+type Config struct {
+	// Service and Control are the OpenAPI documents the REST front and the
+	// control API serve; LoadControl parses the control one.
+	Service, Control []byte
+	LoadControl      func() (*contract.Contract, error)
+	// CAPath is where the certificate authority (Fronts.CA) is served.
+	CAPath string
+	// OAuthApprove, when not zero, approves every authorization request at
+	// once for that workspace (oauth.Server.Approve).
+	OAuthApprove uint64
+}
+
+// Fronts are a server's fronts, and the doors their requests enter the
+// edge by.
+type Fronts struct {
+	env  *front.Env
+	rest *rest.Front
+	ctl  *control.Front
+	ui   *dashboard.Front
+	auth *oauth.Server
+	// mcp is made on the first MCP request: most servers of a test suite
+	// never see one, and its tools cost a millisecond to build.
+	mcp     *mcp.Front
+	mcpErr  error
+	mcpOnce sync.Once
+	mcpDoor front.Door
+	caPath  string
+	// CA, when set before the server serves, is the certificate authority
+	// served at Config.CAPath.
+	CA []byte
+}
+
+// The doors: how each front's requests enter the edge.
+var (
+	// REST caps bodies itself, after authentication.
+	restDoor = front.Door{Front: "rest", Journaled: true, Faults: true}
+	// The dashboard's own thumbnails and files stay out of the journal.
+	pageDoor  = front.Door{Front: "rest"}
+	ctlDoor   = front.Door{Front: "control"} // caps bodies itself
+	uiDoor    = front.Door{Front: "dashboard"}
+	oauthDoor = front.Door{Front: "oauth"}
+)
+
+// New makes the fronts of env (but the MCP one, made on first use).
+func New(env *front.Env, c Config) *Fronts {
+	f := &Fronts{env: env, rest: rest.New(env, c.Service), ctl: control.New(env, c.Control, c.LoadControl),
+		ui: dashboard.New(env), auth: oauth.New(env), caPath: c.CAPath}
+	// MCP checks its tool results itself: its HTTP bodies are JSON-RPC.
+	f.mcpDoor = front.Door{Front: "mcp", Journaled: true, Faults: true, BodyLimit: env.BodyCap}
+	f.auth.Approve = c.OAuthApprove
+	return f
+}
+
+// ServeHTTP serves a request: every request passes the edge, then the
+// authority takes its path (when CA is set), the dashboard /_mock/ui (and
+// GET /, which leads there), the control API the rest of /_mock, the
+// authorization server /oauth/ and its /.well-known/ metadata, the MCP
+// server /mcp and the REST front everything else.
+func (f *Fronts) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	env := f.env
+	switch {
+	case f.CA != nil && r.URL.Path == f.caPath:
+		env.Serve(w, r, uiDoor, f.serveCA)
+	case dashboard.Serves(r):
+		env.Serve(w, r, uiDoor, f.ui.Serve)
+	case front.HasPathPrefix(r.URL.Path, control.Path):
+		env.Serve(w, r, ctlDoor, f.ctl.Serve)
+	case oauth.Serves(r):
+		env.Serve(w, r, oauthDoor, f.auth.Serve)
+	case front.HasPathPrefix(r.URL.Path, mcp.Path):
+		env.Serve(w, r, f.mcpDoor, func(w *front.Writer, r *http.Request) {
+			m, err := f.MCP()
+			if err != nil {
+				front.WriteError(w, err)
+				return
+			}
+			m.Serve(w, r)
+		})
+	case dashboard.Fetched(r):
+		env.Serve(w, r, pageDoor, f.rest.Serve)
+	default:
+		env.Serve(w, r, restDoor, f.rest.Serve)
+	}
+}
+
+// MCP is the MCP front, made on first use.
+func (f *Fronts) MCP() (*mcp.Front, error) {
+	f.mcpOnce.Do(func() { f.mcp, f.mcpErr = mcp.New(f.env) })
+	return f.mcp, f.mcpErr
+}
+
+// serveCA serves the authority a client trusts.
+func (f *Fronts) serveCA(w *front.Writer, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		front.WriteError(w, wire.MethodNotAllowed(r.Method, "the certificate authority", "GET, HEAD", []string{"GET", "HEAD"}))
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-pem-file")
+	w.Header().Set("Content-Disposition", `attachment; filename="mediamock-ca.pem"`)
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(f.CA))
+}

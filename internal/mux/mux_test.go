@@ -1,0 +1,116 @@
+package mux
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mediamock/mediamock/fixtures"
+	"github.com/mediamock/mediamock/internal/contract"
+	"github.com/mediamock/mediamock/internal/fault"
+	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/gate"
+	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/sim"
+	"github.com/mediamock/mediamock/spec"
+)
+
+var (
+	service    = sync.OnceValues(func() (*contract.Contract, error) { return contract.ParseEmbedded("openapi.json", spec.OpenAPI) })
+	controlAPI = sync.OnceValues(func() (*contract.Contract, error) { return contract.ParseEmbedded("control.json", spec.Control) })
+)
+
+const caPath = "/_mock/tls/ca.pem"
+
+func newFronts(t *testing.T) (*Fronts, *front.Env) {
+	t.Helper()
+	api, err := service()
+	require.NoError(t, err)
+	world, err := fixtures.Load("", 0)
+	require.NoError(t, err)
+	eng, err := sim.Open(sim.Config{Path: filepath.Join(t.TempDir(), "state.db"), World: world,
+		Clock: sim.NewClock(sim.ClockManual, sim.DefaultEpoch, nil)})
+	require.NoError(t, err)
+	t.Cleanup(func() { eng.Close() })
+	env := &front.Env{Eng: eng, Gate: gate.New(eng), Rules: fault.NewSet(0), API: api,
+		Journal: journal.New(100, 4096), Journals: journal.NewRings(10, 4096), Coverage: &journal.Counts{FaultKinds: fault.Kinds},
+		Log: slog.New(slog.DiscardHandler), WallClock: time.Now, Stop: context.Background(),
+		Sleep: func(context.Context, time.Duration) {}, MaxBodyBytes: 1 << 20, ListenURL: "http://localhost"}
+	return New(env, Config{Service: spec.OpenAPI, Control: spec.Control, LoadControl: controlAPI, CAPath: caPath}), env
+}
+
+// Each path reaches its front, each front through its own door: the
+// journal names the front of the journaled ones.
+func TestEachPathReachesItsFront(t *testing.T) {
+	f, env := newFronts(t)
+	f.CA = []byte("-----BEGIN CERTIFICATE-----\n")
+	tests := []struct {
+		name, method, path string
+		status             int
+		header             string // a header the front sets, and part of its value
+		value              string
+		journal            string // the front the journal names; "" when not journaled
+		body               string // part of the front's answer
+	}{
+		{"the authority", "GET", caPath, 200, "Content-Type", "application/x-pem-file", "", "BEGIN CERTIFICATE"},
+		{"the authority takes GET and HEAD", "POST", caPath, 405, "Allow", "GET, HEAD", "", "the certificate authority"},
+		{"the dashboard", "GET", "/_mock/ui/", 200, "Content-Type", "text/html", "", "<!doctype html>"},
+		{"the control API", "GET", "/_mock/health", 200, "Content-Type", "application/json", "", `"status":"ok"`},
+		{"the authorization server", "GET", "/.well-known/oauth-authorization-server", 200, "Content-Type", "application/json", "", `"issuer":"http://localhost"`},
+		{"the authorization server's endpoints", "GET", "/oauth/token", 405, "Allow", "POST", "", `"error":"invalid_request"`},
+		{"the MCP server", "POST", "/mcp", 401, "WWW-Authenticate", "resource_metadata", "mcp", "missing_credentials"},
+		{"the REST API", "GET", "/api/v1/account", 401, "WWW-Authenticate", "Bearer", "rest", "missing_credentials"},
+		{"anything else is REST's", "GET", "/nope", 404, "Content-Type", "application/json", "rest", "No operation at GET /nope."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env.Journal.Clear()
+			req := httptest.NewRequest(tt.method, tt.path, nil)
+			req.Host = "localhost"
+			rec := httptest.NewRecorder()
+			f.ServeHTTP(rec, req)
+			assert.Equal(t, tt.status, rec.Code, "%.300s", rec.Body)
+			assert.Contains(t, rec.Body.String(), tt.body)
+			assert.Contains(t, rec.Header().Get(tt.header), tt.value, tt.header)
+			assert.NotEmpty(t, rec.Header().Get("X-Request-Id"), "through the edge")
+			got := env.Journal.List(journal.Filter{})
+			if tt.journal == "" {
+				assert.Empty(t, got)
+				return
+			}
+			require.Len(t, got, 1)
+			assert.Equal(t, tt.journal, got[0].Front)
+		})
+	}
+}
+
+// Without a certificate authority of its own, its path is the control
+// API's, which has no such endpoint.
+func TestNoAuthorityNoPath(t *testing.T) {
+	f, _ := newFronts(t)
+	req := httptest.NewRequest("GET", caPath, nil)
+	req.Host = "localhost"
+	rec := httptest.NewRecorder()
+	f.ServeHTTP(rec, req)
+	assert.Equal(t, http.StatusNotFound, rec.Code)
+	assert.NotContains(t, rec.Header().Get("Content-Type"), "pem")
+}
+
+// The MCP front is made once, on first use.
+func TestMCPMadeOnce(t *testing.T) {
+	f, _ := newFronts(t)
+	assert.Nil(t, f.mcp)
+	a, err := f.MCP()
+	require.NoError(t, err)
+	b, err := f.MCP()
+	require.NoError(t, err)
+	assert.Same(t, a, b)
+}
