@@ -41,7 +41,7 @@ func TestOneAuthenticationAndOneDecodePerToolCall(t *testing.T) {
 	session := http.Header{"Mcp-Session-Id": {resp.Header.Get("Mcp-Session-Id")}, "Mcp-Protocol-Version": {"2025-11-25"}}
 	resp, body = post(t, session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	require.Equal(t, http.StatusAccepted, resp.StatusCode, body)
-	f, err := srv.mcpFront()
+	f, err := srv.fronts.MCP()
 	require.NoError(t, err)
 	ws, ok := srv.WorkspaceID(KeyAllScopes)
 	require.True(t, ok)
