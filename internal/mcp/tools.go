@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -205,7 +206,7 @@ func (t *tool) request(ctx context.Context, args map[string]json.RawMessage, bad
 	case t.args.Body && (len(args) > 0 || t.args.BodyRequired):
 		body, _ = json.Marshal(args) // sorted keys, values as sent
 	case !t.args.Body:
-		for _, name := range sortedKeys(args) {
+		for _, name := range slices.Sorted(maps.Keys(args)) {
 			violations = append(violations, sim.Violation{In: "arguments", Field: name, Reason: "unknown field", Allowed: t.names})
 		}
 	}
@@ -243,15 +244,6 @@ func text(v json.RawMessage) string {
 		return s
 	}
 	return string(bytes.TrimSpace(v))
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // result is a tool's answer: the operation's JSON as structured content and
