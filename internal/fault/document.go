@@ -11,8 +11,9 @@ import (
 
 // ControlDocument returns control.json with what the kind table decides
 // written into it: FaultSpec's kind, modality and parameters, FaultRule's
-// (the same, with its id, via, matched and hits) and the x-fault-kinds
-// extension the dashboard builds its form from. Everything else of the
+// (the same, with its id, via, matched and hits), the x-fault-kinds
+// extension the dashboard builds its form from, and the kinds of the
+// coverage's failure paths. Everything else of the
 // document is kept as it is, byte for byte, in its order.
 func ControlDocument(doc []byte) ([]byte, error) {
 	v, err := decodeOrdered(doc)
@@ -90,6 +91,13 @@ func ControlDocument(doc []byte) ([]byte, error) {
 		rp.set(k, v)
 	}
 	rule.set("properties", rp)
+
+	// The coverage's failure paths: one per kind that strikes requests.
+	if kind, ok := schemas.path("Coverage", "properties", "failure_paths", "items", "properties", "kind"); ok {
+		kind.set("enum", anys(RequestKinds))
+	} else {
+		return nil, errors.New("control.json: Coverage.failure_paths has no kind")
+	}
 
 	var out bytes.Buffer
 	enc := json.NewEncoder(&out)
