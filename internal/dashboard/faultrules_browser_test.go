@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,10 +52,74 @@ func TestDashboardFaultRulesInBrowser(t *testing.T) {
 	b.visible("the event stream is live", `#live[data-state="live"]`)
 	b.visible("the faults panel shows", `#panel-faults[data-loaded]`)
 	b.visible("no rule yet", `#fault-rules-empty`)
-	assert.Equal(t, 13, eval[int](b, `document.querySelector('#fault-rule select[name="kind"]').options.length`), "every kind")
+
+	// The form is control.json's: every kind (those that strike requests
+	// first), and for each its parameters, labelled with their titles, and
+	// its targeting (a class when it strikes several), its doc as the hint.
+	kinds, props := faultDocument(t)
+	_, js := get(t, srv, "GET", "/_mock/ui/app.js")
+	dists := distributions(t, js)
+	var names, simulated []string
+	for _, k := range kinds {
+		if len(k.Classes) > 0 {
+			names = append(names, k.Name)
+		} else {
+			simulated = append(simulated, k.Name)
+		}
+	}
+	names = append(names, simulated...)
+	kind := `#fault-rule select[name="kind"]`
+	assert.Equal(t, names, eval[[]string](b, `[...document.querySelector('#fault-rule select[name="kind"]').options].map(o => o.value)`),
+		"every kind of control.json")
+	for _, k := range kinds {
+		b.choose("choose "+k.Name, kind, k.Name)
+		params := []string{}
+		for _, p := range k.Params {
+			other := false
+			for d, ps := range dists {
+				other = other || d != props["distribution"].Enum[0] && slices.Contains(ps, p) // the first is chosen
+			}
+			if !other {
+				params = append(params, p)
+			}
+		}
+		assert.Equal(t, params, shown(b, "param"), "the parameters of %s", k.Name)
+		targets := slices.DeleteFunc(append([]string{}, k.Targets...), func(s string) bool { return s == "class" && len(k.Classes) < 2 })
+		assert.Equal(t, targets, shown(b, "target"), "the targeting of %s", k.Name)
+		assert.Equal(t, len(targets) == 0, eval[bool](b, `!document.querySelector('#fault-target-none').hidden`), "%s says when it takes no targeting", k.Name)
+		if slices.Contains(targets, "class") {
+			assert.Equal(t, append([]string{""}, k.Classes...), eval[[]string](b, `[...document.querySelector('#fault-rule select[name="class"]').options].map(o => o.value)`),
+				"the classes %s strikes", k.Name)
+		}
+		hint := strings.ReplaceAll(k.Doc, "`", "")
+		if !strings.HasPrefix(k.Doc, "`") { // code keeps its case
+			hint = strings.ToUpper(hint[:1]) + hint[1:]
+		}
+		assert.Equal(t, hint, eval[string](b, `document.querySelector('#fault-kind-hint').textContent`), "the hint of %s is its doc", k.Name)
+		for _, p := range params {
+			s := props[p]
+			got := eval[map[string]any](b, fmt.Sprintf(`(() => { const l = document.querySelector('#fault-rule [data-param="%s"]'); const el = l.querySelector('input, select');
+				return { label: l.firstChild.textContent.trim(), tag: el.localName, type: el.type, min: el.min, max: el.max, num: el.dataset.num || '', bool: el.dataset.bool || '', first: el.options ? el.options[0].value : '' } })()`, p))
+			assert.Equal(t, s.Title, got["label"], "the label of %s is its title", p)
+			switch {
+			case s.Type == "boolean" || len(s.Enum) > 0:
+				assert.Equal(t, "select", got["tag"], "%s is a choice", p)
+				assert.Equal(t, s.Type == "integer", got["num"] == "true", "%s is sent as a number", p)
+				assert.Equal(t, s.Type == "boolean", got["bool"] == "true", "%s is sent as a boolean", p)
+				assert.Equal(t, s.Default != nil, got["first"] == "", "%s: its default is the empty choice", p)
+			case s.Type == "integer" || s.Type == "number":
+				assert.Equal(t, "number", got["type"], "%s is a number", p)
+				if s.Minimum != nil {
+					assert.Equal(t, fmt.Sprint(*s.Minimum), got["min"], "the least %s", p)
+				}
+			default:
+				assert.Equal(t, "text", got["type"], "%s is text", p)
+			}
+		}
+	}
+	b.choose("choose reset", kind, "reset")
 
 	// The inputs follow the kind (and latency's distribution).
-	kind := `#fault-rule select[name="kind"]`
 	assert.Equal(t, []string{"after_bytes"}, shown(b, "param"), "reset")
 	b.choose("choose latency", kind, "latency")
 	assert.Equal(t, []string{"distribution", "ms"}, shown(b, "param"))
@@ -143,6 +208,47 @@ func TestDashboardFaultRulesInBrowser(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode, body)
 	b.press("delete it from the page", `#fault-rule-table tr[data-kind="mcp_stream_drop"] button[data-action="delete"]`)
 	b.until("the page says it was gone", `document.querySelector('#toast').textContent.includes('gone already')`)
+	b.visible("no rule again", `#fault-rules-empty`)
+
+	// The kinds decided in the simulation: a job_failure rule from the
+	// form, a platform_failure one, and a failure_rate one a shorthand
+	// made, which says so. Their rows read: their parameters, their
+	// targeting, or that they take none.
+	b.choose("choose job_failure", kind, "job_failure")
+	b.do("fill it in",
+		chromedp.SetValue(chromedp.CSS(`#fault-rule input[name="model"]`), "imagen-4"),
+		chromedp.SetValue(chromedp.CSS(`#fault-rule select[name="stage"]`), "queued"),
+		chromedp.SetValue(chromedp.CSS(`#fault-rule input[name="code"]`), "content_policy"),
+		chromedp.SetValue(chromedp.CSS(`#fault-rule select[name="modality"]`), "image"))
+	b.press("add it", `#fault-rule button[type="submit"]`)
+	b.visible("it is listed", `#fault-rule-table tr[data-kind="job_failure"]`)
+	text = eval[string](b, `document.querySelector('#fault-rule-table tr[data-kind="job_failure"]').innerText`)
+	for _, want := range []string{"image", "model=imagen-4", "stage=queued", "code=content_policy", "always"} {
+		assert.Contains(t, text, want)
+	}
+	assert.NotContains(t, text, "via")
+	b.choose("choose platform_failure", kind, "platform_failure")
+	assert.Equal(t, []string{"platform"}, shown(b, "param"))
+	b.choose("choose instagram", `#fault-rule select[name="platform"]`, "instagram")
+	b.press("add it", `#fault-rule button[type="submit"]`)
+	b.visible("it is listed", `#fault-rule-table tr[data-kind="platform_failure"]`)
+	text = eval[string](b, `document.querySelector('#fault-rule-table tr[data-kind="platform_failure"]').innerText`)
+	for _, want := range []string{"platform=instagram", "no targeting", "always"} {
+		assert.Contains(t, text, want)
+	}
+	b.press("set a failure rate with its shorthand", `#fault-rate button[type="submit"]`)
+	b.visible("its rule is listed", `#fault-rule-table tr[data-kind="failure_rate"]`)
+	text = eval[string](b, `document.querySelector('#fault-rule-table tr[data-kind="failure_rate"]').innerText`)
+	for _, want := range []string{"via failure-rate", "rate=0.25", "no targeting", "always"} {
+		assert.Contains(t, text, want)
+	}
+	rules = faultRules(t, srv, "")
+	require.Len(t, rules, 3)
+	assert.Equal(t, map[string]any{"id": rules[0]["id"], "kind": "job_failure", "modality": "image", "model": "imagen-4", "stage": "queued",
+		"code": "content_policy", "matched": 0.0, "hits": 0.0}, rules[0], "the fields filled in, and no other")
+	assert.Equal(t, "failure-rate", rules[2]["via"])
+	b.screenshot("fault-rules-simulation")
+	b.press("clear every fault", `#faults-clear`)
 	b.visible("no rule again", `#fault-rules-empty`)
 
 	// In a sandbox's scope, a rule is the sandbox's alone.

@@ -1,6 +1,7 @@
 package dashboard_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -17,83 +18,159 @@ import (
 	"github.com/mediamock/mediamock/internal/testkit"
 )
 
-// pageKind is what the page's rule form offers for a kind of fault.
-type pageKind struct {
-	params, targets []string // targets: nil for every one
+// faultKind is a row of control.json's FaultSpec x-fault-kinds, the table
+// the dashboard's rule form is built from.
+type faultKind struct {
+	Name    string   `json:"-"`
+	Stage   string   `json:"stage"`
+	Classes []string `json:"classes"`
+	Params  []string `json:"params"`
+	Targets []string `json:"targets"`
+	Doc     string   `json:"doc"`
 }
 
-// jsList reads a list of JavaScript strings: 'a', 'b'.
-func jsList(s string) []string {
-	var out []string
-	for _, m := range regexp.MustCompile(`'([^']*)'`).FindAllStringSubmatch(s, -1) {
-		out = append(out, m[1])
-	}
-	return out
+// fieldSchema is the schema of a field of a FaultSpec.
+type fieldSchema struct {
+	Title   string   `json:"title"`
+	Type    string   `json:"type"`
+	Enum    []any    `json:"enum"`
+	Default any      `json:"default"`
+	Minimum *float64 `json:"minimum"`
+	Maximum *float64 `json:"maximum"`
 }
 
-// pageKinds reads the kinds of fault rules the served app.js offers
-// (RULE_KINDS), and latency's distributions (DISTRIBUTIONS).
-func pageKinds(t *testing.T, js string) (map[string]pageKind, map[string][]string) {
+// faultDocument reads control.json's FaultSpec: the kinds, in the
+// document's order, and the schema of each field.
+func faultDocument(t *testing.T) ([]faultKind, map[string]fieldSchema) {
 	t.Helper()
-	kinds := map[string]pageKind{}
-	for _, m := range regexp.MustCompile(`(?m)^\s+(\w+): \{ params: \[([^\]]*)\](?:, targets: \[([^\]]*)\])?`).FindAllStringSubmatch(js, -1) {
-		kinds[m[1]] = pageKind{params: jsList(m[2]), targets: jsList(m[3])}
+	var doc struct {
+		Components struct {
+			Schemas struct {
+				FaultSpec struct {
+					Properties map[string]fieldSchema `json:"properties"`
+					Kinds      json.RawMessage        `json:"x-fault-kinds"`
+				} `json:"FaultSpec"`
+			} `json:"schemas"`
+		} `json:"components"`
 	}
+	require.NoError(t, json.Unmarshal(mediamock.ControlDocument, &doc))
+	spec := doc.Components.Schemas.FaultSpec
+	require.NotEmpty(t, spec.Kinds, "FaultSpec has x-fault-kinds")
+	byName := map[string]faultKind{}
+	require.NoError(t, json.Unmarshal(spec.Kinds, &byName))
+	// The order of the kinds is the order of the object's keys.
+	var kinds []faultKind
+	dec := json.NewDecoder(bytes.NewReader(spec.Kinds))
+	_, err := dec.Token() // {
+	require.NoError(t, err)
+	for dec.More() {
+		tok, err := dec.Token()
+		require.NoError(t, err)
+		name := tok.(string)
+		var skip json.RawMessage
+		require.NoError(t, dec.Decode(&skip))
+		k := byName[name]
+		k.Name = name
+		kinds = append(kinds, k)
+	}
+	return kinds, spec.Properties
+}
+
+// distributions reads latency's distributions from the served app.js
+// (DISTRIBUTIONS): each one's parameters.
+func distributions(t *testing.T, js string) map[string][]string {
+	t.Helper()
 	line := regexp.MustCompile(`const DISTRIBUTIONS = \{([^}]*)\}`).FindStringSubmatch(js)
 	require.NotNil(t, line, "app.js lists the distributions")
 	dists := map[string][]string{}
 	for _, m := range regexp.MustCompile(`(\w+): \[([^\]]*)\]`).FindAllStringSubmatch(line[1], -1) {
-		dists[m[1]] = jsList(m[2])
+		for _, p := range regexp.MustCompile(`'([^']*)'`).FindAllStringSubmatch(m[2], -1) {
+			dists[m[1]] = append(dists[m[1]], p[1])
+		}
 	}
-	return kinds, dists
+	return dists
 }
 
-// The fault rule form offers what the server takes: every kind of
-// control.json's FaultSpec, an input for each of its fields, and for each
-// kind the parameters the server accepts of it and no other; the targeting
-// it hides is what the server refuses of the kind.
+// The fault rule form is built from control.json, and control.json is
+// what the server takes: for every kind of FaultSpec's x-fault-kinds, the
+// parameters it lists are accepted and every other parameter is refused,
+// naming the field; the targeting it lists is accepted and the rest
+// refused. The page itself names no kind: a kind added to the table is
+// offered with no change to it.
 func TestDashboardFaultRuleFormMatchesTheServer(t *testing.T) {
 	srv := mediamock.RunT(t)
 	resp, js := get(t, srv, "GET", "/_mock/ui/app.js")
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	_, page := get(t, srv, "GET", "/_mock/ui/")
-	kinds, dists := pageKinds(t, js)
+	_, served := get(t, srv, "GET", "/_mock/openapi.json")
+	require.JSONEq(t, string(mediamock.ControlDocument), served, "the page reads the document the server serves")
+	kinds, props := faultDocument(t)
+	require.NotEmpty(t, kinds)
+	dists := distributions(t, js)
 
-	var doc struct {
-		Components struct {
-			Schemas map[string]struct {
-				Properties map[string]struct {
-					Enum []any `json:"enum"`
-				} `json:"properties"`
-			} `json:"schemas"`
-		} `json:"components"`
+	// The page names no kind: it reads them (their spellings with an
+	// underscore, which are not words of the page otherwise).
+	for _, k := range kinds {
+		if !strings.Contains(k.Name, "_") {
+			continue
+		}
+		for _, quoted := range []string{"'" + k.Name + "'", `"` + k.Name + `"`, ">" + k.Name + "<", k.Name + ":"} {
+			assert.False(t, strings.Contains(js, quoted), "app.js names the kind %s: %s", k.Name, quoted)
+			assert.False(t, strings.Contains(page, quoted), "index.html names the kind %s: %s", k.Name, quoted)
+		}
 	}
-	require.NoError(t, json.Unmarshal(mediamock.ControlDocument, &doc))
-	spec := doc.Components.Schemas["FaultSpec"].Properties
-	var enum []string
-	for _, k := range spec["kind"].Enum {
-		enum = append(enum, k.(string))
+
+	// Every field of a FaultSpec is a kind's parameter, with a title (the
+	// form's label) and a type the form has an input for, or targeting.
+	params, targets := map[string]bool{}, map[string]bool{}
+	for _, k := range kinds {
+		for _, p := range k.Params {
+			params[p] = true
+		}
+		for _, tg := range k.Targets {
+			targets[tg] = true
+		}
 	}
-	assert.ElementsMatch(t, enum, slices.Collect(maps.Keys(kinds)), "the page offers every kind, and no other")
-	form := page[strings.Index(page, `<form id="fault-rule"`):]
-	form = form[:strings.Index(form, `</form>`)]
-	var names []string
-	for _, m := range regexp.MustCompile(`<(?:input|select) name="(\w+)"`).FindAllStringSubmatch(form, -1) {
-		names = append(names, m[1])
+	for name, s := range props {
+		switch {
+		case name == "kind":
+		case params[name]:
+			assert.NotEmpty(t, s.Title, "%s has a title, the form's label", name)
+			assert.Contains(t, []string{"integer", "number", "string", "boolean"}, s.Type, "the form has an input for %s", name)
+			assert.False(t, targets[name], "%s is a parameter or targeting, not both", name)
+		default:
+			assert.True(t, targets[name], "%s is a kind's parameter or targeting", name)
+		}
 	}
-	assert.ElementsMatch(t, slices.Collect(maps.Keys(spec)), names, "an input for each field of a FaultSpec")
+	for p := range params {
+		assert.Contains(t, props, p, "a parameter of x-fault-kinds is a field of FaultSpec")
+	}
 	var distEnum []string
-	for _, d := range spec["distribution"].Enum {
+	for _, d := range props["distribution"].Enum {
 		distEnum = append(distEnum, d.(string))
 	}
-	assert.ElementsMatch(t, distEnum, slices.Collect(maps.Keys(dists)), "every distribution")
+	assert.ElementsMatch(t, distEnum, slices.Collect(maps.Keys(dists)), "DISTRIBUTIONS has every distribution")
 
-	// A value the server takes for each parameter, and what each kind needs.
+	// A value the server takes for each parameter and targeting field, and
+	// what each kind needs.
 	sample := map[string]any{"after_bytes": 10, "after_fraction": 0.25, "bytes_per_second": 100, "bytes": 16, "ms": 1,
 		"min_ms": 1, "max_ms": 2, "median_ms": 1, "sigma": 0.5, "status": 503, "ttl_seconds": 60, "expired_status": 404, "retry_after_seconds": 2,
-		"fields": false, "enums": false, "headers": false, "reorder": false}
+		"fields": false, "enums": false, "headers": false, "reorder": false,
+		"model": "imagen-4", "stage": "queued", "code": "content_policy", "rate": 0.5, "platform": "instagram"}
+	for p := range params {
+		if p != "distribution" {
+			require.Contains(t, sample, p, "a sample value of the parameter %s, for this test", p)
+		}
+	}
 	needs := map[string]map[string]any{"slow_body": {"bytes_per_second": 100}, "status": {"status": 503},
-		"file_expiry": {"ttl_seconds": 60}, "latency": {"distribution": "fixed", "ms": 1}}
+		"file_expiry": {"ttl_seconds": 60}, "latency": {"distribution": "fixed", "ms": 1},
+		"failure_rate": {"rate": 0.5}, "platform_failure": {"platform": "instagram"}}
+	targeting := map[string]any{"operation": "*", "modality": "video", "probability": 0.5, "first": 1}
+	for tg := range targets {
+		if tg != "class" {
+			require.Contains(t, targeting, tg, "a sample value of the targeting field %s, for this test", tg)
+		}
+	}
 	jsonType := map[string]string{"Content-Type": "application/json"}
 	add := func(spec map[string]any) (int, string) {
 		body, err := json.Marshal(spec)
@@ -111,51 +188,65 @@ func TestDashboardFaultRuleFormMatchesTheServer(t *testing.T) {
 		maps.Copy(out, extra)
 		return out
 	}
-	for kind, k := range kinds {
-		offered := map[string]bool{}
-		for _, p := range k.params {
-			offered[p] = true
-			if p == "distribution" {
-				continue
+	refused := func(kind, field string, v any) {
+		t.Helper()
+		status, out := add(with(kind, map[string]any{field: v}))
+		assert.Equal(t, http.StatusBadRequest, status, "%s refuses %s=%v, which the document does not list for it: %s", kind, field, v, out)
+		assert.Contains(t, out, fmt.Sprintf(`"field":%q`, field), "the refusal names the field")
+	}
+	for _, k := range kinds {
+		kind := k.Name
+		taken := map[string]bool{}
+		for _, p := range k.Params {
+			taken[p] = true
+			if p == "distribution" || slices.ContainsFunc(slices.Collect(maps.Values(dists)), func(ps []string) bool { return slices.Contains(ps, p) }) {
+				continue // with its distribution, below
 			}
 			status, out := add(with(kind, map[string]any{p: sample[p]}))
-			assert.Equal(t, http.StatusCreated, status, "%s takes %s, as the page says: %s", kind, p, out)
+			assert.Equal(t, http.StatusCreated, status, "%s takes %s, as the document says: %s", kind, p, out)
 		}
-		if offered["distribution"] {
-			for d, params := range dists {
+		if taken["distribution"] {
+			for d, ps := range dists {
 				spec := map[string]any{"kind": kind, "distribution": d}
-				for _, p := range params {
-					offered[p] = true
+				for _, p := range ps {
+					assert.True(t, taken[p], "%s takes %s, a parameter of the %s distribution", kind, p, d)
 					spec[p] = sample[p]
 				}
 				status, out := add(spec)
-				assert.Equal(t, http.StatusCreated, status, "%s %s takes %v: %s", kind, d, params, out)
+				assert.Equal(t, http.StatusCreated, status, "%s %s takes %v: %s", kind, d, ps, out)
 			}
 		}
 		for p, v := range sample {
-			if offered[p] {
-				continue
+			if !taken[p] {
+				refused(kind, p, v)
 			}
-			status, out := add(with(kind, map[string]any{p: v}))
-			assert.Equal(t, http.StatusBadRequest, status, "%s refuses %s, which the page hides: %s", kind, p, out)
-			assert.Contains(t, out, fmt.Sprintf(`"field":%q`, p), "the refusal names the field")
 		}
 		status, out := add(with(kind, nil))
 		assert.Equal(t, http.StatusCreated, status, "%s with what it needs alone: %s", kind, out)
 
-		// Hidden targeting: an operation for a kind that strikes whole
-		// requests or files, a probability for file_expiry, is refused.
-		targets := k.targets
-		if targets == nil {
-			targets = []string{"class", "operation", "modality", "probability", "first"}
-		}
-		for field, v := range map[string]any{"operation": "*", "probability": 0.5, "first": 1} {
-			status, out := add(with(kind, map[string]any{field: v}))
-			if slices.Contains(targets, field) {
-				assert.Equal(t, http.StatusCreated, status, "%s takes %s, as the page says: %s", kind, field, out)
+		// The targeting it lists is taken; the rest is refused.
+		for field, v := range targeting {
+			if slices.Contains(k.Targets, field) {
+				status, out := add(with(kind, map[string]any{field: v}))
+				assert.Equal(t, http.StatusCreated, status, "%s takes %s, as the document says: %s", kind, field, out)
 			} else {
-				assert.Equal(t, http.StatusBadRequest, status, "%s refuses %s, which the page hides: %s", kind, field, out)
+				refused(kind, field, v)
 			}
+		}
+		// A class: the form offers the kind's classes when it has more
+		// than one; a kind of one class takes that one alone (the form
+		// does not ask), and a kind decided in the simulation none.
+		for _, c := range props["class"].Enum {
+			class := c.(string)
+			if slices.Contains(k.Classes, class) {
+				status, out := add(with(kind, map[string]any{"class": class}))
+				assert.Equal(t, http.StatusCreated, status, "%s strikes %s: %s", kind, class, out)
+			} else {
+				refused(kind, "class", class)
+			}
+		}
+		if len(k.Classes) > 1 {
+			assert.Contains(t, k.Targets, "class", "%s strikes several classes: it is targeted by class", kind)
 		}
 	}
 }

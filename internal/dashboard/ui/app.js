@@ -650,10 +650,43 @@
 
   // --- faults
 
-  const PLATFORMS = ['tiktok', 'instagram', 'youtube', 'facebook', 'x', 'linkedin', 'pinterest', 'threads', 'all'];
-  $('#fault-platform').elements.platform.replaceChildren(...PLATFORMS.map((p) => h('option', {}, p)));
+  // The kinds of fault and their parameters are control.json's
+  // (components.schemas.FaultSpec: x-fault-kinds and the properties'
+  // schemas), read once: a kind the server gains is offered as it is.
+  let faultDoc = null; // the promise of F
+  let F = null; // the kinds (x-fault-kinds), the fields' schemas, the names of the parameters and of the targeting
+  async function loadFaultDoc() {
+    if (!faultDoc) {
+      faultDoc = api('GET', '/openapi.json').then(readFaultDoc);
+      faultDoc.catch(() => { faultDoc = null; }); // tried again on the next load
+    }
+    return faultDoc;
+  }
+  // readFaultDoc keeps the kinds, the schema of each field, and which
+  // fields are parameters (a kind takes them) and which targeting (the
+  // rest), in the document's order; then builds the forms from them.
+  function readFaultDoc(doc) {
+    const spec = doc.components.schemas.FaultSpec;
+    const kinds = spec['x-fault-kinds'];
+    const taken = new Set(Object.values(kinds).flatMap((k) => k.params));
+    const fields = Object.keys(spec.properties).filter((p) => p !== 'kind');
+    F = { kinds, props: spec.properties, params: fields.filter((p) => taken.has(p)), targets: fields.filter((p) => !taken.has(p)) };
+    buildRuleForm();
+    for (const sel of $$('select[data-enum]')) fillEnum(sel, F.props[sel.dataset.enum] || {});
+    return F;
+  }
+
+  // fillEnum offers the values of a schema's enum (after "any", when the
+  // select has one), its default chosen.
+  function fillEnum(sel, schema) {
+    const keep = sel.value;
+    sel.replaceChildren(...$$('option[value=""]', sel), ...(schema.enum || []).map((v) => h('option', {}, String(v))));
+    sel.value = keep;
+    if (sel.selectedIndex < 0 || !keep) sel.value = schema.default != null ? String(schema.default) : sel.options[0] ? sel.options[0].value : '';
+  }
 
   async function loadFaults() {
+    await loadFaultDoc();
     if (!S.operations.length) S.operations = (await api('GET', '/coverage')).operations.map((o) => o.operation);
     for (const sel of $$('.op-select')) {
       if (sel.dataset.ops === String(S.operations.length)) continue; // filled: a reload keeps what is chosen
@@ -699,50 +732,94 @@
 
   // --- fault rules: a kind, its parameters, whom it targets, how often
 
-  // Each kind's parameters (latency's distribution brings its own), what
-  // it says, and the targeting it takes (absent: all of it): a kind that
-  // strikes one class alone takes no class, one that strikes whole
-  // requests no operation, file_expiry no probability or first.
-  const TARGETS = ['class', 'operation', 'modality', 'probability', 'first'];
-  const RULE_KINDS = {
-    reset: { params: ['after_bytes'], hint: 'The connection is reset (TCP RST) after after_bytes of the response; 0: before anything.' },
-    empty_reply: { params: [], hint: 'The connection closes with no answer.' },
-    truncate: { params: ['after_bytes', 'after_fraction'], hint: 'The body stops short of its Content-Length, after after_bytes or after_fraction (half when neither), and the connection closes.' },
-    slow_body: { params: ['bytes_per_second'], hint: 'The body trickles at bytes_per_second (required).' },
-    garbage_then_close: { params: ['bytes'], hint: 'Bytes of garbage, not HTTP (256 when empty), then the connection closes.' },
-    latency: { params: ['distribution'], hint: 'Wall-clock latency: fixed (ms), uniform (min and max ms) or lognormal (median ms and sigma, a long tail); capped at 120,000 ms.' },
-    status: { params: ['status'], hint: 'A 429, 500 or 503 before the operation runs: nothing changes.' },
-    file_expiry: { params: ['ttl_seconds', 'expired_status'], targets: ['modality'], hint: 'File addresses expire ttl_seconds (required, on the simulated clock) after they are handed out, then answer 403 (or 404). Every download meets it.' },
-    file_truncate: { params: ['after_bytes', 'after_fraction'], targets: ['modality', 'probability', 'first'], hint: "A file's first whole download breaks like truncate; a request with Range is served whole, so a client resumes." },
-    mcp_session_expire: { params: [], targets: ['probability', 'first'], hint: 'The MCP session ends: its request and every later one answer 404 until the client initializes again.' },
-    mcp_stream_drop: { params: [], targets: ['operation', 'modality', 'probability', 'first'], hint: "A tool call's event stream closes before its result, after the call ran." },
-    mcp_unavailable: { params: ['retry_after_seconds'], targets: ['probability', 'first'], hint: 'The MCP endpoint answers 503 with Retry-After (1 second when empty).' },
-    evolve: { params: ['fields', 'enums', 'headers', 'reorder'], targets: ['operation', 'modality', 'probability', 'first'], hint: "The answers of the service's operations gain what its next additive release may add: unknown fields, enum values and headers, keys in another order. The journal names each change." },
-  };
+  // latency's distribution brings its own parameters: those of another
+  // distribution are hidden.
   const DISTRIBUTIONS = { fixed: ['ms'], uniform: ['min_ms', 'max_ms'], lognormal: ['median_ms', 'sigma'] };
-  const RULE_PARAMS = ['after_bytes', 'after_fraction', 'bytes_per_second', 'bytes', 'distribution', 'ms', 'min_ms', 'max_ms', 'median_ms', 'sigma',
-    'status', 'ttl_seconds', 'expired_status', 'retry_after_seconds', 'fields', 'enums', 'headers', 'reorder'];
 
   const ruleForm = $('#fault-rule');
-  ruleForm.elements.kind.replaceChildren(...Object.keys(RULE_KINDS).map((k) => h('option', {}, k)));
+
+  // marked renders a text of the document: `code` as code, the rest as text.
+  const marked = (text) => text.split('`').map((part, i) => (i % 2 ? h('code', {}, part) : part));
+  const plain = (text) => (text || '').replaceAll('`', '');
+  const upper = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
+  // fieldInput makes the input of a field from its schema: a choice for an
+  // enum or a boolean (the schema's default, when it has one, is the empty
+  // choice: the server's; `any` is the empty choice of a targeting field),
+  // a number with its bounds, else text.
+  function fieldInput(name, s, any) {
+    const numeric = s.type === 'integer' || s.type === 'number';
+    const attrs = { name, title: plain(s.description) || null };
+    if (s.enum || s.type === 'boolean') {
+      const shown = (v) => (s.type === 'boolean' ? (v ? 'on' : 'off') : String(v));
+      const empty = any ? 'any' : s.default != null ? shown(s.default) + ' (default)' : null;
+      const values = (s.enum || [true, false]).filter((v) => any || v !== s.default);
+      const dataset = numeric ? { num: 'true' } : s.type === 'boolean' ? { bool: 'true' } : {};
+      return h('select', Object.assign(attrs, { dataset }),
+        empty != null ? h('option', { value: '' }, empty) : '',
+        values.map((v) => h('option', { value: String(v) }, shown(v))));
+    }
+    if (numeric) {
+      const step = s.type === 'integer' ? 1 : s.maximum != null && s.maximum - (s.minimum || 0) <= 1 ? 0.05 : 0.1;
+      const max = s.maximum != null && s.exclusiveMaximum === true ? s.maximum - step : s.maximum;
+      return h('input', Object.assign(attrs, {
+        type: 'number', min: s.minimum, max, step, placeholder: s.default != null ? String(s.default) : null,
+        inputmode: s.type === 'integer' ? 'numeric' : 'decimal',
+      }));
+    }
+    return h('input', Object.assign(attrs, { type: 'text', maxlength: s.maxLength, placeholder: s.default != null ? String(s.default) : null, autocomplete: 'off' }));
+  }
+
+  // buildRuleForm offers the document's kinds (those that strike requests,
+  // then those decided in the simulation), an input for each parameter,
+  // labelled with its title, and the targeting's choices.
+  function buildRuleForm() {
+    const e = ruleForm.elements;
+    const names = Object.keys(F.kinds);
+    const group = (label, list) => (list.length ? h('optgroup', { label }, list.map((k) => h('option', {}, k))) : '');
+    e.kind.replaceChildren(group('Requests', names.filter((k) => F.kinds[k].classes.length)),
+      group('Jobs and deliveries', names.filter((k) => !F.kinds[k].classes.length)));
+    for (const l of $$('[data-param]', ruleForm)) l.remove();
+    $('#fault-kind-hint').before(...F.params.map((p) => h('label', { dataset: { param: p } }, (F.props[p].title || p) + ' ', fieldInput(p, F.props[p]))));
+    for (const t of F.targets) {
+      const s = F.props[t];
+      const l = $(`[data-target="${CSS.escape(t)}"]`, ruleForm);
+      if (!l) $('#fault-target-none').before(h('label', { dataset: { target: t } }, s.title || upper(t), ' ', fieldInput(t, s, true)));
+      else if (s.enum && !l.querySelector('select').classList.contains('op-select')) l.querySelector('select').replaceWith(fieldInput(t, s, true));
+    }
+    ruleFields();
+  }
 
   // ruleFields shows the inputs the chosen kind takes, and only those: a
-  // hidden input is disabled, so it is neither checked nor sent.
+  // hidden input is disabled, so it is neither checked nor sent. A class is
+  // offered when the kind strikes more than one.
   function ruleFields() {
     const e = ruleForm.elements;
-    const k = RULE_KINDS[e.kind.value];
-    const on = new Set(k.params.includes('distribution') ? [...k.params, ...DISTRIBUTIONS[e.distribution.value]] : k.params);
+    const k = F && F.kinds[e.kind.value];
+    if (!k) return;
+    const on = new Set(k.params);
+    if (on.has('distribution')) {
+      const mine = DISTRIBUTIONS[e.distribution.value] || [];
+      for (const p of Object.values(DISTRIBUTIONS).flat()) if (!mine.includes(p)) on.delete(p);
+    }
+    const targets = new Set(k.targets.filter((t) => t !== 'class' || k.classes.length > 1));
     const show = (label, yes) => {
       label.hidden = !yes;
       for (const el of $$('input, select', label)) el.disabled = !yes;
     };
     for (const l of $$('[data-param]', ruleForm)) show(l, on.has(l.dataset.param));
-    for (const l of $$('[data-target]', ruleForm)) show(l, (k.targets || TARGETS).includes(l.dataset.target));
-    $('#fault-kind-hint').textContent = k.hint;
+    for (const l of $$('[data-target]', ruleForm)) show(l, targets.has(l.dataset.target));
+    if (targets.has('class')) {
+      const sel = e.class;
+      const keep = sel.value;
+      sel.replaceChildren(h('option', { value: '' }, 'any'), ...k.classes.map((c) => h('option', {}, c)));
+      sel.value = k.classes.includes(keep) ? keep : '';
+    }
+    $('#fault-target-none').hidden = targets.size > 0;
+    $('#fault-kind-hint').replaceChildren(...marked(upper(k.doc)));
   }
   ruleForm.elements.kind.addEventListener('change', () => { ruleError(''); ruleFields(); });
-  ruleForm.elements.distribution.addEventListener('change', ruleFields);
-  ruleFields();
+  ruleForm.addEventListener('change', (ev) => { if (ev.target.name === 'distribution') ruleFields(); });
 
   // ruleError says, in the form, why a spec was refused, and marks the
   // fields it names; '' takes it away.
@@ -797,15 +874,23 @@
     renderFaults();
   }));
 
-  const ruleTarget = (r) => [r.class, r.operation === '*' ? 'every operation' : r.operation, r.modality].filter(Boolean).join(' · ') || 'any';
+  // A rule's row: whom it targets ("any" when it sets none of what its kind
+  // takes), its parameters, how often it strikes.
+  const kindOf = (r) => (F && F.kinds[r.kind]) || { classes: [], params: [], targets: [] };
+  function ruleTarget(r) {
+    const set = [r.class, r.operation === '*' ? 'every operation' : r.operation, r.modality].filter(Boolean);
+    if (set.length) return set.join(' · ');
+    const k = kindOf(r);
+    if (k.targets.length || k.classes.length) return 'any';
+    return h('span', { class: 'hint', title: `${r.kind} takes no targeting: it is decided in the simulation, for every job or delivery in its scope` }, 'no targeting');
+  }
   function ruleParams(r) {
-    const set = RULE_PARAMS.filter((k) => r[k] != null);
+    const set = (F ? F.params : []).filter((k) => r[k] != null);
     return set.length ? set.map((k, i) => [i ? ' ' : '', h('code', {}, `${k}=${r[k]}`)]) : h('span', { class: 'hint' }, 'none');
   }
-  function ruleStrikes(r) {
-    if (r.kind === 'file_expiry') return 'every download';
-    return [r.probability != null ? `probability ${r.probability}` : 'always', r.first ? `first ${r.first}` : ''].filter(Boolean).join(' · ');
-  }
+  const ruleStrikes = (r) => [r.probability != null ? `probability ${r.probability}` : 'always', r.first ? `first ${r.first}` : ''].filter(Boolean).join(' · ');
+  // ruleKind names the kind, and the shorthand endpoint that made the rule.
+  const ruleKind = (r) => [r.kind, r.via ? h('div', { class: 'hint via', title: `Made by the ${r.via} shorthand of the control API` }, 'via ' + r.via) : ''];
   // deleteRule deletes a rule; one gone already (spent, or deleted
   // elsewhere: no event tells of it) leaves the table as the rules are now.
   async function deleteRule(r) {
@@ -826,7 +911,7 @@
     const at = row ? [row.dataset.rule, [...row.parentNode.children].indexOf(row)] : null;
     $('#fault-rule-table tbody').replaceChildren(...rules.map((r) => h('tr', { dataset: { rule: r.id, kind: r.kind } },
       h('td', {}, h('code', {}, r.id)),
-      h('td', {}, r.kind),
+      h('td', { class: 'kind' }, ruleKind(r)),
       h('td', { class: 'target' }, ruleTarget(r)),
       h('td', { class: 'params' }, ruleParams(r)),
       h('td', { class: 'wide' }, ruleStrikes(r)),
