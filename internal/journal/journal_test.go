@@ -59,6 +59,6 @@ func BenchmarkListJSON(b *testing.B) {
 
 // stamped is an entry with its times, as the fronts record it.
 func stamped(e Entry) Entry {
-	e.Time, e.SimTime = sim.FormatTime(time.Now()), sim.FormatTime(sim.DefaultEpoch)
+	e.Time, e.SimTime = time.Now().UTC(), sim.DefaultEpoch.UTC()
 	return e
 }
