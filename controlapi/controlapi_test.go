@@ -19,6 +19,8 @@ import (
 
 // Every exported type of the package says what it is, and every exported
 // field of its structs what it holds: go doc is where a user reads them.
+// The package imports the standard library alone, so that every package
+// of the project may import it.
 func TestEveryTypeAndFieldIsDocumented(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	require.NoError(t, err)
@@ -30,6 +32,10 @@ func TestEveryTypeAndFieldIsDocumented(t *testing.T) {
 		}
 		f, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
 		require.NoError(t, err)
+		for _, imp := range f.Imports {
+			first, _, _ := strings.Cut(strings.Trim(imp.Path.Value, `"`), "/")
+			assert.NotContains(t, first, ".", "%s imports %s: the package is a leaf of the standard library", name, imp.Path.Value)
+		}
 		for _, decl := range f.Decls {
 			gen, ok := decl.(*ast.GenDecl)
 			if !ok || gen.Tok != token.TYPE {

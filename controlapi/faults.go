@@ -91,9 +91,9 @@ type FaultSpec struct {
 // the fault a rule injects.
 type Spec = FaultSpec
 
-// FaultRule is a fault kept in a scope, as GET /_mock/faults/rules shows
-// it: the spec's fields, with the rule's id and how many requests it
-// matched and struck.
+// FaultRule is a fault kept in a scope, as Faults.Rules lists it: the
+// spec's fields, with the rule's id and how many requests it matched and
+// struck.
 type FaultRule struct {
 	// ID names the rule (flt_3) in the journal and in DELETE
 	// /_mock/faults/rules/{id}.
