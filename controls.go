@@ -19,7 +19,7 @@ type Controls struct {
 // --- faults
 
 // FailNext makes the next rule.Count matching jobs fail.
-func (c Controls) FailNext(rule FailRule) error { return c.env.FailNext(c.ws, rule.front()) }
+func (c Controls) FailNext(rule FailRule) error { return c.env.FailNext(c.ws, rule) }
 
 // SetFailureRate overrides every model's failure rate (nil: the catalog's,
 // or for a sandbox the server's override).
@@ -55,10 +55,7 @@ func (c Controls) AddFault(spec FaultSpec) (FaultRule, error) { return c.env.Add
 func (c Controls) DeleteFault(id string) error { return c.env.DeleteFaultRule(c.ws, id) }
 
 // Faults returns the injected faults of the scope.
-func (c Controls) Faults() (Faults, error) {
-	f, err := c.env.Faults(c.ws)
-	return faultsOf(f), err
-}
+func (c Controls) Faults() (Faults, error) { return c.env.Faults(c.ws) }
 
 // ClearFaults removes the injected faults of the scope (a server's leaves
 // its sandboxes' own).
@@ -75,12 +72,7 @@ func (c Controls) Journal(f JournalFilter) []JournalEntry {
 			return []JournalEntry{}
 		}
 	}
-	entries := j.List(f.journal())
-	out := make([]JournalEntry, len(entries))
-	for i, e := range entries {
-		out[i] = journalEntryOf(e)
-	}
-	return out
+	return j.List(f)
 }
 
 // ClearJournal forgets every recorded request of the scope.
@@ -95,7 +87,7 @@ func (c Controls) ClearJournal() {
 // Coverage reports what the clients exercised: each operation of
 // openapi.json with each declared status (and any other status it
 // answered), and each lifecycle path of the simulation.
-func (c Controls) Coverage() Coverage { return coverageOf(c.env.CoverageReport(c.ws)) }
+func (c Controls) Coverage() Coverage { return c.env.CoverageReport(c.ws) }
 
 // ResetCoverage starts counting again.
 func (c Controls) ResetCoverage() { c.env.ResetCoverage(c.ws) }

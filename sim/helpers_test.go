@@ -231,7 +231,7 @@ func rulesOf(e *Engine) *fault.Set { return e.fates.(*fault.Set) }
 // addRule keeps a fault rule in scope ws of the engine's store, checked as
 // the control API checks it.
 func addRule(e *Engine, ws uint64, spec fault.Spec) error {
-	if err := spec.Validate("body", func(string) bool { return true }); err != nil {
+	if err := fault.Validate(&spec, "body", func(string) bool { return true }); err != nil {
 		return err
 	}
 	_, err := rulesOf(e).Add(ws, spec)

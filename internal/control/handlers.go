@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mediamock/mediamock/controlapi"
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/journal"
@@ -194,7 +195,7 @@ func clearFaults(c *call) (int, any, error) {
 }
 
 func failNext(c *call) (int, any, error) {
-	var rule front.FailRule
+	var rule controlapi.FailRule
 	if err := c.decode(&rule); err != nil {
 		return 0, nil, err
 	}

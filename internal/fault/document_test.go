@@ -61,7 +61,7 @@ func TestKindTable(t *testing.T) {
 	var s Spec
 	b, _ := json.Marshal(fullSpec())
 	require.NoError(t, json.Unmarshal(b, &s))
-	assert.ElementsMatch(t, all, s.set())
+	assert.ElementsMatch(t, all, paramsSet(&s))
 }
 
 // fullSpec sets every parameter.

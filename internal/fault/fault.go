@@ -7,8 +7,9 @@
 // next additive release (evolve: unknown fields, enum values and headers,
 // keys in another order).
 //
-// A fault is asked for as a Spec: once for one request (the Mock-Fault
-// header) or as a Rule kept in a scope (the control API). Whether a rule's
+// A fault is asked for as a Spec (controlapi.FaultSpec): once for one
+// request (the Mock-Fault header) or as a Rule (controlapi.FaultRule) kept
+// in a scope (the control API). Whether a rule's
 // n-th matching request meets it is a function of the server's seed, the
 // rule's place in its scope and n alone, so the same seed and the same
 // requests meet the same faults, whatever else the server serves.
@@ -23,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mediamock/mediamock/controlapi"
 	"github.com/mediamock/mediamock/fixtures"
 	"github.com/mediamock/mediamock/internal/problem"
 	"github.com/mediamock/mediamock/internal/seed"
@@ -72,55 +74,9 @@ const (
 var codePattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 
 // Spec is a fault as a client asks for it: a kind, whom it targets, how
-// often it strikes and the kind's parameters.
-type Spec struct {
-	Kind string `json:"kind"`
-	// Targeting; empty matches everything.
-	Class     string `json:"class,omitempty"`
-	Operation string `json:"operation,omitempty"`
-	Modality  string `json:"modality,omitempty"`
-	// Probability is the chance that a matching request meets the fault;
-	// nil means 1.
-	Probability *float64 `json:"probability,omitempty"`
-	// First, when set, spends the rule after it struck that many requests.
-	First int `json:"first,omitempty"`
-	// truncate, file_truncate, reset: where the body stops.
-	AfterBytes    *int64   `json:"after_bytes,omitempty"`
-	AfterFraction *float64 `json:"after_fraction,omitempty"`
-	// slow_body
-	BytesPerSecond int64 `json:"bytes_per_second,omitempty"`
-	// garbage_then_close
-	Bytes int64 `json:"bytes,omitempty"`
-	// latency
-	Distribution string   `json:"distribution,omitempty"`
-	MS           *int64   `json:"ms,omitempty"`
-	MinMS        *int64   `json:"min_ms,omitempty"`
-	MaxMS        *int64   `json:"max_ms,omitempty"`
-	MedianMS     *int64   `json:"median_ms,omitempty"`
-	Sigma        *float64 `json:"sigma,omitempty"`
-	// status
-	Status int `json:"status,omitempty"`
-	// file_expiry
-	TTLSeconds    *int64 `json:"ttl_seconds,omitempty"`
-	ExpiredStatus int    `json:"expired_status,omitempty"`
-	// mcp_unavailable
-	RetryAfterSeconds *int64 `json:"retry_after_seconds,omitempty"`
-	// evolve: what evolves; nil means on (false turns that part off).
-	Fields  *bool `json:"fields,omitempty"`
-	Enums   *bool `json:"enums,omitempty"`
-	Headers *bool `json:"headers,omitempty"`
-	Reorder *bool `json:"reorder,omitempty"`
-	// job_failure: the model id or effect slug of the jobs ("": any), the
-	// stage they fail at (queued, or processing by default) and the
-	// failure's code (provider_error by default).
-	Model     string `json:"model,omitempty"`
-	FailStage string `json:"stage,omitempty"`
-	Code      string `json:"code,omitempty"`
-	// failure_rate: the share of jobs that fail.
-	Rate *float64 `json:"rate,omitempty"`
-	// platform_failure: the platform whose deliveries fail ("all": every one).
-	Platform string `json:"platform,omitempty"`
-}
+// often it strikes and the kind's parameters. It is the control API's own
+// type; what this package decides of it is in the functions below.
+type Spec = controlapi.FaultSpec
 
 // Evolves reports whether an evolve spec turns a part on: nil is on.
 func Evolves(part *bool) bool { return part == nil || *part }
@@ -153,8 +109,8 @@ const (
 	Publish
 )
 
-// set lists the parameters a spec sets.
-func (s *Spec) set() []string {
+// paramsSet lists the parameters a spec sets.
+func paramsSet(s *Spec) []string {
 	var out []string
 	add := func(name string, on bool) {
 		if on {
@@ -190,7 +146,7 @@ func (s *Spec) set() []string {
 // Validate checks a spec whole, in the field named `in` (body, header):
 // every violation is reported, and nothing of a spec with one is kept.
 // known tells which operationIds exist.
-func (s *Spec) Validate(in string, known func(string) bool) error {
+func Validate(s *Spec, in string, known func(string) bool) error {
 	var v []problem.Violation
 	bad := func(field, reason string, allowed ...any) {
 		v = append(v, problem.Violation{In: in, Field: field, Reason: reason, Allowed: allowed})
@@ -204,7 +160,7 @@ func (s *Spec) Validate(in string, known func(string) bool) error {
 		}
 		return problem.InvalidError(v)
 	}
-	s.validateKind(k, bad)
+	validateKind(s, k, bad)
 	if s.Operation != "" && slices.Contains(k.Targets, TargetOperation) {
 		switch {
 		case s.Class == Files:
@@ -265,7 +221,8 @@ func (s *Spec) Validate(in string, known func(string) bool) error {
 	return nil
 }
 
-func (s *Spec) validateLatency(bad badFunc) {
+// validateLatency checks a latency spec's distribution and its parameters.
+func validateLatency(s *Spec, bad badFunc) {
 	ms := func(field string, p *int64, required bool) {
 		switch {
 		case p == nil && required:
@@ -322,7 +279,7 @@ type Request struct {
 }
 
 // matches reports whether a spec targets a request at point p.
-func (s *Spec) matches(p Stage, r Request) bool {
+func matches(s *Spec, p Stage, r Request) bool {
 	if Point(s.Kind) != p || (s.Class != "" && s.Class != r.Class) || !slices.Contains(classes(s.Kind), r.Class) {
 		return false
 	}
@@ -390,7 +347,7 @@ func FromHeader(s Spec, serverSeed uint64, requestID string) *Hit {
 // Strikes reports whether a header's fault strikes its request: it targets
 // the request, and its probability, drawn from the request's id, says so.
 func (h *Hit) Strikes(r Request) bool {
-	if !h.matches(Point(h.Kind), r) {
+	if !matches(&h.Spec, Point(h.Kind), r) {
 		return false
 	}
 	return h.Probability == nil || h.rng.Float64() < *h.Probability

@@ -14,7 +14,7 @@ func known(op string) bool { return op == "getAccount" }
 // Latencies follow their distribution, and the same seed draws the same.
 func TestLatencyDistributions(t *testing.T) {
 	draw := func(spec Spec, seed uint64) []time.Duration {
-		require.NoError(t, spec.Validate("body", known))
+		require.NoError(t, Validate(&spec, "body", known))
 		s := NewSet(seed)
 		_, err := s.Add(Global, spec)
 		require.NoError(t, err)

@@ -48,11 +48,11 @@ func ParseHeader(values []string, known func(string) bool) (Spec, error) {
 			return Spec{}, invalid(fmt.Sprintf("parameter %s is given twice", name))
 		}
 		seen[name] = true
-		if err := s.setParam(name, value); err != nil {
+		if err := setParam(&s, name, value); err != nil {
 			return Spec{}, invalid(fmt.Sprintf("parameter %s: %v", name, err))
 		}
 	}
-	if err := s.Validate("header", known); err != nil {
+	if err := Validate(&s, "header", known); err != nil {
 		// Name the header and the parameter: "Mock-Fault: after_bytes".
 		e := problem.AsError(err)
 		if vs, ok := e.Details["violations"].([]problem.Violation); ok {
@@ -66,7 +66,8 @@ func ParseHeader(values []string, known func(string) bool) (Spec, error) {
 	return s, nil
 }
 
-func (s *Spec) setParam(name, value string) error {
+// setParam sets the parameter name of a spec from a header's value.
+func setParam(s *Spec, name, value string) error {
 	i64 := func() (*int64, error) {
 		n, err := strconv.ParseInt(value, 10, 64)
 		if err != nil {

@@ -79,7 +79,7 @@ var kinds = []Kind{
 		Doc: "`bytes` of garbage, not HTTP, then the connection closes."},
 	{Name: Latency, Stage: Delay, Classes: Classes, Params: []string{"distribution", "ms", "min_ms", "max_ms", "median_ms", "sigma"}, Targets: allTargets,
 		Doc:   "wall-clock latency drawn from `distribution`, before the answer goes (`PUT /faults/latency/{operation}` makes a `fixed` one).",
-		check: (*Spec).validateLatency},
+		check: validateLatency},
 	{Name: Status, Stage: Admit, Classes: Classes, Params: []string{"status"}, Targets: allTargets,
 		Doc: "a 429, 500 or 503 in the error object, after authentication, the rate window and the scope, before the operation runs (nothing changes); `POST /faults/responses` makes one spent after `count` hits.",
 		check: func(s *Spec, bad badFunc) {
@@ -182,13 +182,13 @@ func classes(kind string) []string {
 
 // validateKind checks what the row of a kind says of a spec: its
 // parameters, its targeting, its own requirements.
-func (s *Spec) validateKind(k *Kind, bad badFunc) {
-	for _, p := range s.set() {
+func validateKind(s *Spec, k *Kind, bad badFunc) {
+	for _, p := range paramsSet(s) {
 		if !slices.Contains(k.Params, p) {
 			bad(p, fmt.Sprintf("is not a parameter of %s (it takes %s)", s.Kind, listOr(k.Params, "none")))
 		}
 	}
-	for _, t := range s.targeting() {
+	for _, t := range targeting(s) {
 		switch {
 		case slices.Contains(k.Targets, t), t == TargetClass && k.Classes != nil:
 			// a class is checked below
@@ -207,7 +207,7 @@ func (s *Spec) validateKind(k *Kind, bad badFunc) {
 }
 
 // targeting lists the targeting fields a spec sets.
-func (s *Spec) targeting() []string {
+func targeting(s *Spec) []string {
 	var out []string
 	for _, t := range []struct {
 		name string

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mediamock/mediamock/controlapi"
 	"github.com/mediamock/mediamock/internal/problem"
 	"github.com/mediamock/mediamock/internal/seed"
 )
@@ -20,17 +21,11 @@ const MaxRules = 256
 const maxBroken = 4096
 
 // Rule is a fault kept in a scope, as the control API shows it.
-type Rule struct {
-	ID string `json:"id"`
-	// Via names the shorthand endpoint that made the rule (latency,
-	// responses, ...); empty for a rule added as one.
-	Via string `json:"via,omitempty"`
-	Spec
-	// Matched counts the requests the rule targeted; Hits those that met
-	// the fault.
-	Matched int64 `json:"matched"`
-	Hits    int64 `json:"hits"`
+type Rule = controlapi.FaultRule
 
+// rule is a Rule with what its scope keeps of it besides.
+type rule struct {
+	Rule
 	index  uint64          // the rule's place in its scope: its draws depend on it alone
 	broken map[string]bool // file_truncate: the files whose first download broke
 }
@@ -45,7 +40,7 @@ type Set struct {
 }
 
 type scope struct {
-	rules []*Rule
+	rules []*rule
 	added uint64
 }
 
@@ -73,7 +68,7 @@ func (s *Set) Replace(ws uint64, via string, same func(Spec) bool, spec *Spec) (
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if sc := s.scopes[ws]; sc != nil {
-		sc.rules = slices.DeleteFunc(sc.rules, func(r *Rule) bool {
+		sc.rules = slices.DeleteFunc(sc.rules, func(r *rule) bool {
 			if r.Via == via && same(r.Spec) {
 				s.count.Add(-1)
 				return true
@@ -104,14 +99,10 @@ func (s *Set) add(ws uint64, spec Spec, via string) (Rule, error) {
 	}
 	s.next++
 	sc.added++
-	r := &Rule{ID: ruleID(s.next), Via: via, Spec: spec, index: sc.added}
+	r := &rule{Rule: Rule{ID: ruleID(s.next), Via: via, Spec: spec}, index: sc.added}
 	sc.rules = append(sc.rules, r)
 	s.count.Add(1)
-	return r.view(), nil
-}
-
-func (r *Rule) view() Rule {
-	return Rule{ID: r.ID, Via: r.Via, Spec: r.Spec, Matched: r.Matched, Hits: r.Hits}
+	return r.Rule, nil
 }
 
 // Rules lists the rules of scope ws, oldest first.
@@ -121,7 +112,7 @@ func (s *Set) Rules(ws uint64) []Rule {
 	out := []Rule{}
 	if sc := s.scopes[ws]; sc != nil {
 		for _, r := range sc.rules {
-			out = append(out, r.view())
+			out = append(out, r.Rule)
 		}
 	}
 	return out
@@ -192,7 +183,7 @@ func (s *Set) Pick(ws uint64, p Stage, req Request) *Hit {
 	defer s.mu.Unlock()
 	for _, sc := range s.tried(ws) {
 		for i, r := range sc.rules {
-			if !r.matches(p, req) || (r.Kind == FileTruncate && r.broken[req.Path]) {
+			if !matches(&r.Spec, p, req) || (r.Kind == FileTruncate && r.broken[req.Path]) {
 				continue
 			}
 			n, ok := s.strike(sc, i)
@@ -241,7 +232,7 @@ func (s *Set) Find(ws uint64, kind string, req Request) *Hit {
 	defer s.mu.Unlock()
 	for _, sc := range s.tried(ws) {
 		for _, r := range sc.rules {
-			if r.Kind == kind && r.matches(Point(kind), req) {
+			if r.Kind == kind && matches(&r.Spec, Point(kind), req) {
 				return &Hit{Spec: r.Spec, Rule: r.ID}
 			}
 		}

@@ -350,7 +350,7 @@ func (env *Env) Record(e journal.Entry, started time.Time, b Bodies) {
 	}
 	e.Path, e.Query, e.MCPMethod, e.RequestContentType = capped(e.Path), capped(e.Query), capped(e.MCPMethod), capped(e.RequestContentType)
 	now := env.WallClock()
-	e.Time, e.SimTime = sim.FormatTime(started), sim.FormatTime(env.Eng.Clock().Now())
+	e.Time, e.SimTime = started.UTC(), env.Eng.Clock().Now().UTC() // UTC drops the monotonic reading too
 	e.DurationMS = float64(now.Sub(started).Microseconds()) / 1000
 	e.RequestBytes, e.ResponseBytes = b.RequestBytes, b.ResponseBytes
 	kept := func(b []byte) int64 { return int64(min(len(b), env.Journal.BodyCap())) }

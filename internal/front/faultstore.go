@@ -7,53 +7,17 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mediamock/mediamock/controlapi"
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/problem"
 	"github.com/mediamock/mediamock/sim"
 )
 
 // The faults of a scope, as the control API and the Go API show and change
-// them. Every fault is a rule of the one store, env.Rules (package fault):
-// the shorthand endpoints (fail-next, failure-rate, platforms, latency,
-// responses) make rules of its kinds, named by Via, and their views below
-// show those rules as the endpoints take them.
-
-// Faults is every injected fault of a scope: its fault rules, with the
-// views of the rules the shorthand endpoints made.
-type Faults struct {
-	// Scope is "global" (the faults every workspace meets) or the sandbox
-	// or workspace the faults are kept for: "sandbox sbx_1_...",
-	// "workspace 4".
-	Scope         string           `json:"scope"`
-	FailNext      []FailRule       `json:"fail_next"`
-	FailureRate   *float64         `json:"failure_rate"`
-	FailPlatforms []string         `json:"fail_platforms"`
-	LatencyMS     map[string]int64 `json:"latency_ms"`
-	Forced        []ForcedResponse `json:"forced_responses"`
-	Rules         []fault.Rule     `json:"rules"`
-	// GlobalFaults, for a scope of one workspace, says whether global
-	// faults are set too: they apply to it as well.
-	GlobalFaults bool `json:"global_faults"`
-}
-
-// FailRule is a rule the fail-next shorthand made, as that endpoint takes
-// it: the next Count jobs that match fail.
-type FailRule struct {
-	Count    int    `json:"count"`
-	Modality string `json:"modality,omitempty"` // image, video, audio, 3d, encore ("" for any)
-	Model    string `json:"model,omitempty"`    // model id or effect slug ("" for any)
-	Stage    string `json:"stage,omitempty"`    // queued or processing (default)
-	Code     string `json:"code,omitempty"`     // error code (default provider_error)
-}
-
-// ForcedResponse is a rule the responses shorthand made, as that endpoint
-// takes it: the next Remaining requests of Operation ("*" for any) answer
-// Status.
-type ForcedResponse struct {
-	Operation string `json:"operation"`
-	Status    int    `json:"status"`
-	Remaining int    `json:"remaining"`
-}
+// them (controlapi.Faults). Every fault is a rule of the one store,
+// env.Rules (package fault): the shorthand endpoints (fail-next,
+// failure-rate, platforms, latency, responses) make rules of its kinds,
+// named by Via, and Faults shows those rules as the endpoints take them.
 
 // ScopeName names a scope as Faults.Scope shows it.
 func (env *Env) ScopeName(ws uint64) string {
@@ -67,13 +31,13 @@ func (env *Env) ScopeName(ws uint64) string {
 }
 
 // Faults returns every injected fault of a scope.
-func (env *Env) Faults(ws uint64) (Faults, error) {
-	out := Faults{Scope: env.ScopeName(ws), FailNext: []FailRule{}, FailPlatforms: []string{},
-		LatencyMS: map[string]int64{}, Forced: []ForcedResponse{}, Rules: env.Rules.Rules(ws)}
+func (env *Env) Faults(ws uint64) (controlapi.Faults, error) {
+	out := controlapi.Faults{Scope: env.ScopeName(ws), FailNext: []controlapi.FailRule{}, FailPlatforms: []string{},
+		LatencyMS: map[string]int64{}, Forced: []controlapi.ForcedResponse{}, Rules: env.Rules.Rules(ws)}
 	for _, r := range out.Rules {
 		switch r.Via {
 		case fault.ViaFailNext:
-			out.FailNext = append(out.FailNext, FailRule{Count: r.First - int(r.Hits), Modality: r.Modality, Model: r.Model, Stage: r.FailStage, Code: r.Code})
+			out.FailNext = append(out.FailNext, controlapi.FailRule{Count: r.First - int(r.Hits), Modality: r.Modality, Model: r.Model, Stage: r.FailStage, Code: r.Code})
 		case fault.ViaFailureRate:
 			out.FailureRate = r.Rate
 		case fault.ViaPlatforms:
@@ -81,7 +45,7 @@ func (env *Env) Faults(ws uint64) (Faults, error) {
 		case fault.ViaLatency:
 			out.LatencyMS[r.Operation] = *r.MS
 		case fault.ViaResponses:
-			out.Forced = append(out.Forced, ForcedResponse{Operation: r.Operation, Status: r.Status, Remaining: r.First - int(r.Hits)})
+			out.Forced = append(out.Forced, controlapi.ForcedResponse{Operation: r.Operation, Status: r.Status, Remaining: r.First - int(r.Hits)})
 		}
 	}
 	if ws != fault.Global {
@@ -100,7 +64,7 @@ func (env *Env) ClearFaults(ws uint64) error {
 // AddFaultRule checks a fault spec and keeps it as a rule of scope ws
 // (fault.Global: every workspace's).
 func (env *Env) AddFaultRule(ws uint64, spec fault.Spec) (fault.Rule, error) {
-	if err := spec.Validate("body", env.API.Has); err != nil {
+	if err := fault.Validate(&spec, "body", env.API.Has); err != nil {
 		return fault.Rule{}, err
 	}
 	return env.Rules.Add(ws, spec)
@@ -116,7 +80,7 @@ func (env *Env) DeleteFaultRule(ws uint64, id string) error {
 
 // FailNext makes the next rule.Count jobs of scope ws that match it fail: a
 // job_failure rule spent after that many.
-func (env *Env) FailNext(ws uint64, rule FailRule) error {
+func (env *Env) FailNext(ws uint64, rule controlapi.FailRule) error {
 	if rule.Count <= 0 {
 		return problem.InvalidError([]problem.Violation{{In: "body", Field: "count", Reason: "must be at least 1"}})
 	}
@@ -139,7 +103,7 @@ func (env *Env) SetFailureRate(ws uint64, rate *float64) error {
 // every one) fail, a platform_failure rule; fail false removes it.
 func (env *Env) FailPlatform(ws uint64, platform string, fail bool) error {
 	spec := fault.Spec{Kind: fault.PlatformFailure, Platform: platform}
-	if err := spec.Validate("path", env.API.Has); err != nil {
+	if err := fault.Validate(&spec, "path", env.API.Has); err != nil {
 		return err
 	}
 	same := func(s fault.Spec) bool { return s.Platform == platform }
@@ -175,7 +139,7 @@ func (env *Env) ForceResponses(ws uint64, operation string, status, count int) e
 
 // addVia checks a spec a shorthand made and keeps it as a rule.
 func (env *Env) addVia(ws uint64, via string, spec fault.Spec) error {
-	if err := spec.Validate("body", env.API.Has); err != nil {
+	if err := fault.Validate(&spec, "body", env.API.Has); err != nil {
 		return err
 	}
 	_, err := env.Rules.AddVia(ws, spec, via)
@@ -185,7 +149,7 @@ func (env *Env) addVia(ws uint64, via string, spec fault.Spec) error {
 // replace checks a spec a shorthand made and keeps it in place of the
 // rule that shorthand made for the same thing (same).
 func (env *Env) replace(ws uint64, via string, spec fault.Spec, same func(fault.Spec) bool) error {
-	if err := spec.Validate("body", env.API.Has); err != nil {
+	if err := fault.Validate(&spec, "body", env.API.Has); err != nil {
 		return err
 	}
 	_, err := env.Rules.Replace(ws, via, same, &spec)
@@ -203,7 +167,7 @@ func (env *Env) AdoptLegacyFaults() error {
 	for _, ws := range slices.Sorted(maps.Keys(legacy)) {
 		f := legacy[ws]
 		for _, r := range f.FailNext {
-			if err := env.FailNext(ws, FailRule(r)); err != nil {
+			if err := env.FailNext(ws, controlapi.FailRule(r)); err != nil {
 				return fmt.Errorf("fail rule of scope %d: %w", ws, err)
 			}
 		}

@@ -76,3 +76,23 @@ func TestRecordKeepsCappedCopies(t *testing.T) {
 		assert.False(t, within(got[0].Method, line))
 	})
 }
+
+// BenchmarkRecord is what the journal costs a request: the entry stamped
+// with its times and duration, its strings capped, and kept in the ring.
+//
+//	go test -run '^$' -bench Record ./internal/front
+func BenchmarkRecord(b *testing.B) {
+	world, err := fixtures.Load("", 0)
+	require.NoError(b, err)
+	eng, err := sim.Open(sim.Config{Path: filepath.Join(b.TempDir(), "state.db"), World: world,
+		Clock: sim.NewClock(sim.ClockManual, sim.DefaultEpoch, nil)})
+	require.NoError(b, err)
+	b.Cleanup(func() { eng.Close() })
+	env := &Env{Eng: eng, WallClock: time.Now, Journal: journal.New(500, 1024), Journals: journal.NewRings(100, 1024)}
+	body := []byte(`{"modality":"image","model_id":"imagen-4","prompt":"a benchmark of lighthouses at dusk"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		env.Record(journal.Entry{ID: "req_1", Front: "rest", Method: "POST", Path: "/api/v1/generations", Operation: "createGeneration",
+			Status: 201, WorkspaceID: 1}, time.Now(), Bodies{Request: body, Response: body, RequestBytes: int64(len(body)), ResponseBytes: int64(len(body))})
+	}
+}

@@ -1,17 +1,12 @@
 package journal
 
 import (
-	"fmt"
-	"io"
 	"maps"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"text/tabwriter"
 
-	"github.com/mediamock/mediamock/sim"
+	"github.com/mediamock/mediamock/controlapi"
 )
 
 // Counts counts answers per operation and status, and calls per operation
@@ -81,46 +76,20 @@ func (c *Counts) Reset(ws uint64) {
 	c.waiting.Store(int64(len(c.pending)))
 }
 
-// Coverage reports what the clients exercised: each operation of
-// openapi.json with each declared status (and any other status it
-// answered), and each lifecycle path of the simulation.
-type Coverage struct {
-	Operations []OperationCoverage `json:"operations"`
-	Lifecycle  map[string]int      `json:"lifecycle"`
-	// FailurePaths are the kinds of injected fault the clients met, and
-	// what they did next.
-	FailurePaths []FailurePath   `json:"failure_paths"`
-	Summary      CoverageSummary `json:"summary"`
-}
-
-// OperationCoverage is one operation's answers.
-type OperationCoverage struct {
-	Operation string           `json:"operation"`
-	Method    string           `json:"method"`
-	Path      string           `json:"path"`
-	Statuses  []StatusCoverage `json:"statuses"`
-	// Fronts counts the calls per front (rest, mcp).
-	Fronts map[string]int `json:"fronts,omitempty"`
-}
-
-// StatusCoverage is how often an operation answered a status.
-type StatusCoverage struct {
-	Status   int  `json:"status"`
-	Count    int  `json:"count"`
-	Declared bool `json:"declared"`
-}
-
-// CoverageSummary totals a coverage report.
-type CoverageSummary struct {
-	OperationsExercised int `json:"operations_exercised"`
-	Operations          int `json:"operations"`
-	StatusesExercised   int `json:"statuses_exercised"`
-	StatusesDeclared    int `json:"statuses_declared"`
-	LifecycleTaken      int `json:"lifecycle_paths_taken"`
-	LifecyclePaths      int `json:"lifecycle_paths"`
-	FaultKindsMet       int `json:"fault_kinds_met"`
-	FaultKinds          int `json:"fault_kinds"`
-}
+// The coverage report's types are the control API's own.
+type (
+	// Coverage reports what the clients exercised.
+	Coverage = controlapi.Coverage
+	// OperationCoverage is one operation's answers.
+	OperationCoverage = controlapi.OperationCoverage
+	// StatusCoverage is how often an operation answered a status.
+	StatusCoverage = controlapi.StatusCoverage
+	// CoverageSummary totals a coverage report.
+	CoverageSummary = controlapi.CoverageSummary
+	// FailurePath is how often the clients met a kind of fault, and what
+	// they did next.
+	FailurePath = controlapi.FailurePath
+)
 
 // Operation is an operation of the contract a coverage report lists.
 type Operation struct {
@@ -201,50 +170,4 @@ func (c *Counts) Report(ws uint64, ops []Operation, lifecycle map[string]int) Co
 		}
 	}
 	return out
-}
-
-// WriteTable prints the report as a table: every operation with the
-// statuses it answered and those it never did, then the lifecycle paths.
-func (c Coverage) WriteTable(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "OPERATION\tMETHOD PATH\tEXERCISED\tNEVER EXERCISED\tFRONTS\n")
-	for _, oc := range c.Operations {
-		var hit, miss []string
-		for _, sc := range oc.Statuses {
-			switch {
-			case sc.Count > 0:
-				hit = append(hit, fmt.Sprintf("%d×%d", sc.Status, sc.Count))
-			case sc.Declared:
-				miss = append(miss, strconv.Itoa(sc.Status))
-			}
-		}
-		var fronts []string
-		for _, f := range slices.Sorted(maps.Keys(oc.Fronts)) {
-			fronts = append(fronts, fmt.Sprintf("%s×%d", f, oc.Fronts[f]))
-		}
-		fmt.Fprintf(tw, "%s\t%s %s\t%s\t%s\t%s\n", oc.Operation, oc.Method, oc.Path, dash(hit), dash(miss), dash(fronts))
-	}
-	fmt.Fprintf(tw, "\nLIFECYCLE PATH\tTIMES\t\t\t\n")
-	for _, p := range sim.LifecyclePaths {
-		fmt.Fprintf(tw, "%s\t%d\t\t\t\n", p, c.Lifecycle[p])
-	}
-	fmt.Fprintf(tw, "\nFAILURE PATH\tMET\tTHEN\t\t\n")
-	for _, f := range c.FailurePaths {
-		var then []string
-		for _, n := range slices.Sorted(maps.Keys(f.Next)) {
-			then = append(then, fmt.Sprintf("%s×%d", n, f.Next[n]))
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t\t\n", f.Kind, f.Met, dash(then))
-	}
-	fmt.Fprintf(tw, "\noperations exercised %d/%d, declared statuses %d/%d, lifecycle paths %d/%d, fault kinds met %d/%d\n",
-		c.Summary.OperationsExercised, c.Summary.Operations, c.Summary.StatusesExercised, c.Summary.StatusesDeclared,
-		c.Summary.LifecycleTaken, c.Summary.LifecyclePaths, c.Summary.FaultKindsMet, c.Summary.FaultKinds)
-	return tw.Flush()
-}
-
-func dash(xs []string) string {
-	if len(xs) == 0 {
-		return "-"
-	}
-	return strings.Join(xs, " ")
 }

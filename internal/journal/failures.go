@@ -33,14 +33,6 @@ type Exchange struct {
 	Faults []string
 }
 
-// FailurePath is how often the clients met a kind of fault, and what they
-// did next.
-type FailurePath struct {
-	Kind string         `json:"kind"`
-	Met  int            `json:"met"`
-	Next map[string]int `json:"next"`
-}
-
 // Waiting reports whether a fault waits for a workspace's next request.
 func (c *Counts) Waiting() bool { return c.waiting.Load() > 0 }
 

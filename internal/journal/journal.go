@@ -9,63 +9,22 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mediamock/mediamock/controlapi"
 	"github.com/mediamock/mediamock/internal/fanout"
 )
 
-// Entry is one recorded request.
-type Entry struct {
-	ID                    string  `json:"id"`
-	Time                  string  `json:"time"`
-	SimTime               string  `json:"sim_time"`
-	Front                 string  `json:"front,omitempty"`
-	Method                string  `json:"method"`
-	Path                  string  `json:"path"`
-	Query                 string  `json:"query,omitempty"`
-	MCPMethod             string  `json:"mcp_method,omitempty"`
-	Operation             string  `json:"operation,omitempty"`
-	Status                int     `json:"status"`
-	ErrorCode             string  `json:"error_code,omitempty"`
-	WorkspaceID           uint64  `json:"workspace_id,omitempty"`
-	SandboxID             string  `json:"sandbox_id,omitempty"`
-	DurationMS            float64 `json:"duration_ms"`
-	InjectedLatencyMS     int64   `json:"injected_latency_ms,omitempty"`
-	RequestContentType    string  `json:"request_content_type,omitempty"`
-	RequestBytes          int64   `json:"request_bytes"`
-	RequestBody           string  `json:"request_body,omitempty"`
-	RequestBodyTruncated  bool    `json:"request_body_truncated,omitempty"`
-	ResponseBytes         int64   `json:"response_bytes"`
-	ResponseBody          string  `json:"response_body,omitempty"`
-	ResponseBodyTruncated bool    `json:"response_body_truncated,omitempty"`
-	// Fault names the injected faults the exchange met, in the order it
-	// met them ("latency,truncate"); FaultRule the rules (or "header")
-	// that struck, in the same order.
-	Fault     string `json:"fault,omitempty"`
-	FaultRule string `json:"fault_rule,omitempty"`
-	// Evolved names what an evolve fault added to the answer: fields by
-	// path ($.assets[0].region), enum values by path and values
-	// ($.status: moderating (was processing)), headers ("header
-	// X-Service-Region"), and "keys reordered".
-	Evolved []string `json:"evolved,omitempty"`
-}
+// Entry is one recorded request: the control API's own type, which the
+// journal keeps as it shows it.
+type Entry = controlapi.JournalEntry
 
-// maxJournalString caps the path, query, method and content type kept per
+// MaxString caps the path, query, method and content type kept per
 // entry, so that the journal's memory stays bounded whatever clients send.
 const MaxString = 1024
 
 // Filter selects journal entries; zero fields match everything.
-type Filter struct {
-	Front       string
-	ID          string // the request id
-	Method      string
-	PathPrefix  string
-	Status      int
-	Operation   string
-	WorkspaceID uint64
-	SandboxID   string
-	Limit       int
-}
+type Filter = controlapi.JournalFilter
 
-func (f Filter) match(e *Entry) bool {
+func match(f Filter, e *Entry) bool {
 	return (f.Front == "" || f.Front == e.Front) &&
 		(f.ID == "" || f.ID == e.ID) &&
 		(f.Method == "" || strings.EqualFold(f.Method, e.Method)) &&
@@ -154,7 +113,7 @@ func (j *Journal) List(f Filter) []Entry {
 	out := []Entry{}
 	for i := 1; i <= len(j.slots); i++ {
 		s := &j.slots[(j.next-i+j.size)%j.size]
-		if !s.used || !f.match(&s.entry) {
+		if !s.used || !match(f, &s.entry) {
 			continue
 		}
 		e := s.entry

@@ -1,10 +1,14 @@
 package journal
 
 import (
+	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mediamock/mediamock/sim"
 )
 
 func TestSubscribeAndFilterByID(t *testing.T) {
@@ -32,4 +36,29 @@ func TestSubscribeAndFilterByID(t *testing.T) {
 	assert.Nil(t, none)
 	cancel()
 	off.Add(Entry{ID: "x"}, nil, nil)
+}
+
+// BenchmarkListJSON is a read of a full journal of 500 entries as the
+// control API answers it: listed, then encoded.
+//
+//	go test -run '^$' -bench ListJSON ./internal/journal
+func BenchmarkListJSON(b *testing.B) {
+	j := New(500, 1024)
+	body := []byte(`{"modality":"image","model_id":"imagen-4","prompt":"a benchmark of lighthouses at dusk"}`)
+	for range 500 {
+		j.Add(stamped(Entry{ID: "req_1", Front: "rest", Method: "POST", Path: "/api/v1/generations", Operation: "createGeneration",
+			Status: 201, WorkspaceID: 1, RequestBytes: int64(len(body)), ResponseBytes: int64(len(body))}), body, body)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := json.Marshal(j.List(Filter{})); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// stamped is an entry with its times, as the fronts record it.
+func stamped(e Entry) Entry {
+	e.Time, e.SimTime = time.Now().UTC(), sim.DefaultEpoch.UTC()
+	return e
 }
