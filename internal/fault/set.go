@@ -221,6 +221,25 @@ func (s *Set) strike(sc *scope, i int) (n uint64, ok bool) {
 	return n, true
 }
 
+// Count counts a request that rule id, of scope ws or the global one,
+// targeted, and struck when struck: for a kind decided outside Pick
+// (file_expiry, found with Find). A rule gone since is not counted.
+func (s *Set) Count(ws uint64, id string, struck bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, sc := range s.tried(ws) {
+		for _, r := range sc.rules {
+			if r.ID == id {
+				r.Matched++
+				if struck {
+					r.Hits++
+				}
+				return
+			}
+		}
+	}
+}
+
 // Find returns the first rule of kind in scope ws, or else the global
 // scope, that targets req, without counting the request: file_expiry,
 // which the links a response hands out must know of.

@@ -481,22 +481,32 @@ func (w *Writer) FileExpired(ref sim.FileRef, made time.Time) error {
 	if h == nil {
 		return nil
 	}
+	// The rule counts every download it targets, and those it struck.
+	met := func(struck bool) {
+		if h.Rule != "header" {
+			w.env.Rules.Count(ref.WS, h.Rule, struck)
+		}
+		if struck {
+			w.Met(h)
+		}
+	}
 	now := w.env.Eng.Clock().Now()
 	expires := made.Add(time.Duration(*h.TTLSeconds) * time.Second)
 	q := w.req.URL.Query()
 	if e := q.Get("expires"); e != "" {
 		n, err := strconv.ParseInt(e, 10, 64)
 		if err != nil || q.Get("signature") != w.env.fileSignature(ref, n) {
-			w.Met(h)
+			met(true)
 			return &sim.Error{Kind: sim.EFORBIDDEN, Code: "invalid_signature",
 				Message: "The file address's expiry or signature was changed; read the asset again for a fresh address."}
 		}
 		expires = time.Unix(n, 0)
 	}
 	if !now.After(expires) {
+		met(false)
 		return nil
 	}
-	w.Met(h)
+	met(true)
 	if h.ExpiredStatusOr() == http.StatusNotFound {
 		return &sim.Error{Kind: sim.ENOTFOUND, Code: "not_found", Message: "No such file."}
 	}
