@@ -102,6 +102,10 @@ type FaultRule struct {
 	// failure-rate, platforms, latency, responses); "" for a rule added as
 	// one.
 	Via string `json:"via,omitempty"`
+	// Scope is "global" for a global rule listed with a sandbox's or a
+	// workspace's own (it strikes them too, after their own); empty for
+	// the listed scope's own rules.
+	Scope string `json:"scope,omitempty"`
 	// Spec is the fault the rule injects; in JSON its fields are the
 	// rule's own.
 	Spec

@@ -25,6 +25,7 @@ import (
 type faultRule struct {
 	ID        string   `json:"id"`
 	Via       string   `json:"via"`
+	Scope     string   `json:"scope"`
 	Kind      string   `json:"kind"`
 	Operation string   `json:"operation"`
 	First     int      `json:"first"`
@@ -232,4 +233,57 @@ func TestOlderStateFileKeepsItsFaults(t *testing.T) {
 		assert.Zero(t, tx.Bucket([]byte("faults")).Stats().KeyN)
 		return nil
 	}))
+}
+
+// A sandbox's fault list says what strikes it, as control.json's Faults
+// describes rules: its own rules, then the global ones, marked as such. The
+// shorthands' views show its own alone, and its own list ends its own.
+func TestSandboxFaultListShowsWhatStrikesIt(t *testing.T) {
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct {
+					Description string `json:"description"`
+				} `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	require.NoError(t, json.Unmarshal(mediamock.ControlDocument, &doc))
+	described := doc.Components.Schemas["Faults"].Properties["rules"].Description
+	require.Contains(t, described, "the scope's own rules, in the order they were added, then, for a sandbox or a workspace, the global ones, marked `scope: global`")
+
+	srv := mediamock.RunT(t)
+	sb := createSandbox(t, srv, `{}`)
+	q := "?sandbox=" + sb.ID
+	for _, c := range []struct{ path, body string }{
+		{"/faults/rules", `{"kind":"status","status":500,"operation":"listModels"}`},
+		{"/faults/rules" + q, `{"kind":"reset","operation":"getAccount"}`},
+		{"/faults/fail-next", `{"count":1}`},
+		{"/faults/fail-next" + q, `{"count":2}`},
+	} {
+		status, body := testkit.Control(t, srv, "POST", c.path, c.body)
+		require.Less(t, status, 300, "%s: %s", c.path, body)
+	}
+	own := readFaults(t, srv, q)
+	require.Len(t, own.Rules, 4)
+	var kinds, scopes []string
+	for _, r := range own.Rules {
+		kinds = append(kinds, r.Kind)
+		scopes = append(scopes, r.Scope)
+	}
+	assert.Equal(t, []string{"reset", "job_failure", "status", "job_failure"}, kinds, "its own in order, then the global ones")
+	assert.Equal(t, []string{"", "", "global", "global"}, scopes)
+	require.Len(t, own.FailNext, 1, "the shorthand's view is its own")
+	assert.EqualValues(t, 2, own.FailNext[0]["count"])
+
+	// The order is the order they strike in: the sandbox's status rule
+	// would come before the global one, had it one.
+	global := readFaults(t, srv, "")
+	require.Len(t, global.Rules, 2, "the global list holds the global rules alone")
+	for _, r := range global.Rules {
+		assert.Empty(t, r.Scope)
+	}
+	// A global rule is deleted from the global scope, not the sandbox's.
+	status, body := testkit.Control(t, srv, "DELETE", "/faults/rules/"+own.Rules[2].ID+q, "")
+	assert.Equal(t, http.StatusNotFound, status, body)
 }

@@ -251,9 +251,23 @@ func TestDashboardFaultRulesInBrowser(t *testing.T) {
 	b.press("clear every fault", `#faults-clear`)
 	b.visible("no rule again", `#fault-rules-empty`)
 
+	// A global rule strikes a sandbox too: the sandbox's list shows it
+	// after its own, marked, without a button to delete it there.
+	jsonType := map[string]string{"Content-Type": "application/json"}
+	resp, body = testkit.Send(t, srv, "POST", "/_mock/faults/rules", "", jsonType, `{"kind":"status","status":500,"operation":"listModels"}`)
+	require.Equal(t, http.StatusCreated, resp.StatusCode, body)
+	var global struct {
+		ID string `json:"id"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &global))
+
 	// In a sandbox's scope, a rule is the sandbox's alone.
 	b.choose("scope the panels to the sandbox", `#scope`, sb.ID)
 	b.visible("the faults are the sandbox's", fmt.Sprintf(`#faults-scope[data-scope="sandbox %s"]`, sb.ID))
+	b.visible("the global rule is listed, marked", `#fault-rule-table tr[data-scope="global"][data-kind="status"]`)
+	assert.Zero(t, eval[int](b, `document.querySelectorAll('#fault-rule-table tr[data-scope="global"] button').length`), "deleted from the whole server's scope, not here")
+	resp, body = testkit.Send(t, srv, "DELETE", "/_mock/faults/rules/"+global.ID, "", jsonType, "")
+	require.Equal(t, http.StatusOK, resp.StatusCode, body)
 	b.choose("choose empty_reply", kind, "empty_reply")
 	b.press("add it", `#fault-rule button[type="submit"]`)
 	b.visible("it is listed", `#fault-rule-table tr[data-kind="empty_reply"]`)

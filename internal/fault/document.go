@@ -64,7 +64,7 @@ func ControlDocument(doc []byte) ([]byte, error) {
 
 	// FaultRule: its id and via, the spec's properties, matched and hits.
 	rp := &object{}
-	for _, k := range []string{"id", "via"} {
+	for _, k := range []string{"id", "via", "scope"} {
 		v := ruleProps.get(k)
 		if v == nil {
 			return nil, fmt.Errorf("control.json: FaultRule has no %s", k)

@@ -49,7 +49,13 @@ func (env *Env) Faults(ws uint64) (controlapi.Faults, error) {
 		}
 	}
 	if ws != fault.Global {
-		out.GlobalFaults = len(env.Rules.Rules(fault.Global)) > 0
+		// What strikes the scope: its own rules, then the global ones.
+		global := env.Rules.Rules(fault.Global)
+		for _, r := range global {
+			r.Scope = "global"
+			out.Rules = append(out.Rules, r)
+		}
+		out.GlobalFaults = len(global) > 0
 	}
 	return out, nil
 }

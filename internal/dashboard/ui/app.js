@@ -909,7 +909,9 @@
     const f = document.activeElement;
     const row = f && f.closest && f.closest('#fault-rule-table tbody tr');
     const at = row ? [row.dataset.rule, [...row.parentNode.children].indexOf(row)] : null;
-    $('#fault-rule-table tbody').replaceChildren(...rules.map((r) => h('tr', { dataset: { rule: r.id, kind: r.kind } },
+    // A sandbox's list ends with the global rules, which strike it too:
+    // they are shown, marked, and deleted from the whole server's scope.
+    $('#fault-rule-table tbody').replaceChildren(...rules.map((r) => h('tr', { dataset: { rule: r.id, kind: r.kind, scope: r.scope || 'own' } },
       h('td', {}, h('code', {}, r.id)),
       h('td', { class: 'kind' }, ruleKind(r)),
       h('td', { class: 'target' }, ruleTarget(r)),
@@ -917,7 +919,7 @@
       h('td', { class: 'wide' }, ruleStrikes(r)),
       h('td', { class: 'num matched' }, r.matched),
       h('td', { class: 'num hits' }, r.hits),
-      h('td', {}, h('button', {
+      h('td', {}, r.scope === 'global' ? h('span', { class: 'hint' }, 'global') : h('button', {
         type: 'button', class: 'small danger', dataset: { action: 'delete' }, 'aria-label': `Delete fault rule ${r.id} (${r.kind})`,
         onclick: act(() => deleteRule(r)),
       }, 'Delete')))));
@@ -925,7 +927,8 @@
     if (at) {
       const rows = $$('#fault-rule-table tbody tr');
       const again = rows.find((x) => x.dataset.rule === at[0]) || rows[Math.min(at[1], rows.length - 1)];
-      if (again) again.querySelector('button').focus();
+      const button = again && again.querySelector('button');
+      if (button) button.focus();
       else ruleForm.elements.kind.focus();
     }
   }
