@@ -63,6 +63,9 @@ type Sandbox struct {
 	// ControlToken reaches the control API for this sandbox alone.
 	ControlToken string `json:"control_token"`
 	CreatedAt    Stamp  `json:"created_at"`
+	// Start are the ids its starting records were given: a reset gives
+	// them the same (a sandbox of an older file has none: new ones).
+	Start *StartIDs `json:"start,omitempty"`
 }
 
 // Keys are the sandbox's tokens by key name (KeyName: all_scopes, ...).
@@ -354,7 +357,8 @@ func (e *Engine) CreateSandbox(spec SandboxSpec, max int) (Sandbox, error) {
 				fw.APIKeys = append(fw.APIKeys, fixtures.Token{Name: k.Name, Token: tok, Scopes: k.Scopes})
 			}
 		}
-		ws, err := t.addWorkspace(fw)
+		sb.Start = &StartIDs{}
+		ws, err := t.addWorkspaceWith(fw, sb.Start)
 		if err != nil {
 			return err
 		}
@@ -432,7 +436,11 @@ func (e *Engine) ResetSandbox(id string) (Sandbox, error) {
 		if err := t.clearWorkspace(sb.WorkspaceID, true); err != nil {
 			return err
 		}
-		_, err = t.seedWorkspace(old.ID, old.CreatedAt, fw)
+		var ids *StartIDs
+		if sb.Start != nil {
+			ids = &StartIDs{First: sb.Start.First, replay: true}
+		}
+		_, err = t.seedWorkspace(old.ID, old.CreatedAt, fw, ids)
 		t.workspacesChanged = true
 		return err
 	})

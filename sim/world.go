@@ -70,11 +70,17 @@ func (t *tx) seed() error {
 // t.step after each record: no *bolt.Bucket is kept across that call, whose
 // commit may begin a new transaction.
 func (t *tx) addWorkspace(fw fixtures.Workspace) (*Workspace, error) {
+	return t.addWorkspaceWith(fw, nil)
+}
+
+// addWorkspaceWith is addWorkspace, recording in ids the ids its starting
+// records are given (nil: not recorded).
+func (t *tx) addWorkspaceWith(fw fixtures.Workspace, ids *StartIDs) (*Workspace, error) {
 	id, err := t.b(bWorkspaces).NextSequence()
 	if err != nil {
 		return nil, err
 	}
-	ws, err := t.seedWorkspace(id, StampOf(t.now), fw)
+	ws, err := t.seedWorkspace(id, StampOf(t.now), fw, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -97,10 +103,61 @@ func (t *tx) addWorkspace(fw fixtures.Workspace) (*Workspace, error) {
 	return ws, nil
 }
 
+// StartIDs are the ids a sandbox's starting records were given, by bucket:
+// the first of each run of ids, which a reset gives them again, so that a
+// reset sandbox reads back as it started. A bucket whose ids did not run
+// on is not kept (its records get new ids on a reset).
+type StartIDs struct {
+	First map[string]uint64 `json:"first"`
+	count map[string]uint64
+	last  map[string]uint64
+	// replay gives the records the kept ids instead of new ones.
+	replay bool
+}
+
+// next is the id record i of bucket is given on a replay; 0 otherwise
+// (a new one).
+func (s *StartIDs) next(bucket []byte, i int) uint64 {
+	if s == nil || !s.replay {
+		return 0
+	}
+	if f, ok := s.First[string(bucket)]; ok {
+		return f + uint64(i)
+	}
+	return 0
+}
+
+// saw records the id record i of bucket was given.
+func (s *StartIDs) saw(bucket []byte, i int, id uint64) {
+	if s == nil || s.replay {
+		return
+	}
+	if s.First == nil {
+		s.First, s.count, s.last = map[string]uint64{}, map[string]uint64{}, map[string]uint64{}
+	}
+	b := string(bucket)
+	if i == 0 {
+		s.First[b] = id
+	}
+	s.count[b]++
+	s.last[b] = id
+}
+
+// keep drops the buckets whose ids did not run on without a gap.
+func (s *StartIDs) keep() {
+	for b, f := range s.First {
+		if s.last[b]-f+1 != s.count[b] {
+			delete(s.First, b)
+		}
+	}
+}
+
 // seedWorkspace writes workspace id as the fixture describes it, but its
 // keys: its record, its starting credits, and what it already holds (brand
-// kits, projects, characters, social accounts, library).
-func (t *tx) seedWorkspace(id uint64, created Stamp, fw fixtures.Workspace) (*Workspace, error) {
+// kits, projects, characters, social accounts, library), dated from
+// created. ids, when set, records the ids the records are given or, on a
+// replay, gives them those.
+func (t *tx) seedWorkspace(id uint64, created Stamp, fw fixtures.Workspace, ids *StartIDs) (*Workspace, error) {
 	plan := t.e.world.Plans[fw.Plan]
 	limit := plan.RateLimitPerMinute
 	if fw.RateLimitPerMinute > 0 {
@@ -128,13 +185,16 @@ func (t *tx) seedWorkspace(id uint64, created Stamp, fw fixtures.Workspace) (*Wo
 		}
 	}
 	// Things the workspace already had are dated in the past, one a day.
-	past := func(i, n int) Stamp { return StampOf(t.now.Add(-time.Duration(n-i) * 24 * time.Hour)) }
+	now := created.Time()
+	past := func(i, n int) Stamp { return StampOf(now.Add(-time.Duration(n-i) * 24 * time.Hour)) }
 	for i, bk := range fw.BrandKits.Items {
 		rec := &BrandKit{WorkspaceID: id, Name: bk.Name, Niche: bk.Niche, Tone: bk.Tone, TargetAudience: bk.TargetAudience,
 			Instructions: bk.Instructions, Colors: bk.Colors, Fonts: *bk.Fonts, CreatedAt: past(i, len(fw.BrandKits.Items))}
+		rec.ID = ids.next(bBrandKits, i)
 		if err := t.insert(bBrandKits, id, &rec.ID, rec); err != nil {
 			return nil, err
 		}
+		ids.saw(bBrandKits, i, rec.ID)
 		if err := t.step(); err != nil {
 			return nil, err
 		}
@@ -142,9 +202,11 @@ func (t *tx) seedWorkspace(id uint64, created Stamp, fw fixtures.Workspace) (*Wo
 	projects := map[string]uint64{}
 	for i, p := range fw.Projects.Items {
 		rec := &Project{WorkspaceID: id, Name: p.Name, Status: p.Status, CreatedAt: past(i, len(fw.Projects.Items))}
+		rec.ID = ids.next(bProjects, i)
 		if err := t.insert(bProjects, id, &rec.ID, rec); err != nil {
 			return nil, err
 		}
+		ids.saw(bProjects, i, rec.ID)
 		if err := t.step(); err != nil {
 			return nil, err
 		}
@@ -152,9 +214,11 @@ func (t *tx) seedWorkspace(id uint64, created Stamp, fw fixtures.Workspace) (*Wo
 	}
 	for i, c := range fw.Characters.Items {
 		rec := &Character{WorkspaceID: id, Name: c.Name, Description: c.Description, Status: c.Status, CreatedAt: past(i, len(fw.Characters.Items))}
+		rec.ID = ids.next(bCharacters, i)
 		if err := t.insert(bCharacters, id, &rec.ID, rec); err != nil {
 			return nil, err
 		}
+		ids.saw(bCharacters, i, rec.ID)
 		if err := t.step(); err != nil {
 			return nil, err
 		}
@@ -162,9 +226,11 @@ func (t *tx) seedWorkspace(id uint64, created Stamp, fw fixtures.Workspace) (*Wo
 	for i, s := range fw.SocialAccounts.Items {
 		rec := &SocialAccount{WorkspaceID: id, Platform: s.Platform, Name: s.Name, Handle: s.Handle,
 			Publishable: *s.Publishable, SupportsImages: *s.SupportsImages, CreatedAt: past(i, len(fw.SocialAccounts.Items))}
+		rec.ID = ids.next(bSocial, i)
 		if err := t.insert(bSocial, id, &rec.ID, rec); err != nil {
 			return nil, err
 		}
+		ids.saw(bSocial, i, rec.ID)
 		if err := t.step(); err != nil {
 			return nil, err
 		}
@@ -178,10 +244,12 @@ func (t *tx) seedWorkspace(id uint64, created Stamp, fw fixtures.Workspace) (*Wo
 			if err != nil {
 				return err
 			}
-			a.CreatedAt = StampOf(t.now.Add(-time.Duration(n-start-j) * time.Hour))
+			a.CreatedAt = StampOf(now.Add(-time.Duration(n-start-j) * time.Hour))
+			a.ID = ids.next(bAssets, start+j)
 			if err := t.insertAsset(a); err != nil {
 				return err
 			}
+			ids.saw(bAssets, start+j, a.ID)
 			if err := t.step(); err != nil {
 				return err
 			}
@@ -190,6 +258,9 @@ func (t *tx) seedWorkspace(id uint64, created Stamp, fw fixtures.Workspace) (*Wo
 	})
 	if err != nil {
 		return nil, err
+	}
+	if ids != nil && !ids.replay {
+		ids.keep()
 	}
 	return ws, nil
 }
@@ -233,12 +304,14 @@ func (t *tx) putToken(tok Token) error {
 // insert stores rec under ws|id with the next id of the bucket, written to *id.
 func (t *tx) insert(bucket []byte, ws uint64, id *uint64, rec any) error {
 	b := t.b(bucket)
-	seq, err := b.NextSequence()
-	if err != nil {
-		return err
+	if *id == 0 { // a preset id is a sandbox's starting record's, again
+		seq, err := b.NextSequence()
+		if err != nil {
+			return err
+		}
+		*id = seq
 	}
-	*id = seq
-	return putJSON(b, key(ws, seq), rec)
+	return putJSON(b, key(ws, *id), rec)
 }
 
 // listNewest walks a ws-prefixed bucket newest first, starting below the

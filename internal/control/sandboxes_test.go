@@ -259,3 +259,42 @@ func TestStaleControlTokenIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// A reset sandbox is the sandbox it was: its starting library, brand kits,
+// projects, characters and social accounts read back byte for byte, ids
+// included, as after a fresh RunT; work done after the reset numbers on.
+func TestResetSandboxReadsBackAsItStarted(t *testing.T) {
+	srv := mediamock.RunT(t, func(o *mediamock.Options) { o.Clock = mediamock.ClockManual })
+	sb := createSandbox(t, srv, `{}`)
+	reads := []string{"/assets?limit=50", "/brand_kits", "/projects", "/characters", "/social/accounts", "/account"}
+	read := func() map[string]string {
+		out := map[string]string{}
+		for _, path := range reads {
+			resp, body := testkit.Send(t, srv, "GET", "/api/v1"+path, "", map[string]string{"Authorization": "Bearer " + sb.APIKey}, "")
+			require.Equal(t, http.StatusOK, resp.StatusCode, "%s: %s", path, body)
+			out[path] = body
+		}
+		return out
+	}
+	before := read()
+	require.Contains(t, before["/assets?limit=50"], `"id":`, "the sandbox starts with a library")
+
+	// Change it: a generation, an hour of the clock.
+	status, got := restAs(t, srv, sb.APIKey, "POST", "/generations", imageGeneration)
+	require.Equal(t, http.StatusCreated, status, "%v", got)
+	made := got["assets"].([]any)[0].(map[string]any)["id"].(float64)
+	status, body := ctl(t, srv, "POST", "/clock/advance", `{"duration":"1h"}`)
+	require.Equal(t, http.StatusOK, status, body)
+	require.NotEqual(t, before["/assets?limit=50"], read()["/assets?limit=50"])
+
+	status, body = ctl(t, srv, "POST", "/sandboxes/"+sb.ID+"/reset", `{}`)
+	require.Equal(t, http.StatusOK, status, body)
+	after := read()
+	for _, path := range reads {
+		assert.Equal(t, before[path], after[path], "%s reads back as it started", path)
+	}
+
+	status, got = restAs(t, srv, sb.APIKey, "POST", "/generations", imageGeneration)
+	require.Equal(t, http.StatusCreated, status, "%v", got)
+	assert.Greater(t, got["assets"].([]any)[0].(map[string]any)["id"].(float64), made, "new work numbers on")
+}
