@@ -42,6 +42,11 @@ func (s *Server) authorize(w *front.Writer, r *http.Request, root string) {
 		params = r.PostForm
 	}
 	req := readAuthRequest(params)
+	rep := repeated(params)
+	if rep == "client_id" || rep == "redirect_uri" {
+		oauthError(w, http.StatusBadRequest, "invalid_request", rep+" is given more than once (RFC 6749, 3.1).")
+		return
+	}
 	// A request whose client or redirect URI is wrong is not sent back
 	// to that URI (RFC 6749, 4.1.2.1): the error is the answer.
 	s.mu.Lock()
@@ -79,6 +84,9 @@ func (s *Server) authorize(w *front.Writer, r *http.Request, root string) {
 	}
 	scopes := strings.Fields(req.Scope)
 	switch {
+	case rep != "":
+		fail("invalid_request", rep+" is given more than once (RFC 6749, 3.1).")
+		return
 	case req.ResponseType != "code":
 		fail("unsupported_response_type", "response_type must be code.")
 		return

@@ -315,6 +315,9 @@ func (s *Server) token(w *front.Writer, r *http.Request, root string) {
 		oauthError(w, http.StatusBadRequest, "invalid_request", "The body must be a form (application/x-www-form-urlencoded): "+err.Error()+".")
 		return
 	}
+	if !once(w, r) {
+		return
+	}
 	c, ok := s.authenticateClient(w, r)
 	if !ok {
 		return
@@ -489,6 +492,9 @@ func (s *Server) revoke(w *front.Writer, r *http.Request) {
 		oauthError(w, http.StatusBadRequest, "invalid_request", "The body must be a form: "+err.Error()+".")
 		return
 	}
+	if !once(w, r) {
+		return
+	}
 	c, ok := s.authenticateClient(w, r)
 	if !ok {
 		return
@@ -563,4 +569,33 @@ func only(w *front.Writer, r *http.Request, method string) bool {
 func oauthError(w *front.Writer, status int, code, description string) {
 	w.Header().Set("Cache-Control", "no-store")
 	front.WriteJSON(w, status, map[string]string{"error": code, "error_description": description})
+}
+
+// repeated names the first parameter given more than once, "" when none:
+// RFC 6749 (3.1, 3.2) says a parameter MUST NOT be repeated, at every
+// endpoint of the authorization server. resource may be (RFC 8707, 2).
+func repeated(v url.Values) string {
+	var names []string
+	for name, values := range v {
+		if len(values) > 1 && name != "resource" {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	slices.Sort(names)
+	return names[0]
+}
+
+// once refuses a form request that repeats a parameter, in its body or its
+// query, with 400 invalid_request; it reports whether the request may go on.
+func once(w *front.Writer, r *http.Request) bool {
+	for _, v := range []url.Values{r.PostForm, r.URL.Query()} {
+		if name := repeated(v); name != "" {
+			oauthError(w, http.StatusBadRequest, "invalid_request", name+" is given more than once (RFC 6749, 3.2).")
+			return false
+		}
+	}
+	return true
 }

@@ -441,3 +441,73 @@ func TestMetadata(t *testing.T) {
 	assert.Equal(t, ResourceMetadataPath+"/mcp", strings.TrimPrefix(ResourceMetadataURL(root), root))
 	assert.Equal(t, http.StatusNotFound, r.do("GET", "/oauth/nope", nil, nil).Code)
 }
+
+// Every endpoint of the authorization server refuses a repeated parameter
+// with invalid_request and issues nothing (RFC 6749, 3.1 and 3.2): sent
+// back to the client's redirect URI when that and the client are sound,
+// else answered. resource may be repeated (RFC 8707).
+func TestRepeatedParametersAreRefused(t *testing.T) {
+	r := newRig(t)
+	id, _ := r.client(t, "none")
+	r.s.Approve = 1
+	authorize := func(extra url.Values) *httptest.ResponseRecorder {
+		q := url.Values{"response_type": {"code"}, "client_id": {id}, "redirect_uri": {callback},
+			"code_challenge": {challenge}, "code_challenge_method": {"S256"}, "state": {"st"}}
+		for k, v := range extra {
+			q[k] = v
+		}
+		return r.do("GET", AuthorizePath+"?"+q.Encode(), nil, nil)
+	}
+	for _, name := range []string{"code_challenge", "response_type", "scope", "state", "code_challenge_method"} {
+		t.Run("authorize "+name, func(t *testing.T) {
+			q := url.Values{"response_type": {"code"}, "code_challenge": {challenge}, "code_challenge_method": {"S256"}, "scope": {"read"}, "state": {"st"}}
+			extra := url.Values{name: {q.Get(name), q.Get(name)}}
+			rec := authorize(extra)
+			require.Equal(t, http.StatusFound, rec.Code, "%s", rec.Body)
+			loc, err := url.Parse(rec.Header().Get("Location"))
+			require.NoError(t, err)
+			assert.Equal(t, "invalid_request", loc.Query().Get("error"), "%s", loc)
+			assert.Contains(t, loc.Query().Get("error_description"), name)
+			assert.Empty(t, loc.Query().Get("code"), "no code is issued")
+		})
+	}
+	for _, name := range []string{"client_id", "redirect_uri"} {
+		t.Run("authorize "+name, func(t *testing.T) {
+			v := map[string]string{"client_id": id, "redirect_uri": callback}[name]
+			rec := authorize(url.Values{name: {v, v}})
+			assert.Equal(t, http.StatusBadRequest, rec.Code, "not sent to a redirect URI it cannot trust")
+			assert.Equal(t, "invalid_request", oauthAnswer(t, rec)["error"])
+			assert.Empty(t, rec.Header().Get("Location"))
+		})
+	}
+	t.Run("authorize resource twice", func(t *testing.T) {
+		rec := authorize(url.Values{"resource": {root + "/mcp", root + "/api/v1"}})
+		require.Equal(t, http.StatusFound, rec.Code, "%s", rec.Body)
+		loc, _ := url.Parse(rec.Header().Get("Location"))
+		assert.NotEmpty(t, loc.Query().Get("code"), "RFC 8707 lets a client name several resources: %s", loc)
+	})
+
+	code := r.code(t, id, nil)
+	for _, tc := range []struct {
+		name, path string
+		form       url.Values
+	}{
+		{"token: code", TokenPath, url.Values{"grant_type": {"authorization_code"}, "client_id": {id}, "code": {code, code},
+			"code_verifier": {verifier}, "redirect_uri": {callback}}},
+		{"token: grant_type", TokenPath, url.Values{"grant_type": {"authorization_code", "authorization_code"}, "client_id": {id}, "code": {code},
+			"code_verifier": {verifier}, "redirect_uri": {callback}}},
+		{"revoke: token", RevokePath, url.Values{"client_id": {id}, "token": {"x", "y"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := r.do("POST", tc.path, tc.form, nil)
+			assert.Equal(t, http.StatusBadRequest, rec.Code, "%s", rec.Body)
+			out := oauthAnswer(t, rec)
+			assert.Equal(t, "invalid_request", out["error"])
+			assert.Nil(t, out["access_token"], "nothing is issued")
+		})
+	}
+	// The code was not spent by the refused requests: it still works once.
+	rec := r.do("POST", TokenPath, url.Values{"grant_type": {"authorization_code"}, "client_id": {id}, "code": {code},
+		"code_verifier": {verifier}, "redirect_uri": {callback}}, nil)
+	assert.Equal(t, http.StatusOK, rec.Code, "%s", rec.Body)
+}
