@@ -6,18 +6,15 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
-	"github.com/mediamock/mediamock/fixtures"
 	"github.com/mediamock/mediamock/internal/journal"
-	"github.com/mediamock/mediamock/sim"
+	"github.com/mediamock/mediamock/internal/simtest"
 )
 
 // lockedBuffer collects log lines.
@@ -40,12 +37,7 @@ func (l *lockedBuffer) String() string {
 
 func TestPanicBecomesErrorObjectAndLogLine(t *testing.T) {
 	var logs lockedBuffer
-	world, err := fixtures.Load("", 0)
-	require.NoError(t, err)
-	eng, err := sim.Open(sim.Config{Path: filepath.Join(t.TempDir(), "state.db"), World: world,
-		Clock: sim.NewClock(sim.ClockManual, sim.DefaultEpoch, nil)})
-	require.NoError(t, err)
-	t.Cleanup(func() { eng.Close() })
+	eng := simtest.Open(t)
 	env := &Env{Eng: eng, Log: slog.New(slog.NewTextHandler(&logs, nil)), WallClock: time.Now, Stop: context.Background(),
 		Coverage: &journal.Counts{}, MaxBodyBytes: 1 << 20}
 	rec := httptest.NewRecorder()

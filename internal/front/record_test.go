@@ -12,6 +12,7 @@ import (
 
 	"github.com/mediamock/mediamock/fixtures"
 	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/internal/simtest"
 	"github.com/mediamock/mediamock/sim"
 )
 
@@ -30,12 +31,7 @@ func within(s, of string) bool {
 // the whole of what the client sent alive (BenchmarkJournalRetention, at
 // the root, measures the heap that costs).
 func TestRecordKeepsCappedCopies(t *testing.T) {
-	world, err := fixtures.Load("", 0)
-	require.NoError(t, err)
-	eng, err := sim.Open(sim.Config{Path: filepath.Join(t.TempDir(), "state.db"), World: world,
-		Clock: sim.NewClock(sim.ClockManual, sim.DefaultEpoch, nil)})
-	require.NoError(t, err)
-	t.Cleanup(func() { eng.Close() })
+	eng := simtest.Open(t)
 	env := &Env{Eng: eng, WallClock: time.Now, Journal: journal.New(10, 64), Journals: journal.NewRings(10, 64)}
 
 	line := "GET /api/v1/assets?q=" + strings.Repeat("q", 4*journal.MaxString) + " " + strings.Repeat("m", 2*journal.MaxString)

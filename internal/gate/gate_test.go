@@ -2,15 +2,14 @@ package gate_test
 
 import (
 	"net/http"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mediamock/mediamock/fixtures"
 	"github.com/mediamock/mediamock/internal/gate"
+	"github.com/mediamock/mediamock/internal/simtest"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -27,12 +26,7 @@ const (
 // manual: the rate windows stay where the test puts them.
 func open(t *testing.T) (*gate.Gate, *sim.Engine) {
 	t.Helper()
-	world, err := fixtures.Load("", 0)
-	require.NoError(t, err)
-	eng, err := sim.Open(sim.Config{Path: filepath.Join(t.TempDir(), "state.db"), World: world,
-		Clock: sim.NewClock(sim.ClockManual, sim.DefaultEpoch, nil)})
-	require.NoError(t, err)
-	t.Cleanup(func() { eng.Close() })
+	eng := simtest.Open(t)
 	return gate.New(eng), eng
 }
 

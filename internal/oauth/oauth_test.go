@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,11 +17,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mediamock/mediamock/fixtures"
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
-	"github.com/mediamock/mediamock/sim"
+	"github.com/mediamock/mediamock/internal/simtest"
 )
 
 const (
@@ -126,12 +124,7 @@ type rig struct {
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
-	world, err := fixtures.Load("", 0)
-	require.NoError(t, err)
-	eng, err := sim.Open(sim.Config{Path: filepath.Join(t.TempDir(), "state.db"), World: world,
-		Clock: sim.NewClock(sim.ClockManual, sim.DefaultEpoch, nil)})
-	require.NoError(t, err)
-	t.Cleanup(func() { eng.Close() })
+	eng := simtest.Open(t)
 	env := &front.Env{Eng: eng, Gate: gate.New(eng), Rules: fault.NewSet(0), Log: slog.New(slog.DiscardHandler),
 		WallClock: time.Now, Stop: context.Background(), MaxBodyBytes: 1 << 20, ListenURL: root}
 	return &rig{s: New(env), env: env}

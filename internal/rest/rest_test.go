@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -18,12 +17,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mediamock/mediamock/fixtures"
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/internal/simtest"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 	"github.com/mediamock/mediamock/spec"
@@ -45,12 +44,7 @@ func newRig(t *testing.T) *rig {
 	t.Helper()
 	api, err := service()
 	require.NoError(t, err)
-	world, err := fixtures.Load("", 0)
-	require.NoError(t, err)
-	eng, err := sim.Open(sim.Config{Path: filepath.Join(t.TempDir(), "state.db"), World: world,
-		Clock: sim.NewClock(sim.ClockManual, sim.DefaultEpoch, nil)})
-	require.NoError(t, err)
-	t.Cleanup(func() { eng.Close() })
+	eng := simtest.Open(t)
 	env := &front.Env{Eng: eng, Gate: gate.New(eng), Rules: fault.NewSet(0), API: api,
 		Journal: journal.New(100, 4096), Journals: journal.NewRings(10, 4096), Coverage: &journal.Counts{FaultKinds: fault.Kinds},
 		Log: slog.New(slog.DiscardHandler), WallClock: time.Now, Stop: context.Background(),

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock/fixtures"
+	"github.com/mediamock/mediamock/internal/simtest"
 	"github.com/mediamock/mediamock/sim"
 )
 
@@ -20,12 +20,7 @@ import (
 // public address.
 func newView(t *testing.T, base string) View {
 	t.Helper()
-	world, err := fixtures.Load("", 0)
-	require.NoError(t, err)
-	eng, err := sim.Open(sim.Config{Path: filepath.Join(t.TempDir(), "state.db"), World: world,
-		Clock: sim.NewClock(sim.ClockManual, sim.DefaultEpoch, nil)})
-	require.NoError(t, err)
-	t.Cleanup(func() { eng.Close() })
+	eng := simtest.Open(t)
 	return View{Base: base, Eng: eng}
 }
 
