@@ -53,7 +53,7 @@ func (f *Front) credential(r *http.Request, op string) (scope, error) {
 		return scope{}, nil
 	case tok == "":
 		return scope{}, &sim.Error{Kind: sim.EUNAUTHORIZED, Code: "invalid_control_token",
-			Message: "The control token sent is neither a live sandbox's nor the server's (this server has none: send no Authorization header to reach the whole server). A deleted or reset-away sandbox's token reaches nothing."}
+			Message: "The control token sent is neither a live sandbox's nor the server's (this server has none: send no Authorization header to reach the whole server). A deleted sandbox's token reaches nothing."}
 	}
 	return scope{}, &sim.Error{Kind: sim.EUNAUTHORIZED, Code: "invalid_control_token",
 		Message: "The control API needs Authorization: Bearer <control token>: the server's, or a sandbox's for that sandbox alone."}
