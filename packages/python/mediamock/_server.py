@@ -286,6 +286,8 @@ def _fixture_keys(control):
     # type: (ControlClient) -> List[FixtureKey]
     keys = []  # type: List[FixtureKey]
     for ws in control.workspaces():
+        if ws.get("sandbox_id"):
+            continue  # not a fixture: other suites make and delete sandboxes meanwhile
         for t in control.workspace(ws["id"]).get("tokens", []):
             keys.append(FixtureKey(token=t["token"], type=t["type"], name=t["name"], scopes=list(t["scopes"]),
                                    workspace=ws["name"], workspace_id=ws["id"], plan=ws["plan"]))

@@ -294,10 +294,14 @@ async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<vo
   }
 }
 
-/** The fixtures' keys, read from the control API, the first workspace's broadest API key first. */
+/**
+ * The fixtures' keys, read from the control API, the first workspace's broadest API key first.
+ * Sandboxes are not fixtures: other suites make and delete them meanwhile, so they are passed over.
+ */
 async function fixtureKeys(control: ControlClient): Promise<FixtureKey[]> {
   const keys: FixtureKey[] = [];
   for (const ws of await control.workspaces()) {
+    if (ws.sandbox_id) continue;
     const detail = await control.workspace(ws.id);
     for (const t of detail.tokens ?? []) {
       keys.push({ token: t.token, type: t.type, name: t.name, scopes: [...t.scopes], workspace: ws.name, workspaceId: ws.id, plan: ws.plan });
