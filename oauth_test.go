@@ -108,11 +108,10 @@ func TestOAuthAuthorizationCodeFlow(t *testing.T) {
 	ctx := context.Background()
 	cfg := oauthClient(t, srv)
 	verifier := oauth2.GenerateVerifier()
-	back := authorize(t, srv, cfg.AuthCodeURL("state-42", oauth2.S256ChallengeOption(verifier),
-		oauth2.SetAuthURLParam("resource", srv.MCPURL())))
+	back := authorize(t, srv, cfg.AuthCodeURL("state-42", oauth2.S256ChallengeOption(verifier)))
 	assert.Equal(t, "state-42", back.Get("state"))
 	assert.Equal(t, strings.TrimSuffix(srv.MCPURL(), "/mcp"), back.Get("iss"))
-	tok, err := cfg.Exchange(ctx, back.Get("code"), oauth2.VerifierOption(verifier), oauth2.SetAuthURLParam("resource", srv.MCPURL()))
+	tok, err := cfg.Exchange(ctx, back.Get("code"), oauth2.VerifierOption(verifier)) // no resource: both doors
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(tok.AccessToken, "oat_"), tok.AccessToken)
 	assert.NotEmpty(t, tok.RefreshToken)
@@ -291,4 +290,82 @@ func workspaceTokens(t *testing.T, srv *mediamock.Server) []any {
 	status, body := testkit.Control(t, srv, "GET", "/workspaces/1", "")
 	require.Equal(t, http.StatusOK, status, body)
 	return testkit.JSON(t, body)["tokens"].([]any)
+}
+
+// A token issued for one resource (RFC 8707) works there alone: the other
+// door answers 401 with WWW-Authenticate error="invalid_token" (RFC 6750),
+// as the MCP authorization spec's audience rule asks; a token issued for
+// both, or for none in particular, works on both. A refresh keeps the
+// binding and may not widen it.
+func TestOAuthTokenBoundToItsResource(t *testing.T) {
+	srv := mediamock.RunT(t, func(o *mediamock.Options) { o.Clock = mediamock.ClockManual; o.OAuthApprove = 1 })
+	ctx := context.Background()
+	cfg := oauthClient(t, srv)
+	token := func(resources ...string) *oauth2.Token {
+		t.Helper()
+		verifier := oauth2.GenerateVerifier()
+		authURL := cfg.AuthCodeURL("st", oauth2.S256ChallengeOption(verifier))
+		for _, r := range resources {
+			authURL += "&resource=" + url.QueryEscape(r)
+		}
+		back := authorize(t, srv, authURL)
+		require.NotEmpty(t, back.Get("code"), "%v", back)
+		tok, err := cfg.Exchange(ctx, back.Get("code"), oauth2.VerifierOption(verifier))
+		require.NoError(t, err)
+		return tok
+	}
+	mcpStatus := func(tok string) (int, http.Header) {
+		t.Helper()
+		req, err := http.NewRequest("POST", srv.MCPURL(), strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := srv.Client().Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode, resp.Header
+	}
+	api := strings.TrimSuffix(srv.BaseURL(), "/")
+	for _, tc := range []struct {
+		name      string
+		resources []string
+		rest, mcp int
+	}{
+		{"for /mcp", []string{srv.MCPURL()}, http.StatusUnauthorized, http.StatusOK},
+		{"for /api/v1", []string{api}, http.StatusOK, http.StatusUnauthorized},
+		{"for both", []string{srv.MCPURL(), api}, http.StatusOK, http.StatusOK},
+		{"for none in particular", nil, http.StatusOK, http.StatusOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tok := token(tc.resources...)
+			status, body, h := restStatus(t, srv, tok.AccessToken)
+			assert.Equal(t, tc.rest, status, "REST: %v", body)
+			if status == http.StatusUnauthorized {
+				assert.Contains(t, h.Get("WWW-Authenticate"), `error="invalid_token"`)
+				assert.Equal(t, "invalid_credentials", body["error"].(map[string]any)["code"])
+			}
+			status, h = mcpStatus(tok.AccessToken)
+			if tc.mcp == http.StatusOK {
+				assert.NotEqual(t, http.StatusUnauthorized, status, "MCP takes the token (a bare ping is its own business)")
+			} else {
+				assert.Equal(t, tc.mcp, status, "MCP")
+			}
+			if status == http.StatusUnauthorized {
+				assert.Contains(t, h.Get("WWW-Authenticate"), `error="invalid_token"`)
+				assert.Contains(t, h.Get("WWW-Authenticate"), "resource_metadata=")
+			}
+		})
+	}
+
+	// A refresh keeps the binding, may narrow it, and may not widen it.
+	bound := token(srv.MCPURL())
+	refreshed, err := cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: bound.RefreshToken}).Token()
+	require.NoError(t, err)
+	status, _, _ := restStatus(t, srv, refreshed.AccessToken)
+	assert.Equal(t, http.StatusUnauthorized, status, "still bound to /mcp")
+	resp, body := post(t, srv, cfg.Endpoint.TokenURL, "application/x-www-form-urlencoded", url.Values{"grant_type": {"refresh_token"},
+		"refresh_token": {refreshed.RefreshToken}, "client_id": {cfg.ClientID}, "resource": {api}}.Encode())
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, body)
+	assert.Contains(t, body, "invalid_target")
 }

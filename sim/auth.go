@@ -14,10 +14,20 @@ type Principal struct {
 	TokenType   string // api_key or oauth
 	TokenName   string
 	Scopes      []string
+	// Resources are the protected resources the token was issued for
+	// ("/mcp", "/api/v1"); empty: every one.
+	Resources []string
 }
 
 // HasScope reports whether the token grants scope.
 func (p Principal) HasScope(scope string) bool { return slices.Contains(p.Scopes, scope) }
+
+// Reaches reports whether the token may be used at a protected resource
+// ("/mcp", "/api/v1"): one issued for no resource in particular reaches
+// every one; "" asks nothing.
+func (p Principal) Reaches(resource string) bool {
+	return resource == "" || len(p.Resources) == 0 || slices.Contains(p.Resources, resource)
+}
 
 // Authenticate resolves a bearer token to its principal.
 func (e *Engine) Authenticate(token string) (Principal, bool) {
@@ -27,7 +37,7 @@ func (e *Engine) Authenticate(token string) (Principal, bool) {
 	if !ok || (t.ExpiresAt != 0 && e.clock.Now().Unix() >= t.ExpiresAt) {
 		return Principal{}, false
 	}
-	return Principal{WorkspaceID: t.WorkspaceID, TokenType: t.Type, TokenName: t.Name, Scopes: t.Scopes}, true
+	return Principal{WorkspaceID: t.WorkspaceID, TokenType: t.Type, TokenName: t.Name, Scopes: t.Scopes, Resources: t.Resources}, true
 }
 
 // loadPrincipals caches tokens and workspace limits, which every request reads.

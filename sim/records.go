@@ -62,6 +62,9 @@ type Token struct {
 	// seconds on the simulated clock): access tokens issued by the
 	// authorization server.
 	ExpiresAt int64 `json:"expires_at,omitempty"`
+	// Resources are the protected resources an access token was issued
+	// for (RFC 8707): "/mcp", "/api/v1"; empty, every one.
+	Resources []string `json:"resources,omitempty"`
 }
 
 // Problem says why a job failed.

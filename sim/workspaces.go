@@ -90,6 +90,9 @@ type TokenSpec struct {
 	// ExpiresAt, when not zero, ends the token (Unix seconds, simulated
 	// clock); only the authorization server sets it.
 	ExpiresAt int64 `json:"-"`
+	// Resources bind an access token to protected resources ("/mcp",
+	// "/api/v1"; empty: every one); only the authorization server sets it.
+	Resources []string `json:"-"`
 }
 
 // AddToken adds an API key or OAuth access token to a workspace.
@@ -131,7 +134,8 @@ func (e *Engine) AddToken(workspaceID uint64, spec TokenSpec) (Token, error) {
 		if spec.Name == "" {
 			spec.Name = fmt.Sprintf("token %d", seq)
 		}
-		out = Token{Token: tok, WorkspaceID: workspaceID, Type: spec.Type, Name: spec.Name, Scopes: spec.Scopes, ExpiresAt: spec.ExpiresAt}
+		out = Token{Token: tok, WorkspaceID: workspaceID, Type: spec.Type, Name: spec.Name, Scopes: spec.Scopes, ExpiresAt: spec.ExpiresAt,
+			Resources: spec.Resources}
 		if err := t.putToken(out); err != nil {
 			return err
 		}

@@ -4,8 +4,10 @@
 // (RFC 9728, RFC 8414), registers (RFC 7591) and sends the user to the
 // authorization page with PKCE; the server was started with
 // --oauth-approve, so the "user agent" here is one fetch that reads the
-// code from the redirect. Then the token lists the tools and calls one,
-// works on REST, refreshes, and stops working once revoked.
+// code from the redirect. Then the token lists the tools and calls one, is
+// refused by REST (the SDK asked for a token for /mcp alone: RFC 8707, and
+// the MCP authorization spec's audience rule), refreshes, and stops working
+// once revoked.
 //
 //   MCP_URL=http://127.0.0.1:8080/mcp node oauth.mjs
 //
@@ -108,11 +110,12 @@ await step("the token lists the tools and calls one", async () => {
   await client.close();
 });
 
-await step("the same token works on REST", async () => {
+await step("the token, issued for /mcp alone, is refused by REST", async () => {
   const res = await rest(provider.saved.tokens.access_token);
-  assert(res.status === 200, `GET /account: ${res.status}`);
-  const account = await res.json();
-  assert(account.token_type === "oauth" && account.workspace_id === 1, JSON.stringify(account));
+  assert(res.status === 401, `GET /account: ${res.status}`);
+  assert((res.headers.get("www-authenticate") ?? "").includes('error="invalid_token"'), res.headers.get("www-authenticate"));
+  const body = await res.json();
+  assert(body.error?.details?.resource === "/api/v1", JSON.stringify(body));
 });
 
 let old;
@@ -139,7 +142,7 @@ await step("a refresh gives new tokens and uses the old refresh token up", async
   await client.close();
 });
 
-await step("a revoked token gets 401 on REST and MCP", async () => {
+await step("a revoked token gets 401 on MCP", async () => {
   const token = provider.saved.tokens.access_token;
   const res = await fetch(`${root}/oauth/revoke`, {
     method: "POST",
@@ -147,9 +150,6 @@ await step("a revoked token gets 401 on REST and MCP", async () => {
     body: new URLSearchParams({ token, client_id: provider.saved.client.client_id }),
   });
   assert(res.status === 200, `revoke: ${res.status}`);
-  const after = await rest(token);
-  assert(after.status === 401, `GET /account after revocation: ${after.status}`);
-  assert((after.headers.get("www-authenticate") ?? "").includes('error="invalid_token"'), after.headers.get("www-authenticate"));
   const mcp = await fetch(url, {
     method: "POST",
     headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },

@@ -503,9 +503,11 @@ func Challenge(authorization string, err error) string {
 // Identify authenticates a request that counts against no rate window (an
 // answer outside the operations, an MCP protocol message) and puts its
 // workspace's window on the answer; a credential refused is the error, for
-// a front that answers with it (and its Challenge).
-func (env *Env) Identify(w *Writer, authorization string) error {
-	pass, err := env.Gate.Identify(authorization, "")
+// a front that answers with it (and its Challenge). resource is the
+// protected resource the front is (gate.ResourceAPI, gate.ResourceMCP): a
+// token issued for another alone is refused.
+func (env *Env) Identify(w *Writer, authorization, resource string) error {
+	pass, err := env.Gate.Identify(authorization, resource, "")
 	if err != nil {
 		return err
 	}

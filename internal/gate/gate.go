@@ -68,13 +68,32 @@ func (g *Gate) Authenticate(token string) (sim.Principal, error) {
 // authenticates each request once, and a test holds it to that.
 func (g *Gate) Authentications() uint64 { return g.authentications.Load() }
 
-// credential authenticates an Authorization header value.
-func (g *Gate) credential(authorization string) (sim.Principal, error) {
+// The protected resources a token may be bound to (RFC 8707), as the
+// doors name them.
+const (
+	ResourceAPI = "/api/v1" // the REST API
+	ResourceMCP = "/mcp"    // the MCP server
+)
+
+// credential authenticates an Authorization header value for a protected
+// resource ("" for none in particular): a token issued for another
+// resource alone is refused as invalid here (RFC 8707; the MCP
+// authorization spec says a server must check it was issued for it).
+func (g *Gate) credential(authorization, resource string) (sim.Principal, error) {
 	token, err := Bearer(authorization)
 	if err != nil {
 		return sim.Principal{}, err
 	}
-	return g.Authenticate(token)
+	p, err := g.Authenticate(token)
+	if err != nil {
+		return p, err
+	}
+	if !p.Reaches(resource) {
+		return sim.Principal{}, &sim.Error{Kind: sim.EUNAUTHORIZED, Code: "invalid_credentials",
+			Message: "The access token was issued for " + strings.Join(p.Resources, " and ") + ", not for " + resource + ": ask the authorization server for a token with resource=<server>" + resource + ", or with no resource.",
+			Details: map[string]any{"token_resources": p.Resources, "resource": resource}}
+	}
+	return p, nil
 }
 
 // Count lets in what counts against the rate limit: an operation of the
@@ -84,8 +103,8 @@ func (g *Gate) credential(authorization string) (sim.Principal, error) {
 // carries the rate window whenever the credential was authenticated. A
 // forced status (a fault rule of kind status) is taken after it, by the
 // caller, with Forced.
-func (g *Gate) Count(authorization, scope string) (Pass, error) {
-	p, err := g.credential(authorization)
+func (g *Gate) Count(authorization, resource, scope string) (Pass, error) {
+	p, err := g.credential(authorization, resource)
 	if err != nil {
 		return Pass{}, err
 	}
@@ -125,8 +144,8 @@ func (g *Gate) Forced(status int, pass *Pass) error {
 // checks it, without counting a request or taking a forced response. The
 // pass carries the workspace's window as it is; the error is the spec's
 // error for the first step that refuses.
-func (g *Gate) Identify(authorization, scope string) (Pass, error) {
-	p, err := g.credential(authorization)
+func (g *Gate) Identify(authorization, resource, scope string) (Pass, error) {
+	p, err := g.credential(authorization, resource)
 	if err != nil {
 		return Pass{}, err
 	}

@@ -49,7 +49,7 @@ func fill(authorization string) func(*testing.T, *gate.Gate, *sim.Engine) {
 	return func(t *testing.T, g *gate.Gate, eng *sim.Engine) {
 		t.Helper()
 		for {
-			pass, err := g.Count(authorization, "read")
+			pass, err := g.Count(authorization, "", "read")
 			require.NoError(t, err)
 			if pass.Rate.Remaining == 0 {
 				return
@@ -121,9 +121,9 @@ func TestCountAndIdentify(t *testing.T) {
 			var pass gate.Pass
 			var err error
 			if tt.identify {
-				pass, err = g.Identify(tt.auth, tt.scope)
+				pass, err = g.Identify(tt.auth, "", tt.scope)
 			} else {
-				pass, err = g.Count(tt.auth, tt.scope)
+				pass, err = g.Count(tt.auth, "", tt.scope)
 			}
 
 			if tt.status == 0 {

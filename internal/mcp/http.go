@@ -20,6 +20,7 @@ import (
 
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/oauth"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
@@ -136,7 +137,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		front.WriteError(w, err)
 		return
 	}
-	if err := f.env.Identify(w, r.Header.Get("Authorization")); err != nil {
+	if err := f.env.Identify(w, r.Header.Get("Authorization"), gate.ResourceMCP); err != nil {
 		// An MCP client finds the authorization server from here (RFC
 		// 9728, the MCP authorization specification).
 		w.Header().Set("WWW-Authenticate", front.Challenge(r.Header.Get("Authorization"), err)+

@@ -85,7 +85,7 @@ func (f *Front) count(c caller) (gate.Pass, error) {
 	if c.x != nil {
 		return f.env.Gate.CountAs(c.x.principal, resourceScope)
 	}
-	return f.env.Gate.Count(c.authorization, resourceScope)
+	return f.env.Gate.Count(c.authorization, gate.ResourceMCP, resourceScope)
 }
 
 // openAsset counts a read of an asset resource and opens its file, with

@@ -83,6 +83,7 @@ func (s *Server) authorize(w *front.Writer, r *http.Request, root string) {
 		back(url.Values{"error": {code}, "error_description": {description}})
 	}
 	scopes := strings.Fields(req.Scope)
+	bound, bad := audience(root, params["resource"])
 	switch {
 	case rep != "":
 		fail("invalid_request", rep+" is given more than once (RFC 6749, 3.1).")
@@ -99,8 +100,8 @@ func (s *Server) authorize(w *front.Writer, r *http.Request, root string) {
 	case unknownScopes(scopes) != "":
 		fail("invalid_scope", "Unknown scope "+strconv.Quote(unknownScopes(scopes))+": the scopes are read, generate and publish.")
 		return
-	case req.Resource != "" && !resourceAllowed(root, req.Resource):
-		fail("invalid_target", "The resource "+strconv.Quote(req.Resource)+" is not this server's.")
+	case bad != "":
+		fail("invalid_target", "The resource "+strconv.Quote(bad)+" is not this server's.")
 		return
 	}
 	if len(scopes) == 0 {
@@ -142,7 +143,7 @@ func (s *Server) authorize(w *front.Writer, r *http.Request, root string) {
 	s.mu.Lock()
 	s.dropExpiredCodes()
 	keep(s.codes, code, &grant{clientID: c.ID, redirectURI: req.RedirectURI, challenge: req.Challenge, workspace: workspace,
-		scopes: slices.Clone(scopes), expires: s.env.Eng.Clock().Now().Add(CodeLifetime)})
+		scopes: slices.Clone(scopes), resources: bound, expires: s.env.Eng.Clock().Now().Add(CodeLifetime)})
 	s.mu.Unlock()
 	back(url.Values{"code": {code}})
 }

@@ -14,6 +14,7 @@
 package oauth
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -112,9 +113,12 @@ type grant struct {
 	challenge   string
 	workspace   uint64
 	scopes      []string
-	expires     time.Time // codes only
-	used        bool      // codes only
-	tokens      []string  // access tokens issued from it
+	// resources are the protected resources the grant's tokens are bound
+	// to ("/mcp", "/api/v1"); empty: every one.
+	resources []string
+	expires   time.Time // codes only
+	used      bool      // codes only
+	tokens    []string  // access tokens issued from it
 }
 
 // New returns the authorization server of env's simulation.
@@ -160,6 +164,47 @@ func (s *Server) Serve(w *front.Writer, r *http.Request) {
 // the MCP server and the REST API; the root names the whole service.
 func resources(root string) []string {
 	return []string{root + "/mcp", root + "/api/v1", root}
+}
+
+// audience is what a token issued for resource indicators reaches: the
+// paths of the protected resources they name ("/mcp", "/api/v1"), or nil
+// for every one (no indicator, the root, or both resources). ok is false
+// when one is not this server's.
+func audience(root string, indicators []string) (paths []string, bad string) {
+	for _, r := range indicators {
+		if !resourceAllowed(root, r) {
+			return nil, r
+		}
+		p := strings.TrimPrefix(strings.TrimSuffix(r, "/"), root)
+		if p == "" {
+			return nil, "" // the whole service
+		}
+		if !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	if len(paths) == len(resources(root))-1 {
+		return nil, "" // every resource: bound to none
+	}
+	slices.Sort(paths)
+	return paths, ""
+}
+
+// within reports whether a token request's audience is one the grant
+// allows: a grant bound to no resource allows any.
+func within(want, granted []string) bool {
+	if len(granted) == 0 {
+		return true
+	}
+	if len(want) == 0 {
+		return false
+	}
+	for _, p := range want {
+		if !slices.Contains(granted, p) {
+			return false
+		}
+	}
+	return true
 }
 
 // resourceAllowed reports whether a resource indicator names this server.
@@ -322,10 +367,12 @@ func (s *Server) token(w *front.Writer, r *http.Request, root string) {
 	if !ok {
 		return
 	}
-	if res := r.PostForm.Get("resource"); res != "" && !resourceAllowed(root, res) {
-		oauthError(w, http.StatusBadRequest, "invalid_target", "The resource "+strconv.Quote(res)+" is not this server's: ask for "+root+"/mcp or "+root+"/api/v1.")
+	want, bad := audience(root, r.PostForm["resource"])
+	if bad != "" {
+		oauthError(w, http.StatusBadRequest, "invalid_target", "The resource "+strconv.Quote(bad)+" is not this server's: ask for "+root+"/mcp or "+root+"/api/v1.")
 		return
 	}
+	r = r.WithContext(context.WithValue(r.Context(), audienceKey{}, want))
 	switch gt := r.PostForm.Get("grant_type"); gt {
 	case "authorization_code":
 		s.exchangeCode(w, r, c)
@@ -408,7 +455,30 @@ func (s *Server) exchangeCode(w *front.Writer, r *http.Request, c *client) {
 		oauthError(w, http.StatusBadRequest, "invalid_grant", problem)
 		return
 	}
-	s.issue(w, c, g, &grant{clientID: c.ID, workspace: g.workspace, scopes: g.scopes}, g)
+	res, ok := narrow(w, r, g.resources)
+	if !ok {
+		return
+	}
+	s.issue(w, c, g, &grant{clientID: c.ID, workspace: g.workspace, scopes: g.scopes, resources: g.resources}, g, res)
+}
+
+// audienceKey carries, in a token request's context, the resources it asks
+// for (audience).
+type audienceKey struct{}
+
+// narrow is the audience of the token a request asks for within what the
+// grant allows (RFC 8707, 2.2): the resources it names, else the grant's;
+// one the grant does not allow is invalid_target.
+func narrow(w *front.Writer, r *http.Request, granted []string) ([]string, bool) {
+	want, _ := r.Context().Value(audienceKey{}).([]string)
+	if !r.PostForm.Has("resource") {
+		return granted, true
+	}
+	if !within(want, granted) {
+		oauthError(w, http.StatusBadRequest, "invalid_target", "The grant was authorized for "+strings.Join(granted, " and ")+" alone: a token for more is not issued.")
+		return nil, false
+	}
+	return want, true
 }
 
 func (s *Server) refreshToken(w *front.Writer, r *http.Request, c *client) {
@@ -437,13 +507,17 @@ func (s *Server) refreshToken(w *front.Writer, r *http.Request, c *client) {
 		}
 		scopes = want
 	}
-	s.issue(w, c, g, &grant{clientID: c.ID, workspace: g.workspace, scopes: g.scopes, tokens: g.tokens}, nil, scopes...)
+	res, ok := narrow(w, r, g.resources)
+	if !ok {
+		return
+	}
+	s.issue(w, c, g, &grant{clientID: c.ID, workspace: g.workspace, scopes: g.scopes, resources: g.resources, tokens: g.tokens}, nil, res, scopes...)
 }
 
 // issue makes an access token (and a refresh token standing for next) for
 // a grant and answers with them; code, when not nil, is the code the
 // grant came from, which remembers the token.
-func (s *Server) issue(w *front.Writer, c *client, from, next *grant, code *grant, scopes ...string) {
+func (s *Server) issue(w *front.Writer, c *client, from, next *grant, code *grant, resources []string, scopes ...string) {
 	if len(scopes) == 0 {
 		scopes = from.scopes
 	}
@@ -457,7 +531,7 @@ func (s *Server) issue(w *front.Writer, c *client, from, next *grant, code *gran
 	if c.Name != "" {
 		name = "OAuth: " + c.Name
 	}
-	tok, err := eng.AddToken(from.workspace, sim.TokenSpec{Type: "oauth", Name: name, Scopes: scopes, ExpiresAt: expires.Unix()})
+	tok, err := eng.AddToken(from.workspace, sim.TokenSpec{Type: "oauth", Name: name, Scopes: scopes, ExpiresAt: expires.Unix(), Resources: resources})
 	if err != nil {
 		oauthError(w, http.StatusBadRequest, "invalid_grant", "The grant's workspace cannot be reached: "+sim.AsError(err).Message)
 		return

@@ -66,6 +66,15 @@ type Invocation struct {
 	Edge *front.Writer
 }
 
+// resource is the protected resource the call's front is: a token issued
+// for another alone does not reach it.
+func (in *Invocation) resource() string {
+	if in.Front == "mcp" {
+		return gate.ResourceMCP
+	}
+	return gate.ResourceAPI
+}
+
 // Result is what an operation answered, as REST sends it.
 type Result struct {
 	// Operation is the operation the answer counts for in the coverage and
@@ -100,7 +109,7 @@ func Invoke(env *front.Env, in *Invocation) *Result {
 		if in.Principal != nil {
 			res.Pass = gate.Pass{Principal: *in.Principal, Rate: env.Eng.RateWindow(in.Principal.WorkspaceID)}
 		} else {
-			res.Pass, err = env.Gate.Identify(in.Authorization, "")
+			res.Pass, err = env.Gate.Identify(in.Authorization, in.resource(), "")
 		}
 		if err == nil {
 			err = in.TooLarge
@@ -111,7 +120,7 @@ func Invoke(env *front.Env, in *Invocation) *Result {
 	case in.Principal != nil:
 		res.Pass, err = env.Gate.CountAs(*in.Principal, env.API.Scope(in.Op))
 	default:
-		res.Pass, err = env.Gate.Count(in.Authorization, env.API.Scope(in.Op))
+		res.Pass, err = env.Gate.Count(in.Authorization, in.resource(), env.API.Scope(in.Op))
 	}
 	if err == nil && in.TooLarge == nil {
 		err = admit(env, in, &res.Pass)

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/ops"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
@@ -88,7 +89,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 // names one, on an answer that does not count.
 func (f *Front) peek(w *front.Writer, r *http.Request) {
 	if authorization := r.Header.Get("Authorization"); authorization != "" {
-		_ = f.env.Identify(w, authorization) // the answer is not about the credential
+		_ = f.env.Identify(w, authorization, gate.ResourceAPI) // the answer is not about the credential
 	}
 }
 
