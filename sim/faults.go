@@ -167,6 +167,11 @@ func (e *Engine) TakeLegacyFaults() (map[uint64]LegacyFaults, error) {
 // magic markers of its text, then the fault rules (Fates: its workspace's
 // job_failure rules, then the global ones, then a failure_rate rule), else
 // the model's rate, drawn from the job's own random generator.
+//
+// The fault store lives beside the state, not in the transaction: when a
+// group commit fails (an I/O error, or another write of the group
+// panicked) and each write runs again alone, a job_failure rule's count the
+// first attempt took is not given back.
 func (t *tx) decideFate(job *Job, lane, model string, rate float64, text string) error {
 	mg := ParseMagic(text)
 	if mg.Delay >= 0 {
