@@ -32,6 +32,21 @@ func TestInjectedLatencyIsApplied(t *testing.T) {
 	j := srv.Journal(JournalFilter{Operation: "getAccount"})
 	require.Len(t, j, 2)
 	assert.EqualValues(t, 300, j[0].InjectedLatencyMS)
+
+	// An operation's own latency comes before every operation's, whichever
+	// was set first, as before the shorthand made rules.
+	slept = nil
+	require.NoError(t, srv.ClearFaults())
+	require.NoError(t, srv.SetLatency("*", 20*time.Millisecond))
+	require.NoError(t, srv.SetLatency("getAccount", 300*time.Millisecond))
+	for _, path := range []string{"/account", "/models"} {
+		req, _ := http.NewRequest("GET", srv.BaseURL()+path, nil)
+		req.Header.Set("Authorization", "Bearer "+KeyAllScopes)
+		resp, err := srv.Client().Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+	}
+	assert.Equal(t, []time.Duration{300 * time.Millisecond, 20 * time.Millisecond}, slept)
 }
 
 // The real clock follows wall time (here a fake one the test moves).

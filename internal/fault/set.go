@@ -82,6 +82,26 @@ func (s *Set) Replace(ws uint64, via string, same func(Spec) bool, spec *Spec) (
 	return s.add(ws, *spec, via)
 }
 
+// Before moves rule id of scope ws before the first rule of the scope that
+// first reports, if that comes before it: a shorthand whose specific rule
+// must be tried before its general one (an operation's latency before
+// every operation's).
+func (s *Set) Before(ws uint64, id string, first func(Rule) bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sc := s.scopes[ws]
+	if sc == nil {
+		return
+	}
+	at := slices.IndexFunc(sc.rules, func(r *rule) bool { return r.ID == id })
+	to := slices.IndexFunc(sc.rules, func(r *rule) bool { return first(r.Rule) })
+	if at < 0 || to < 0 || to >= at {
+		return
+	}
+	r := sc.rules[at]
+	sc.rules = slices.Insert(slices.Delete(sc.rules, at, at+1), to, r)
+}
+
 // add keeps a rule; the caller holds s.mu.
 func (s *Set) add(ws uint64, spec Spec, via string) (Rule, error) {
 	if s.scopes == nil {

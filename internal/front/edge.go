@@ -182,9 +182,6 @@ func (w *Writer) Principal() (sim.Principal, bool) {
 	return *w.principal, true
 }
 
-// AddLatency records latency injected into the request.
-func (w *Writer) AddLatency(d time.Duration) { w.latency += d }
-
 // SetAnswer records the operation of openapi.json the request was, and its
 // error code, for the journal.
 func (w *Writer) SetAnswer(op, errCode string) { w.op, w.errCode = op, errCode }

@@ -102,7 +102,8 @@ func (env *Env) SetFailureRate(ws uint64, rate *float64) error {
 		env.Rules.Replace(ws, fault.ViaFailureRate, every, nil)
 		return nil
 	}
-	return env.replace(ws, fault.ViaFailureRate, fault.Spec{Kind: fault.FailureRate, Rate: rate}, every)
+	_, err := env.replace(ws, fault.ViaFailureRate, fault.Spec{Kind: fault.FailureRate, Rate: rate}, every)
+	return err
 }
 
 // FailPlatform makes every delivery of scope ws to a platform ("all" for
@@ -117,7 +118,8 @@ func (env *Env) FailPlatform(ws uint64, platform string, fail bool) error {
 		env.Rules.Replace(ws, fault.ViaPlatforms, same, nil)
 		return nil
 	}
-	return env.replace(ws, fault.ViaPlatforms, spec, same)
+	_, err := env.replace(ws, fault.ViaPlatforms, spec, same)
+	return err
 }
 
 // SetLatency makes the latency shorthand's rule of an operation ("*" for
@@ -133,7 +135,13 @@ func (env *Env) SetLatency(ws uint64, operation string, d time.Duration) error {
 		return nil
 	}
 	ms := d.Milliseconds()
-	return env.replace(ws, fault.ViaLatency, fault.Spec{Kind: fault.Latency, Operation: operation, Distribution: "fixed", MS: &ms}, same)
+	r, err := env.replace(ws, fault.ViaLatency, fault.Spec{Kind: fault.Latency, Operation: operation, Distribution: "fixed", MS: &ms}, same)
+	if err == nil && operation != "*" {
+		// An operation's own latency is tried before every operation's,
+		// whichever was set first.
+		env.Rules.Before(ws, r.ID, func(o fault.Rule) bool { return o.Via == fault.ViaLatency && o.Operation == "*" })
+	}
+	return err
 }
 
 // ForceResponses answers the next count requests of an operation of
@@ -154,12 +162,11 @@ func (env *Env) addVia(ws uint64, via string, spec fault.Spec) error {
 
 // replace checks a spec a shorthand made and keeps it in place of the
 // rule that shorthand made for the same thing (same).
-func (env *Env) replace(ws uint64, via string, spec fault.Spec, same func(fault.Spec) bool) error {
+func (env *Env) replace(ws uint64, via string, spec fault.Spec, same func(fault.Spec) bool) (fault.Rule, error) {
 	if err := fault.Validate(&spec, "body", env.API.Has); err != nil {
-		return err
+		return fault.Rule{}, err
 	}
-	_, err := env.Rules.Replace(ws, via, same, &spec)
-	return err
+	return env.Rules.Replace(ws, via, same, &spec)
 }
 
 // AdoptLegacyFaults takes over, as rules made by their shorthands, the

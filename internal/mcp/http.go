@@ -246,12 +246,11 @@ type exchange struct {
 	principal sim.Principal
 	token     *auth.TokenInfo
 
-	mu      sync.Mutex
-	done    bool
-	call    *front.Call
-	latency time.Duration
-	read    int64 // bytes of the resources read through the SDK
-	window  *sim.RateDecision
+	mu     sync.Mutex
+	done   bool
+	call   *front.Call
+	read   int64 // bytes of the resources read through the SDK
+	window *sim.RateDecision
 }
 
 func newExchange(w *front.Writer, view wire.View, p sim.Principal) *exchange {
@@ -322,14 +321,14 @@ func (x *exchange) rate(d sim.RateDecision) {
 }
 
 // note records a tool call for the request's journal entry.
-func (x *exchange) note(c front.Call, latency time.Duration) {
+func (x *exchange) note(c front.Call) {
 	if x == nil {
 		return
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if !x.done {
-		x.call, x.latency = &c, latency
+		x.call = &c
 	}
 }
 
@@ -340,7 +339,6 @@ func (x *exchange) finish() {
 	x.done = true
 	if x.call != nil {
 		x.w.SetCall(*x.call)
-		x.w.AddLatency(x.latency)
 	}
 }
 

@@ -141,7 +141,7 @@ func (f *Front) call(ctx context.Context, tc toolCall, c caller) *sdk.CallToolRe
 	data := bytes.TrimSuffix(res.Body(), []byte("\n"))
 	call := front.Call{Operation: t.op, Status: res.Status, ErrorCode: res.ErrorCode}
 	if c.x != nil {
-		c.x.note(call, res.Latency)
+		c.x.note(call)
 	} else {
 		e := journal.Entry{ID: env.NewRequestID(), Front: "mcp", MCPMethod: "tools/call", Operation: t.op, Status: res.Status,
 			ErrorCode: res.ErrorCode, WorkspaceID: res.Pass.Principal.WorkspaceID, InjectedLatencyMS: res.Latency.Milliseconds(),

@@ -116,7 +116,6 @@ func (f *Front) operation(w *front.Writer, r *http.Request, m front.Match) {
 		w.Header().Set("Connection", "close") // the unread body must not be taken for the next request
 	}
 	w.SetAnswer(res.Operation, res.ErrorCode)
-	w.AddLatency(res.Latency)
 	w.WriteHeader(res.Status)
 	w.Write(res.Body())
 }
