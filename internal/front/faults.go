@@ -45,6 +45,10 @@ type faultState struct {
 	// media type and workspace).
 	modality string
 	ws       uint64
+	// op is the operation an MCP tool call the request carries is of, set
+	// when the call is admitted (before any head goes): the answer's
+	// faults target it too.
+	op string
 	// decided: the answer's faults (latency, delivery) were drawn.
 	decided bool
 	// deliver is the delivery fault the answer meets; its bytes are held
@@ -164,6 +168,9 @@ func (w *Writer) PickFault(p fault.Stage, req fault.Request) *fault.Hit {
 	} else if w.faults.modality == "" {
 		w.faults.modality = req.Modality // the answer's faults target it too
 	}
+	if req.Operation != "" && w.faults.op == "" {
+		w.faults.op = req.Operation // so does its operation
+	}
 	w.faults.mu.Unlock()
 	ws := req.Workspace
 	if ws == 0 {
@@ -204,9 +211,11 @@ func (w *Writer) decideFaults() {
 	}
 	st.decided = true
 	req := fault.Request{Operation: w.op, Path: w.req.URL.Path, Ranged: w.req.Header.Get("Range") != ""}
-	if w.call != nil {
-		req.Operation = w.call.Operation
+	st.mu.Lock()
+	if req.Operation == "" {
+		req.Operation = st.op // an MCP tool call's
 	}
+	st.mu.Unlock()
 	w.latency += w.env.Delay(w.req.Context(), w.PickFault(fault.Delay, req))
 	// A GET of the MCP endpoint is a stream that may never end: it is never held.
 	if st.class == fault.MCP && w.req.Method == http.MethodGet {
