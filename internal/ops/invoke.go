@@ -180,22 +180,18 @@ func Invoke(env *front.Env, in *Invocation) *Result {
 // admit takes the admission faults of a call the gate let in: a status
 // rule that targets it answers for the operation, which does not run.
 func admit(env *front.Env, in *Invocation, pass *gate.Pass) error {
+	if in.Edge != nil && !in.Edge.Faultable() || in.Edge == nil && !env.Rules.Active() {
+		return nil
+	}
 	req := fault.Request{Operation: in.Op, Workspace: pass.Principal.WorkspaceID}
+	if in.Op == "createGeneration" {
+		req.Modality = peekModality(in.Request)
+	}
 	var h *fault.Hit
-	switch {
-	case in.Edge != nil:
-		if !in.Edge.Faultable() {
-			return nil
-		}
-		if in.Op == "createGeneration" {
-			req.Modality = peekModality(in.Request)
-		}
+	if in.Edge != nil {
 		h = in.Edge.PickFault(fault.Admit, req)
-	case env.Rules.Active():
+	} else {
 		// MCP over stdio: the rules of the caller's scope, as for MCP.
-		if in.Op == "createGeneration" {
-			req.Modality = peekModality(in.Request)
-		}
 		req.Class = fault.MCP
 		h = env.Rules.Pick(req.Workspace, fault.Admit, req)
 	}
