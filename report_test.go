@@ -18,7 +18,9 @@ type gradedT struct {
 	errors []string
 }
 
-func (g *gradedT) Errorf(format string, args ...any) { g.errors = append(g.errors, fmt.Sprintf(format, args...)) }
+func (g *gradedT) Errorf(format string, args ...any) {
+	g.errors = append(g.errors, fmt.Sprintf(format, args...))
+}
 
 // TestAssertGoodClient: a sandbox's report holds its own requests; the
 // assertion fails on warnings and errors by default, on what it is told
