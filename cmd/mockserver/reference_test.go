@@ -1,0 +1,71 @@
+package main
+
+import (
+	"flag"
+	"strings"
+	"testing"
+
+	"github.com/mediamock/mediamock/internal/refdoc"
+)
+
+var updateDocs = flag.Bool("update-docs", false, "write docs/reference/cli.md from the commands' flag sets")
+
+// TestCLIReference holds docs/reference/cli.md to the commands' flag
+// sets: a flag, a default or a help text changed without the page fails.
+// `go test ./cmd/mockserver -run TestCLIReference -update-docs` rewrites it.
+func TestCLIReference(t *testing.T) {
+	refdoc.Check(t, "../../docs/reference/cli.md", cliReference(), *updateDocs,
+		"go test ./cmd/mockserver -run TestCLIReference -update-docs")
+}
+
+// cliReference is the command line reference: every command with its
+// flags, each flag's default, help text and variable.
+func cliReference() []byte {
+	p := refdoc.New("Command line reference", "the flag sets of `cmd/mockserver`",
+		"go test ./cmd/mockserver -run TestCLIReference -update-docs")
+	p.Para("`mockserver` and its commands, with every flag, its default and the environment variable it reads. " +
+		"A flag on the command line wins over its variable; `mockserver COMMAND --help` prints the same.")
+	var rows [][]string
+	for _, c := range commandList() {
+		rows = append(rows, []string{"[`" + c.name + "`](#" + slug(c.name) + ")", c.summary})
+	}
+	p.Table([]string{"command", "what it does"}, rows)
+	for _, c := range commandList() {
+		p.Heading(2, c.name)
+		p.Code("", strings.TrimSpace(c.name+" "+c.synopsis))
+		p.Para(c.about)
+		if c.flags == nil {
+			p.Para("It takes no flags.")
+			continue
+		}
+		p.Para(c.envDoc)
+		rows = nil
+		c.flags().VisitAll(func(f *flag.Flag) {
+			var env []string
+			if c.env != nil {
+				for _, v := range strings.Split(c.env(f.Name), ", then ") {
+					if v != "" {
+						env = append(env, refdoc.Code(v))
+					}
+				}
+			}
+			rows = append(rows, []string{refdoc.Code("--" + f.Name), strings.Join(env, ", then "), refdoc.Code(f.DefValue), f.Usage})
+		})
+		p.Table([]string{"flag", "variable", "default", "what it sets"}, rows)
+	}
+	return p.Bytes()
+}
+
+// slug is a heading's anchor, as GitHub makes it.
+func slug(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(heading) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || 'a' <= r && r <= 'z' || '0' <= r && r <= '9':
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
