@@ -27,7 +27,7 @@ func cliReference() []byte {
 		"A flag on the command line wins over its variable; `mockserver COMMAND --help` prints the same.")
 	var rows [][]string
 	for _, c := range commandList() {
-		rows = append(rows, []string{"[`" + c.name + "`](#" + slug(c.name) + ")", c.summary})
+		rows = append(rows, []string{"[`" + c.name + "`](#" + refdoc.Slug(c.name) + ")", c.summary})
 	}
 	p.Table([]string{"command", "what it does"}, rows)
 	for _, c := range commandList() {
@@ -54,18 +54,4 @@ func cliReference() []byte {
 		p.Table([]string{"flag", "variable", "default", "what it sets"}, rows)
 	}
 	return p.Bytes()
-}
-
-// slug is a heading's anchor, as GitHub makes it.
-func slug(heading string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(heading) {
-		switch {
-		case r == ' ':
-			b.WriteByte('-')
-		case r == '-' || r == '_' || 'a' <= r && r <= 'z' || '0' <= r && r <= '9':
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }

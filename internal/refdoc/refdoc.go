@@ -165,3 +165,18 @@ func clip(s string) string {
 	}
 	return s
 }
+
+// Slug is a heading's anchor, as GitHub makes it: lower case, spaces as
+// dashes, only letters, digits, dashes and underscores kept.
+func Slug(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(heading) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || 'a' <= r && r <= 'z' || '0' <= r && r <= '9':
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
