@@ -18,7 +18,8 @@ type command struct {
 	flags func() *flag.FlagSet
 	// env names the environment variable a flag reads, "" for none.
 	env func(flagName string) string
-	// envDoc says how the flags read the environment.
+	// envDoc says how the flags read the environment, in Markdown (the
+	// reference's alone).
 	envDoc string
 }
 
@@ -59,13 +60,13 @@ state file by default. Stdout carries only protocol messages; the log goes to st
 				}
 				return ""
 			},
-			envDoc: "--fixtures defaults to the server's " + envName("fixtures") + "."},
+			envDoc: "`--fixtures` defaults to the server's `" + envName("fixtures") + "`."},
 		{name: "mockserver proxy", synopsis: "--upstream URL", summary: "a validating proxy in front of a server of the API",
 			about: `A validating reverse proxy in front of any server of the API: every exchange is checked
 against openapi.json, and the findings are reported (and, with --record, the account, models
 and completed assets are recorded as a fixture).`,
 			flags: func() *flag.FlagSet { _, fs := proxyFlags(); return fs }, env: proxyEnvName,
-			envDoc: "Each flag is also an environment variable with a prefix of its own, MOCKSERVER_PROXY_, so that a proxy and a server configured in one environment do not take each other's " + envName("addr") + "; a flag wins over its variable."},
+			envDoc: "Each flag is also an environment variable with a prefix of its own, `MOCKSERVER_PROXY_`, so that a proxy and a server configured in one environment do not take each other's `" + envName("addr") + "`; a flag wins over its variable."},
 		{name: "mockserver conformance", synopsis: "--url URL", summary: "the conformance suite against a server of the API",
 			about: conformanceAbout, flags: func() *flag.FlagSet { _, fs := conformanceFlags(); return fs },
 			env: func(f string) string {
@@ -92,7 +93,7 @@ and completed assets are recorded as a fixture).`,
 				}
 				return ""
 			},
-			envDoc: "The flags read the server's variables: without --url, the address is " + envName("addr") + " when set (https when " + envName("tls") + " or " + envName("tls-cert") + " is), else the address the server wrote beside its state file; --db defaults to " + envName("db") + "."},
+			envDoc: "The flags read the server's variables: without `--url`, the address is `" + envName("addr") + "` when set (https when `" + envName("tls") + "` or `" + envName("tls-cert") + "` is), else the address the server wrote beside its state file; `--db` defaults to `" + envName("db") + "`."},
 		{name: "mockserver version", summary: "the version",
 			about: `Prints the version: the one stamped at build time (-ldflags "-X main.version=1.2.3"),
 else the module's (a tagged version, or dev- and the commit of a checkout).`},

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"flag"
+	"slices"
 	"strings"
 	"testing"
 
@@ -54,4 +56,36 @@ func cliReference() []byte {
 		p.Table([]string{"flag", "variable", "default", "what it sets"}, rows)
 	}
 	return p.Bytes()
+}
+
+// The reference's list of commands is the list the errors name, and each
+// of its commands runs: a command added to Run and to commands but not to
+// commandList fails here, not silently in the reference.
+func TestCommandListIsComplete(t *testing.T) {
+	var names []string
+	for _, c := range commandList()[1:] {
+		names = append(names, strings.TrimPrefix(c.name, "mockserver "))
+	}
+	slices.Sort(names)
+	listed := strings.Split(commands, ", ")
+	slices.Sort(listed)
+	if !slices.Equal(names, listed) {
+		t.Errorf("commandList has %v, the errors name %v", names, listed)
+	}
+	for _, c := range commandList() {
+		if c.flags == nil {
+			continue
+		}
+		args := append(strings.Fields(strings.TrimPrefix(c.name, "mockserver")), "--help")
+		var out, errs strings.Builder
+		if code := Run(context.Background(), args, noEnv, strings.NewReader(""), &out, &errs); code != 0 || errs.Len() != 0 {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errs.String())
+		}
+		// Every flag of the reference is one the command parses.
+		c.flags().VisitAll(func(f *flag.Flag) {
+			if !strings.Contains(out.String(), "-"+f.Name) {
+				t.Errorf("%s --help does not show --%s", c.name, f.Name)
+			}
+		})
+	}
 }

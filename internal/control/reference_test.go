@@ -48,7 +48,8 @@ func controlReference() ([]byte, error) {
 	p := refdoc.New("Control API reference", "`control.json` (`spec/control.json`)",
 		"go test ./internal/control -run TestControlAPIReference -update-docs")
 	p.Para(doc.Info.Description)
-	p.Para(fmt.Sprintf("The document itself is served at `GET %s/openapi.json`. Every path below includes the prefix `%s`.", base, base))
+	p.Para(fmt.Sprintf("The document itself is served at `GET %s/openapi.json`. Every path below includes the prefix `%s`. "+
+		"What each fault kind does, its stage and parameters: [Fault kinds](fault-kinds.md).", base, base))
 	if ss := doc.Components.SecuritySchemes; ss != nil {
 		for _, name := range slices.Sorted(mapsKeys(ss)) {
 			if s := ss[name].Value; s != nil {

@@ -34,7 +34,7 @@ func faultKindsReference() []byte {
 	p := refdoc.New("Fault kinds", "the kind table of `internal/fault` (`kinds.go`, `params.go`)",
 		"go test ./internal/fault -run TestFaultKindsReference -update-docs")
 	p.Para("Every fault the server can inject, in the order of the kind table. A rule of any kind is added with " +
-		"`POST /_mock/faults/rules` (`{\"kind\": \"truncate\", \"after_fraction\": 0.5, \"first\": 1}`), scoped to the whole server, " +
+		"[`POST /_mock/faults/rules`](control-api.md#post-_mockfaultsrules) (`{\"kind\": \"truncate\", \"after_fraction\": 0.5, \"first\": 1}`), scoped to the whole server, " +
 		"a sandbox (`?sandbox=`) or a workspace (`?workspace_id=`); the shorthand endpoints make rules of one kind. " +
 		"A kind that strikes requests can also be asked for on one request with the `" + Header + "` header " +
 		"(`" + Header + ": truncate; after_bytes=1024`), which replaces the rules at its own stage for that request.")

@@ -40,7 +40,7 @@ func mcpReference(api *contract.Contract, tools []*tool) []byte {
 		"go test ./internal/mcp -run TestMCPToolsReference -update-docs")
 	p.Para(fmt.Sprintf("The service's MCP server (`%s`, %q) is served over Streamable HTTP at `%s` on the REST API's listener, "+
 		"and over stdio by `mockserver mcp`. It offers one tool per operation of `openapi.json` that names one (`x-mcp-tool`), "+
-		"in the document's order, and the resources below. A tool call is a call of its operation: the same authentication, "+
+		"in the document's order (see [REST operations](operations.md)), and the resources below. A tool call is a call of its operation: the same authentication, "+
 		"rate window, scope, validation against `openapi.json`, handler and answer as the REST request; its result carries the "+
 		"operation's JSON as structured content, and an error is a tool error carrying the error object.",
 		Implementation.Name, Implementation.Title, Path))

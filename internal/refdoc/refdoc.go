@@ -125,6 +125,7 @@ func Check(t testing.TB, path string, got []byte, update bool, command string) {
 	want, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("%v: run %s to write it", err, command)
+		return
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s is stale: run %s (and review the diff)\n%s", trimDots(path), command, firstDifference(want, got))
