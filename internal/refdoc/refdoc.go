@@ -154,17 +154,33 @@ func firstDifference(committed, generated []byte) string {
 			y = b[i]
 		}
 		if x != y || i >= len(a) || i >= len(b) {
-			return fmt.Sprintf("first difference at line %d:\n  committed: %s\n  generated: %s", i+1, clip(x), clip(y))
+			at := 0
+			for at < len(x) && at < len(y) && x[at] == y[at] {
+				at++
+			}
+			return fmt.Sprintf("first difference at line %d, column %d:\n  committed: %s\n  generated: %s", i+1, at+1, clip(x, at), clip(y, at))
 		}
 	}
 	return ""
 }
 
-func clip(s string) string {
-	if len(s) > 200 {
-		return s[:200] + "…"
+// clip shows a long line around column at: what comes a little before it
+// and after it.
+func clip(s string, at int) string {
+	const before, width = 60, 200
+	start := 0
+	if len(s) > width && at > before {
+		start = at - before
 	}
-	return s
+	end := min(len(s), start+width)
+	out := s[start:end]
+	if start > 0 {
+		out = "…" + out
+	}
+	if end < len(s) {
+		out += "…"
+	}
+	return out
 }
 
 // Slug is a heading's anchor, as GitHub makes it: lower case, spaces as

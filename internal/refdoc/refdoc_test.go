@@ -105,12 +105,21 @@ func TestCheck(t *testing.T) {
 	}
 	Check(r, path, []byte("a\nc\n"), false, cmd)
 	if len(r.errors) != 1 || !strings.Contains(r.errors[0], "stale: run "+cmd) ||
-		!strings.Contains(r.errors[0], "line 2:\n  committed: b\n  generated: c") {
+		!strings.Contains(r.errors[0], "line 2, column 1:\n  committed: b\n  generated: c") {
 		t.Errorf("a stale page: %q", r.errors)
 	}
 	r = &recorder{TB: t}
 	Check(r, path, []byte("a\nb\nc\n"), false, cmd)
-	if len(r.errors) != 1 || !strings.Contains(r.errors[0], "line 3:") {
+	if len(r.errors) != 1 || !strings.Contains(r.errors[0], "line 3,") {
 		t.Errorf("a page grown by a line: %q", r.errors)
+	}
+}
+
+// A long line shows the part around its first difference.
+func TestFirstDifferenceOfALongLine(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	got := firstDifference([]byte(long+"a"+long+"\n"), []byte(long+"b"+long+"\n"))
+	if !strings.Contains(got, "line 1, column 301") || !strings.Contains(got, "x"+"a"+"x") || !strings.Contains(got, "x"+"b"+"x") {
+		t.Errorf("got %s", got)
 	}
 }
