@@ -115,8 +115,8 @@ func healthFlags(getenv func(string) string) (*healthSettings, *flag.FlagSet) {
 // tlsOn reports whether the server's settings in the environment serve
 // https (MOCKSERVER_TLS, or a certificate of one's own).
 func tlsOn(getenv func(string) string) bool {
-	on, _ := strconv.ParseBool(getenv("MOCKSERVER_TLS"))
-	return on || getenv("MOCKSERVER_TLS_CERT") != ""
+	on, _ := strconv.ParseBool(getenv(envName("tls")))
+	return on || getenv(envName("tls-cert")) != ""
 }
 
 // healthClient trusts what a server with --tls serves: the local
@@ -127,7 +127,7 @@ func healthClient(db string, getenv func(string) string) *http.Client {
 	if err != nil {
 		pool = x509.NewCertPool()
 	}
-	for _, f := range []string{db + ".tls/ca.pem", getenv("MOCKSERVER_TLS_CERT")} {
+	for _, f := range []string{db + ".tls/ca.pem", getenv(envName("tls-cert"))} {
 		if f == "" {
 			continue
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -55,6 +56,28 @@ func cliReference() []byte {
 		})
 		p.Table([]string{"flag", "variable", "default", "what it sets"}, rows)
 	}
+
+	// Every variable, for a reader who found one in a configuration.
+	p.Heading(2, "Environment variables")
+	p.Para("Every variable a flag reads, by name.")
+	seen := map[string][]string{}
+	for _, c := range commandList() {
+		if c.flags == nil || c.env == nil {
+			continue
+		}
+		c.flags().VisitAll(func(f *flag.Flag) {
+			for _, v := range strings.Split(c.env(f.Name), ", then ") {
+				if v != "" {
+					seen[v] = append(seen[v], "[`"+c.name+"`](#"+refdoc.Slug(c.name)+") `--"+f.Name+"`")
+				}
+			}
+		})
+	}
+	rows = nil
+	for _, v := range slices.Sorted(maps.Keys(seen)) {
+		rows = append(rows, []string{refdoc.Code(v), strings.Join(seen[v], "<br>")})
+	}
+	p.Table([]string{"variable", "read by"}, rows)
 	return p.Bytes()
 }
 
