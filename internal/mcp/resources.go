@@ -37,9 +37,17 @@ const resourceScope = "read"
 // not go through the SDK: it streams (serveRead).
 const exchangeResourceBytes = 16 << 20
 
+// modelsResource is the model catalog, one resource.
+var modelsResource = sdk.Resource{URI: modelsURI, Name: "models", Title: "Model catalog", MIMEType: "application/json",
+	Description: "The models grouped by modality, as list_models returns them: ids, credits per output, options."}
+
+// assetTemplate is every completed asset of the caller's workspace, by id.
+var assetTemplate = sdk.ResourceTemplate{URITemplate: assetURIPrefix + "{id}", Name: "asset", Title: "Library asset",
+	Description: "The file of a completed asset of the workspace library (image, video, audio or 3D model), with its media type."}
+
 func (f *Front) addResources(s *sdk.Server, who func(*sdk.RequestExtra) caller) {
-	s.AddResource(&sdk.Resource{URI: modelsURI, Name: "models", Title: "Model catalog", MIMEType: "application/json",
-		Description: "The models grouped by modality, as list_models returns them: ids, credits per output, options."},
+	models, assets := modelsResource, assetTemplate // the server keeps them: copies
+	s.AddResource(&models,
 		func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 			data, err := f.readModels(who(req.Extra))
 			if err != nil {
@@ -47,8 +55,7 @@ func (f *Front) addResources(s *sdk.Server, who func(*sdk.RequestExtra) caller) 
 			}
 			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: modelsURI, MIMEType: "application/json", Text: string(data)}}}, nil
 		})
-	s.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: assetURIPrefix + "{id}", Name: "asset", Title: "Library asset",
-		Description: "The file of a completed asset of the workspace library (image, video, audio or 3D model), with its media type."},
+	s.AddResourceTemplate(&assets,
 		func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 			return f.readAsset(ctx, who(req.Extra), req.Params.URI)
 		})
