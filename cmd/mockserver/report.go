@@ -40,8 +40,17 @@ type reportSettings struct {
 	timeout                                         time.Duration
 }
 
-func reportFlags(s *reportSettings) *flag.FlagSet {
+// reportAbout is what the report command does.
+const reportAbout = `Grades the clients of a running server from its journal: each finding has a stable id,
+a severity, a count and the request ids that prove it (docs/reference/client-findings.md).
+Exit 0 when no finding matches --fail-on, 1 when one does, 2 on a usage error or when the
+server cannot be asked.`
+
+// reportFlags makes the report command's flag set and the settings it
+// parses into.
+func reportFlags() (*reportSettings, *flag.FlagSet) {
 	fs := flag.NewFlagSet("mockserver report", flag.ContinueOnError)
+	s := &reportSettings{}
 	fs.StringVar(&s.url, "url", "http://127.0.0.1:8080", "root address of the running server")
 	fs.StringVar(&s.token, "control-token", "", "the server's control token, or a sandbox's (then the report is the sandbox's)")
 	fs.StringVar(&s.sandbox, "sandbox", "", "the report of this sandbox (sbx_...)")
@@ -55,10 +64,7 @@ func reportFlags(s *reportSettings) *flag.FlagSet {
 		w := fs.Output()
 		fmt.Fprint(w, `Usage: mockserver report [flags]
 
-Grades the clients of a running server from its journal: each finding has a stable id,
-a severity, a count and the request ids that prove it (see the docs' "Grade your client").
-Exit 0 when no finding matches --fail-on, 1 when one does, 2 on a usage error or when the
-server cannot be asked.
+`+reportAbout+`
 
 Flags (each also an environment variable; a flag wins over its variable):
 `)
@@ -70,12 +76,11 @@ Flags (each also an environment variable; a flag wins over its variable):
 			fmt.Fprintf(w, "  --%-14s %s\n      %s%s\n", f.Name, reportEnvName(f.Name), f.Usage, def)
 		})
 	}
-	return fs
+	return s, fs
 }
 
 func parseReportSettings(args []string, getenv func(string) string, stdout, stderr io.Writer) (*reportSettings, error) {
-	s := &reportSettings{}
-	fs := reportFlags(s)
+	s, fs := reportFlags()
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return nil, err
 	}
