@@ -62,7 +62,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return runKeys(args[1:], getenv, stdout, stderr)
 	}
 	mediamock.Preload()
-	return runServe(ctx, args, getenv, stdout, stderr)
+	return runServe(ctx, args, getenv, stdin, stdout, stderr)
 }
 
 // commands lists every command, for the errors that name one.

@@ -520,3 +520,34 @@ func TestRunTLS(t *testing.T) {
 		t.Errorf("health without the authority says why: %s", stderr.String())
 	}
 }
+
+// TestRunExitsWithParent: with --exit-with-parent the server stops, as on
+// SIGTERM, when its standard input ends (the parent that held it is gone).
+func TestRunExitsWithParent(t *testing.T) {
+	in, parent := io.Pipe()
+	log := newLogSink()
+	exit := make(chan int, 1)
+	db := filepath.Join(t.TempDir(), "mediamock.db")
+	go func() {
+		exit <- Run(context.Background(), []string{"--addr", "127.0.0.1:0", "--db", db, "--exit-with-parent"}, fakeEnv{}.get, in, io.Discard, log)
+	}()
+	select {
+	case <-log.ready:
+	case code := <-exit:
+		t.Fatalf("exit %d before ready:\n%s", code, log)
+	case <-time.After(testkit.Bound):
+		t.Fatalf("not ready:\n%s", log)
+	}
+	parent.Close() // the parent dies: the system closes its end of the pipe
+	select {
+	case code := <-exit:
+		if code != 0 || !strings.Contains(log.String(), "standard input ended") || !strings.Contains(log.String(), "msg=stopped") {
+			t.Errorf("exit %d; log:\n%s", code, log)
+		}
+	case <-time.After(testkit.Bound):
+		t.Fatalf("still running after standard input ended:\n%s", log)
+	}
+	if _, err := os.Stat(db + ".addr"); !os.IsNotExist(err) {
+		t.Errorf("the address file stays: %v", err)
+	}
+}

@@ -32,6 +32,7 @@ type settings struct {
 	seed, oauthApprove                                         uint64
 	speed                                                      float64
 	durable, reset, strict, evolve, fetchImages, coverage, tls bool
+	exitWithParent                                             bool
 	tlsCert, tlsKey                                            string
 	controlToken, allowedHosts, fileSecret, logLevel           string
 	journalSize, journalBody, maxSandboxes                     int
@@ -119,6 +120,9 @@ func serveFlags(mcp bool) (*settings, *flag.FlagSet) {
 	fs.Uint64Var(&s.oauthApprove, "oauth-approve", 0, "approve every OAuth authorization request at once for this workspace id, without the consent page (for OAuth clients in tests)")
 	fs.BoolVar(&s.coverage, "coverage-report", false, "print the coverage table to stderr at shutdown")
 	fs.DurationVar(&s.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long requests in flight may take at shutdown")
+	if !mcp {
+		fs.BoolVar(&s.exitWithParent, "exit-with-parent", false, "stop when standard input ends: the process that started the server holds it open, and the system closes it when that process dies, even by SIGKILL (the npm and pip helpers use it)")
+	}
 	fs.Usage = func() { usage(fs, mcp) }
 	return s, fs
 }
@@ -214,7 +218,7 @@ func usage(fs *flag.FlagSet, mcp bool) {
 	})
 }
 
-func runServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+func runServe(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Starting allocates a few megabytes in many small pieces (the OpenAPI
 	// document's parse most of all) while the heap is small: the collector
 	// would run several times for nothing. It runs less often until the
@@ -243,6 +247,11 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		fmt.Fprintln(stderr, "mockserver:", err)
 		return 2
+	}
+	if s.exitWithParent {
+		var stop context.CancelFunc
+		ctx, stop = withParent(ctx, stdin, log)
+		defer stop()
 	}
 	// Through the buffer, so that what New logged comes first.
 	srv, opts, code := s.start(ctx, log, logOut)

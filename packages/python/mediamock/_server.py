@@ -29,6 +29,48 @@ def _stop_all():
 atexit.register(_stop_all)
 
 
+def _alive(pid):
+    # type: (int) -> bool
+    if sys.platform == "win32":
+        import ctypes
+        handle = ctypes.windll.kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
+        if not handle:
+            return False
+        code = ctypes.c_ulong()
+        ctypes.windll.kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
+        ctypes.windll.kernel32.CloseHandle(handle)
+        return code.value == 259  # STILL_ACTIVE
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _remove_stale(tmp):
+    # type: (str) -> None
+    """Removes the folders of servers whose owner is gone (killed before it
+    could remove them): ``mediamock-*`` under the temporary folder with an
+    ``owner.pid`` of a dead process. A folder without one is left alone."""
+    try:
+        names = os.listdir(tmp)
+    except OSError:
+        return
+    for name in names:
+        if not name.startswith("mediamock-"):
+            continue
+        path = os.path.join(tmp, name)
+        try:
+            with open(os.path.join(path, "owner.pid")) as f:
+                owner = int(f.read().strip())
+        except (OSError, ValueError):
+            continue
+        if owner > 0 and not _alive(owner):
+            shutil.rmtree(path, ignore_errors=True)
+
+
 def _death_signal():
     """On Linux, a function for the child to run before it starts: the kernel
     sends it SIGTERM when this process ends, however it ends (even killed)."""
@@ -155,6 +197,11 @@ class Mediamock:
     def _cleanup(self):
         with _lock:
             _running.discard(self)
+        if self.process is not None and self.process.stdin is not None:
+            try:
+                self.process.stdin.close()  # the pipe --exit-with-parent watches
+            except OSError:
+                pass
         if self._workdir:
             shutil.rmtree(self._workdir, ignore_errors=True)
 
@@ -203,11 +250,16 @@ def start_mediamock(port=None, clock="real", speed=100, seed=None, fixtures=None
     binary = binary or binary_path()
     if control_token is None:
         control_token = environ.get("MOCKSERVER_CONTROL_TOKEN") or None
+    _remove_stale(tempfile.gettempdir())
     workdir = tempfile.mkdtemp(prefix="mediamock-")
     db = os.path.join(workdir, "state.db")
     log_path = os.path.join(workdir, "server.log")
     argv = [binary, "--addr", "127.0.0.1:%d" % (port or 0), "--db", db, "--reset", "--clock", clock,
-            "--speed", repr(speed), "--log-level", log_level]
+            "--speed", repr(speed), "--log-level", log_level,
+            # The server stops when its standard input ends: this process
+            # holds the pipe, and the system closes it when this process
+            # dies, however it dies, on every OS.
+            "--exit-with-parent"]
     if seed is not None:
         argv += ["--seed", str(seed)]
     if fixtures:
@@ -217,8 +269,10 @@ def start_mediamock(port=None, clock="real", speed=100, seed=None, fixtures=None
     argv += list(args)
     try:
         with open(log_path, "wb") as log:
-            process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+            process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT,
                                        env=environ, preexec_fn=_death_signal(), close_fds=True)
+        with open(os.path.join(workdir, "owner.pid"), "w") as f:
+            f.write(str(os.getpid()))
     except OSError as err:
         shutil.rmtree(workdir, ignore_errors=True)
         raise MediamockError("exited_at_start", "cannot run %s: %s" % (binary, err)) from err

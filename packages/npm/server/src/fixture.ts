@@ -51,6 +51,15 @@ function pickHooks(given?: Hooks): Picked {
   if (!h && g.beforeAll && g.afterAll && g.beforeEach && g.afterEach) {
     h = { beforeAll: g.beforeAll, afterAll: g.afterAll, beforeEach: g.beforeEach, afterEach: g.afterEach };
   }
+  if (!h && (process.env.VITEST || process.env.JEST_WORKER_ID)) {
+    // Registering with node:test here would do nothing, and every test
+    // would then fail with "no sandbox here": say the fix instead.
+    const runner = process.env.VITEST ? "vitest" : "@jest/globals";
+    throw new TypeError(`useMediamock: ${process.env.VITEST ? "Vitest" : "Jest"} runs without globals here, so there are no hooks to register with. ` +
+      `Pass them: import { beforeAll, afterAll, beforeEach, afterEach } from "${runner}"; ` +
+      `useMediamock({ hooks: { beforeAll, afterAll, beforeEach, afterEach } }) ` +
+      `(or turn the globals on: test.globals = true in vitest.config${process.env.VITEST ? "" : ", injectGlobals in Jest"}).`);
+  }
   if (!h) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const t = require("node:test") as Hooks;

@@ -2,7 +2,7 @@
 // loopback port with a temporary state file, waits until it is healthy,
 // and stops it (and removes the file) on stop() or when this process exits.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { components as ApiComponents, paths as ApiPaths } from "./generated/api";
@@ -133,6 +133,36 @@ function hookExit() {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Whether a process is alive (signal 0 asks without sending). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Removes the folders of servers whose owner is gone (killed before it
+ * could remove them): `mediamock-*` under the temporary folder, with an
+ * owner.pid of a dead process. A folder without one is left alone (its
+ * owner may be writing it, or it is not ours).
+ */
+function removeStale(tmp: string): void {
+  let names: string[];
+  try { names = readdirSync(tmp); } catch { return; }
+  for (const name of names) {
+    if (!name.startsWith("mediamock-")) continue;
+    const dir = join(tmp, name);
+    try {
+      let owner = NaN;
+      try { owner = Number(readFileSync(join(dir, "owner.pid"), "utf8").trim()); } catch { /* none */ }
+      if (Number.isInteger(owner) && owner > 0 && !alive(owner)) rmSync(dir, { recursive: true, force: true });
+    } catch { /* another process's, or gone already */ }
+  }
+}
+
 /**
  * Starts a mediamock server for tests and resolves once it is healthy.
  *
@@ -143,6 +173,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function startMediamock(options: MediamockOptions = {}): Promise<Mediamock> {
   const env = options.env ?? process.env;
   const binary = options.binary ?? resolveBinary(env);
+  removeStale(tmpdir());
   const dir = mkdtempSync(join(tmpdir(), "mediamock-"));
   const db = join(dir, "state.db");
   const addr = `127.0.0.1:${options.port ?? 0}`;
@@ -152,6 +183,10 @@ export async function startMediamock(options: MediamockOptions = {}): Promise<Me
     "--clock", options.clock ?? "real",
     "--speed", String(options.speed ?? 100),
     "--log-level", options.logLevel ?? "warn",
+    // The server stops when its standard input ends: this process holds
+    // the pipe, and the system closes it when this process dies, even by
+    // SIGKILL.
+    "--exit-with-parent",
   ];
   if (options.seed !== undefined) args.push("--seed", String(options.seed));
   if (options.fixtures) args.push("--fixtures", options.fixtures);
@@ -164,7 +199,7 @@ export async function startMediamock(options: MediamockOptions = {}): Promise<Me
   const inherit = options.log === "inherit";
   try {
     child = spawn(binary, args, {
-      env, stdio: ["ignore", inherit ? "inherit" : "pipe", inherit ? "inherit" : "pipe"], windowsHide: true,
+      env, stdio: ["pipe", inherit ? "inherit" : "pipe", inherit ? "inherit" : "pipe"], windowsHide: true,
     });
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
@@ -172,6 +207,9 @@ export async function startMediamock(options: MediamockOptions = {}): Promise<Me
   }
   const entry = { child, dir };
   running.add(entry);
+  // Who owns the folder: the next start removes it once this process is
+  // gone (a runner killed with SIGKILL cannot remove it itself).
+  try { writeFileSync(join(dir, "owner.pid"), String(process.pid)); } catch { /* best effort */ }
   const keep = (chunk: Buffer) => {
     log.push(chunk.toString("utf8"));
     while (log.length > 200) log.shift();
@@ -181,6 +219,8 @@ export async function startMediamock(options: MediamockOptions = {}): Promise<Me
   // Neither the process nor its pipes keep this process alive: a test
   // that forgets stop() still ends, and the exit hook kills the server.
   child.unref();
+  (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  child.stdin?.on("error", () => { /* the server is gone */ });
   (child.stdout as unknown as { unref?: () => void } | null)?.unref?.();
   (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
 
