@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"crypto/tls"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -19,7 +22,6 @@ import (
 	"github.com/mediamock/mediamock/internal/evolve"
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/journal"
-	"github.com/mediamock/mediamock/internal/seed"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -455,8 +457,12 @@ func (env *Env) signFile(ref sim.FileRef) string {
 	return "?expires=" + strconv.FormatInt(expires, 10) + "&signature=" + env.fileSignature(ref, expires)
 }
 
+// fileSignature is an HMAC of the address and its expiry, keyed by the
+// engine's signing key (random, or from --file-secret; never the seed).
 func (env *Env) fileSignature(ref sim.FileRef, expires int64) string {
-	return fmt.Sprintf("%016x", seed.Derive(env.Eng.Seed(), "file-expiry/"+ref.Path(), uint64(expires)))
+	m := hmac.New(sha256.New, env.Eng.FileSignKey())
+	m.Write([]byte("file-expiry/" + ref.Path() + "?" + strconv.FormatInt(expires, 10)))
+	return hex.EncodeToString(m.Sum(nil)[:16])
 }
 
 // mimeOfExt is the media type of a file extension, for the modality of a
@@ -504,7 +510,7 @@ func (w *Writer) FileExpired(ref sim.FileRef, made time.Time) error {
 	q := w.req.URL.Query()
 	if e := q.Get("expires"); e != "" {
 		n, err := strconv.ParseInt(e, 10, 64)
-		if err != nil || q.Get("signature") != w.env.fileSignature(ref, n) {
+		if err != nil || !hmac.Equal([]byte(q.Get("signature")), []byte(w.env.fileSignature(ref, n))) {
 			met(true)
 			return &sim.Error{Kind: sim.EFORBIDDEN, Code: "invalid_signature",
 				Message: "The file address's expiry or signature was changed; read the asset again for a fresh address."}
