@@ -95,17 +95,17 @@ type Engine struct {
 	dueChanged chan struct{}
 	dueMu      sync.Mutex
 
-	rate       *rateLimiter
-	hub        *hub
-	feed       feed // committed changes, for subscribers
-	cov        coverage
-	epoch      atomic.Uint64 // resets and restores so far; part of file addresses
-	commits    atomic.Uint64 // write transactions committed
-	pages      pageCache     // the ids of recent list pages, until the next write
-	released   atomic.Uint64 // commits when the mapped pages were last released
-	fileKey    []byte                // of file address tokens, from Config.FileSecret; nil: seeded
-	signKey    atomic.Pointer[[]byte] // signs expiring file addresses (secrets.go)
-	log        *slog.Logger
+	rate     *rateLimiter
+	hub      *hub
+	feed     feed // committed changes, for subscribers
+	cov      coverage
+	epoch    atomic.Uint64          // resets and restores so far; part of file addresses
+	commits  atomic.Uint64          // write transactions committed
+	pages    pageCache              // the ids of recent list pages, until the next write
+	released atomic.Uint64          // commits when the mapped pages were last released
+	fileKey  []byte                 // of file address tokens, from Config.FileSecret; nil: seeded
+	signKey  atomic.Pointer[[]byte] // signs expiring file addresses (secrets.go)
+	log      *slog.Logger
 
 	// incomplete is set when a bulk write failed half-way: the state is not
 	// served until a reset (or a restart) seeds it again.
