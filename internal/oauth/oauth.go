@@ -925,11 +925,12 @@ func oauthError(w *front.Writer, status int, code, description string) {
 
 // repeated names the first parameter given more than once, "" when none:
 // RFC 6749 (3.1, 3.2) says a parameter MUST NOT be repeated, at every
-// endpoint of the authorization server. resource may be (RFC 8707, 2).
+// endpoint of the authorization server. resource may be (RFC 8707, 2), and
+// so may grant, the consent page's own field (one per scope granted).
 func repeated(v url.Values) string {
 	var names []string
 	for name, values := range v {
-		if len(values) > 1 && name != "resource" {
+		if len(values) > 1 && name != "resource" && name != "grant" {
 			names = append(names, name)
 		}
 	}
