@@ -72,6 +72,9 @@ type faultState struct {
 	// names what it added, for the journal.
 	evolve  *fault.Hit
 	evolved []string
+	// off: the request meets no fault, neither its header's nor a
+	// rule's (it is refused for what it touches: NoFaults).
+	off bool
 }
 
 // held reports whether the answer is kept back: it met a fault before its
@@ -152,7 +155,16 @@ func (w *Writer) FaultWorkspace() uint64 {
 // Faultable reports whether the request may meet a fault: its door lets
 // faults in, and it asks for one or a rule is set somewhere.
 func (w *Writer) Faultable() bool {
-	return w.faults.class != "" && (w.faults.header != nil || w.env.Rules.Active())
+	return w.faults.class != "" && !w.faults.off && (w.faults.header != nil || w.env.Rules.Active())
+}
+
+// NoFaults takes the request out of every fault, its Mock-Fault header's
+// and the rules': a front calls it when the request is not authorized for
+// what it touches (another workspace's MCP session), so that it is refused
+// exactly as without them.
+func (w *Writer) NoFaults() {
+	w.faults.off = true
+	w.faults.header = nil
 }
 
 // PickFault decides whether the request meets a fault at point p: its own
@@ -160,7 +172,7 @@ func (w *Writer) Faultable() bool {
 // the rules of its workspace and the global ones. The hit is recorded as
 // met.
 func (w *Writer) PickFault(p fault.Stage, req fault.Request) *fault.Hit {
-	if w.faults.class == "" {
+	if w.faults.class == "" || w.faults.off {
 		return nil
 	}
 	req.Class = w.faults.class
@@ -208,7 +220,7 @@ func (env *Env) Delay(ctx context.Context, h *fault.Hit) time.Duration {
 // the answer is about to go.
 func (w *Writer) decideFaults() {
 	st := &w.faults
-	if st.decided || st.class == "" || (st.header == nil && !w.env.Rules.Active() && !w.env.Evolve) {
+	if st.decided || st.class == "" || st.off || (st.header == nil && !w.env.Rules.Active() && !w.env.Evolve) {
 		return
 	}
 	st.decided = true
