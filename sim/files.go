@@ -62,7 +62,9 @@ func (e *Engine) StartFrameFile(c EncoreCreation) FileRef {
 	return e.fileRef(FileStartFrame, c.WorkspaceID, c.ID, "image/jpeg")
 }
 
-// ParseFileRef reads class/ws/id/token.ext; it checks the token.
+// ParseFileRef reads class/ws/id/token.ext; it checks the token. Numbers
+// are read in their one spelling (no leading zero, no sign): another
+// spelling of an address is no address.
 func (e *Engine) ParseFileRef(path string) (FileRef, bool) {
 	parts := strings.Split(path, "/")
 	if len(parts) != 4 {
@@ -70,7 +72,7 @@ func (e *Engine) ParseFileRef(path string) (FileRef, bool) {
 	}
 	ws, err1 := strconv.ParseUint(parts[1], 10, 64)
 	id, err2 := strconv.ParseUint(parts[2], 10, 64)
-	if err1 != nil || err2 != nil {
+	if err1 != nil || err2 != nil || strconv.FormatUint(ws, 10) != parts[1] || strconv.FormatUint(id, 10) != parts[2] {
 		return FileRef{}, false
 	}
 	token, ext, _ := strings.Cut(parts[3], ".")
