@@ -77,7 +77,7 @@ var Scopes = []string{"read", "generate", "publish"}
 // alive) is forgotten; when every one does, the registration is refused.
 const (
 	maxClients           = 1024
-	maxClientsPerAddress = 64
+	maxClientsPerAddress = 256
 )
 
 // maxGrants bounds the codes and the token families a server keeps, each:
