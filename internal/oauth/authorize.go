@@ -189,11 +189,14 @@ func (s *Server) approver(choice, credential string) (uint64, string) {
 	if _, ok := s.env.Eng.SandboxOf(ws); ok && !isServer {
 		return 0, "Workspace " + choice + " needs its control token to be approved."
 	}
-	if server != "" && !isServer {
-		if credential == "" {
-			return 0, "This server has a control token: enter it to approve (or a sandbox's control token, for that sandbox)."
-		}
+	switch {
+	case server != "" && !isServer && credential == "":
+		return 0, "This server has a control token: enter it to approve (or a sandbox's control token, for that sandbox)."
+	case server != "" && !isServer:
 		return 0, "The control token entered is wrong."
+	case server == "" && credential != "":
+		// As the control API: a credential sent must be valid.
+		return 0, "The control token entered is not a live sandbox's, and this server has none of its own: leave the field empty to approve for one of its workspaces."
 	}
 	return ws, ""
 }

@@ -88,6 +88,7 @@ func TestConsentNeedsACredential(t *testing.T) {
 				code("a workspace with the server's token", consentForm(id, "1", "the-operators-token"), 1)
 				code("a sandbox with the server's token", consentForm(id, other, "the-operators-token"), theirs.WorkspaceID)
 			} else {
+				refused("a workspace with a made-up token", consentForm(id, "1", "not-a-token"))
 				code("a workspace of an open local server", consentForm(id, "1", ""), 1)
 			}
 		})
