@@ -29,12 +29,16 @@ func firstImage(t *testing.T, srv *mediamock.Server) string {
 }
 
 // A file has one address: another spelling of it (a leading zero, an
-// encoded slash) is 404 in the service's error object, not the same file.
+// encoded slash, another extension) is 404 in the service's error object,
+// not the same file.
 func TestFileAddressesHaveOneSpelling(t *testing.T) {
 	srv := mediamock.RunT(t)
 	path := strings.TrimPrefix(firstImage(t, srv), srv.URL())
 	parts := strings.Split(strings.TrimPrefix(path, "/files/"), "/") // class, ws, id, token.ext
 	require.Len(t, parts, 4, path)
+	token, ext, ok := strings.Cut(parts[3], ".")
+	require.True(t, ok, path)
+	ext = "." + ext
 	resp, _ := testkit.Send(t, srv, "GET", path, "", nil, "")
 	require.Equal(t, http.StatusOK, resp.StatusCode, path)
 	for name, other := range map[string]string{
@@ -43,6 +47,9 @@ func TestFileAddressesHaveOneSpelling(t *testing.T) {
 		"plus sign":                     "/files/" + parts[0] + "/+" + parts[1] + "/" + parts[2] + "/" + parts[3],
 		"encoded slash":                 "/files/" + parts[0] + "%2f" + parts[1] + "/" + parts[2] + "/" + parts[3],
 		"encoded slash, upper case":     "/files/" + parts[0] + "/" + parts[1] + "/" + parts[2] + "%2F" + parts[3],
+		"another extension":             "/files/" + parts[0] + "/" + parts[1] + "/" + parts[2] + "/" + token + ".gif",
+		"an upper-case extension":       "/files/" + parts[0] + "/" + parts[1] + "/" + parts[2] + "/" + token + strings.ToUpper(ext),
+		"no extension":                  "/files/" + parts[0] + "/" + parts[1] + "/" + parts[2] + "/" + token,
 	} {
 		t.Run(name, func(t *testing.T) {
 			resp, body := testkit.Send(t, srv, "GET", other, "", nil, "")

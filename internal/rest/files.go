@@ -14,6 +14,7 @@ import (
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/wire"
+	"github.com/mediamock/mediamock/media"
 	"github.com/mediamock/mediamock/sim"
 )
 
@@ -43,6 +44,9 @@ func (f *Front) serveFile(w *front.Writer, r *http.Request) {
 	}
 	w.SetFile(ref)
 	file, content, err := eng.OpenFile(ref)
+	if err == nil && ref.Ext != media.Extension(file.MimeType) {
+		err = &sim.Error{Kind: sim.ENOTFOUND, Code: "not_found", Message: "No such file."} // another extension: no address
+	}
 	if err == nil {
 		err = w.FileExpired(ref, file.Modified.Time())
 	}
