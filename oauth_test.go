@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -384,4 +385,43 @@ func TestOAuthTokenBoundToItsResource(t *testing.T) {
 		"refresh_token": {refreshed.RefreshToken}, "client_id": {cfg.ClientID}, "resource": {api}}.Encode())
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, body)
 	assert.Contains(t, body, "invalid_target")
+}
+
+// On a shared server (a control token, sandboxes), the consent page names
+// no sandbox, and approving for a sandbox's workspace without its control
+// token issues nothing; with it, the token is worth that sandbox alone.
+func TestOAuthConsentOnASharedServer(t *testing.T) {
+	srv := mediamock.RunT(t, func(o *mediamock.Options) { o.ControlToken = "operator" })
+	victim := srv.Sandbox(t, func(s *mediamock.SandboxSpec) { s.Name = "Victim Suite" })
+	mine := srv.Sandbox(t)
+	cfg := oauthClient(t, srv)
+	verifier := oauth2.GenerateVerifier()
+	authURL := cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(verifier))
+	req, _ := http.NewRequest("GET", authURL, nil)
+	resp, page := testkit.Do(t, srv, req)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.NotContains(t, page, "Victim Suite")
+	assert.Contains(t, page, callback, "the page names where the code goes")
+
+	u, _ := url.Parse(authURL)
+	form := u.Query()
+	form.Set("workspace", strconv.FormatUint(victim.WorkspaceID, 10))
+	form["grant"] = []string{"read", "generate"}
+	form.Set("decision", "approve")
+	for _, credential := range []string{"", mine.ControlToken, "sbc_1_c749dfcb6aeeabe2"} {
+		form.Set("credential", credential)
+		resp, body := post(t, srv, cfg.Endpoint.AuthURL, "application/x-www-form-urlencoded", form.Encode())
+		assert.Equal(t, http.StatusForbidden, resp.StatusCode, "credential %q: %s", credential, body)
+		assert.Empty(t, resp.Header.Get("Location"), "nothing issued")
+	}
+	form.Set("workspace", "sandbox")
+	form.Set("credential", mine.ControlToken)
+	resp, body := post(t, srv, cfg.Endpoint.AuthURL, "application/x-www-form-urlencoded", form.Encode())
+	require.Equal(t, http.StatusFound, resp.StatusCode, body)
+	loc, _ := url.Parse(resp.Header.Get("Location"))
+	tok, err := cfg.Exchange(context.Background(), loc.Query().Get("code"), oauth2.VerifierOption(verifier))
+	require.NoError(t, err)
+	status, account, _ := restStatus(t, srv, tok.AccessToken)
+	require.Equal(t, http.StatusOK, status)
+	assert.EqualValues(t, mine.WorkspaceID, account["workspace_id"])
 }
