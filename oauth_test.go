@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -137,34 +138,50 @@ func TestOAuthAuthorizationCodeFlow(t *testing.T) {
 	cs.Close()
 
 	// A refresh gives a new access token and a new refresh token; the old
-	// refresh token is used up.
+	// access token is superseded (revoked) and the old refresh token used
+	// up.
 	refreshed, err := cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: tok.RefreshToken}).Token()
 	require.NoError(t, err)
 	assert.NotEqual(t, tok.AccessToken, refreshed.AccessToken)
 	assert.NotEqual(t, tok.RefreshToken, refreshed.RefreshToken)
-	_, err = cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: tok.RefreshToken}).Token()
-	assertOAuthError(t, err, "invalid_grant")
+	status, _, _ = restStatus(t, srv, tok.AccessToken)
+	assert.Equal(t, http.StatusUnauthorized, status, "superseded")
+	status, _, _ = restStatus(t, srv, refreshed.AccessToken)
+	assert.Equal(t, http.StatusOK, status)
 
-	// Access tokens end an hour later on the simulated clock.
+	// Access tokens end an hour later on the simulated clock; the next
+	// request of the authorization server purges them from the state.
+	before := len(workspaceTokens(t, srv))
 	require.NoError(t, srv.Advance(time.Hour))
-	status, body, h := restStatus(t, srv, tok.AccessToken)
+	status, body, h := restStatus(t, srv, refreshed.AccessToken)
 	assert.Equal(t, http.StatusUnauthorized, status, "%v", body)
 	assert.Contains(t, h.Get("WWW-Authenticate"), `error="invalid_token"`)
-
-	// A revoked refresh token takes its access tokens with it. Issuing
-	// purges the workspace's expired tokens from the state.
-	expired := len(workspaceTokens(t, srv))
 	fresh, err := cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: refreshed.RefreshToken}).Token()
 	require.NoError(t, err)
-	assert.Equal(t, expired-2+1, len(workspaceTokens(t, srv)), "the two expired tokens gone, the new one there")
+	assert.Equal(t, before-1+1, len(workspaceTokens(t, srv)), "the expired token gone, the new one there")
 	status, _, _ = restStatus(t, srv, fresh.AccessToken)
 	require.Equal(t, http.StatusOK, status)
-	resp, body2 := post(t, srv, strings.Replace(cfg.Endpoint.TokenURL, "/token", "/revoke", 1), "application/x-www-form-urlencoded",
-		url.Values{"token": {fresh.RefreshToken}, "client_id": {cfg.ClientID}}.Encode())
-	require.Equal(t, http.StatusOK, resp.StatusCode, body2)
+
+	// A rotated-out refresh token presented again ends its whole line:
+	// the live access and refresh tokens are revoked.
+	_, err = cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: tok.RefreshToken}).Token()
+	assertOAuthError(t, err, "invalid_grant")
 	status, _, _ = restStatus(t, srv, fresh.AccessToken)
-	assert.Equal(t, http.StatusUnauthorized, status, "revoked")
+	assert.Equal(t, http.StatusUnauthorized, status, "the family is revoked")
 	_, err = cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: fresh.RefreshToken}).Token()
+	assertOAuthError(t, err, "invalid_grant")
+
+	// A revoked refresh token takes its access tokens with it.
+	verifier = oauth2.GenerateVerifier()
+	back = authorize(t, srv, cfg.AuthCodeURL("state-43", oauth2.S256ChallengeOption(verifier)))
+	again, err := cfg.Exchange(ctx, back.Get("code"), oauth2.VerifierOption(verifier))
+	require.NoError(t, err)
+	resp, body2 := post(t, srv, strings.Replace(cfg.Endpoint.TokenURL, "/token", "/revoke", 1), "application/x-www-form-urlencoded",
+		url.Values{"token": {again.RefreshToken}, "client_id": {cfg.ClientID}}.Encode())
+	require.Equal(t, http.StatusOK, resp.StatusCode, body2)
+	status, _, _ = restStatus(t, srv, again.AccessToken)
+	assert.Equal(t, http.StatusUnauthorized, status, "revoked")
+	_, err = cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: again.RefreshToken}).Token()
 	assertOAuthError(t, err, "invalid_grant")
 }
 
@@ -368,4 +385,43 @@ func TestOAuthTokenBoundToItsResource(t *testing.T) {
 		"refresh_token": {refreshed.RefreshToken}, "client_id": {cfg.ClientID}, "resource": {api}}.Encode())
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, body)
 	assert.Contains(t, body, "invalid_target")
+}
+
+// On a shared server (a control token, sandboxes), the consent page names
+// no sandbox, and approving for a sandbox's workspace without its control
+// token issues nothing; with it, the token is worth that sandbox alone.
+func TestOAuthConsentOnASharedServer(t *testing.T) {
+	srv := mediamock.RunT(t, func(o *mediamock.Options) { o.ControlToken = "operator" })
+	victim := srv.Sandbox(t, func(s *mediamock.SandboxSpec) { s.Name = "Victim Suite" })
+	mine := srv.Sandbox(t)
+	cfg := oauthClient(t, srv)
+	verifier := oauth2.GenerateVerifier()
+	authURL := cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(verifier))
+	req, _ := http.NewRequest("GET", authURL, nil)
+	resp, page := testkit.Do(t, srv, req)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.NotContains(t, page, "Victim Suite")
+	assert.Contains(t, page, callback, "the page names where the code goes")
+
+	u, _ := url.Parse(authURL)
+	form := u.Query()
+	form.Set("workspace", strconv.FormatUint(victim.WorkspaceID, 10))
+	form["grant"] = []string{"read", "generate"}
+	form.Set("decision", "approve")
+	for _, credential := range []string{"", mine.ControlToken, "sbc_1_c749dfcb6aeeabe2"} {
+		form.Set("credential", credential)
+		resp, body := post(t, srv, cfg.Endpoint.AuthURL, "application/x-www-form-urlencoded", form.Encode())
+		assert.Equal(t, http.StatusForbidden, resp.StatusCode, "credential %q: %s", credential, body)
+		assert.Empty(t, resp.Header.Get("Location"), "nothing issued")
+	}
+	form.Set("workspace", "sandbox")
+	form.Set("credential", mine.ControlToken)
+	resp, body := post(t, srv, cfg.Endpoint.AuthURL, "application/x-www-form-urlencoded", form.Encode())
+	require.Equal(t, http.StatusFound, resp.StatusCode, body)
+	loc, _ := url.Parse(resp.Header.Get("Location"))
+	tok, err := cfg.Exchange(context.Background(), loc.Query().Get("code"), oauth2.VerifierOption(verifier))
+	require.NoError(t, err)
+	status, account, _ := restStatus(t, srv, tok.AccessToken)
+	require.Equal(t, http.StatusOK, status)
+	assert.EqualValues(t, mine.WorkspaceID, account["workspace_id"])
 }

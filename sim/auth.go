@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
 	"slices"
 
 	bolt "go.etcd.io/bbolt"
@@ -137,14 +138,40 @@ func (e *Engine) RevokeToken(token string) (bool, error) {
 	return found, err
 }
 
+// PurgeAllExpiredTokens removes every token whose time has passed on the
+// simulated clock (on every clock mode: the authorization server calls it
+// at each of its requests). It costs a scan of the tokens held in memory,
+// and a write only when one has expired.
+func (e *Engine) PurgeAllExpiredTokens() (int, error) {
+	return e.purgeExpired(func(yield func(string) bool) {
+		for tok := range e.tokens {
+			if !yield(tok) {
+				return
+			}
+		}
+	})
+}
+
 // PurgeExpiredTokens removes the workspace's tokens whose time has passed
 // (issued access tokens), so that they do not pile up in the state file;
 // it reports how many.
 func (e *Engine) PurgeExpiredTokens(workspaceID uint64) (int, error) {
+	return e.purgeExpired(func(yield func(string) bool) {
+		for _, tok := range e.tokensByWS[workspaceID] {
+			if !yield(tok) {
+				return
+			}
+		}
+	})
+}
+
+// purgeExpired removes the expired tokens among those tokens yields (read
+// under e.mu).
+func (e *Engine) purgeExpired(tokens iter.Seq[string]) (int, error) {
 	now := e.clock.Now().Unix()
 	var expired []string
 	e.mu.RLock()
-	for _, tok := range e.tokensByWS[workspaceID] {
+	for tok := range tokens {
 		if t := e.tokens[tok]; t.ExpiresAt != 0 && now >= t.ExpiresAt {
 			expired = append(expired, tok)
 		}

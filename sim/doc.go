@@ -17,7 +17,10 @@
 //   - One seeded randomness. Every random choice derives from Config.Seed
 //     and the id of the entity it is for (Rand, DeriveSeed), so the same
 //     seed and the same calls give the same state, byte for byte, whatever
-//     the scheduling of goroutines.
+//     the scheduling of goroutines. Secrets are the exception: every
+//     credential the engine makes up comes from crypto/rand and is kept in
+//     the state (secrets are random; everything else is seeded: see
+//     secrets.go).
 //   - One writer. Every write is a function handed to a single writer
 //     goroutine, which commits the writes waiting at once in one
 //     transaction (group commit: one commit, and one fsync when Durable,

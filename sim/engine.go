@@ -13,7 +13,6 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/mediamock/mediamock/fixtures"
-	"github.com/mediamock/mediamock/internal/seed"
 )
 
 // Config configures an Engine. Path, World and Clock are required.
@@ -39,8 +38,9 @@ type Config struct {
 	Images ImageResolver
 	// Log receives what the engine has to report; nil discards it.
 	Log *slog.Logger
-	// FileSecret, when set, is mixed into the tokens of file addresses, so
-	// that they cannot be computed from the seed.
+	// FileSecret, when set, keys the tokens of file addresses and the
+	// signatures of expiring ones (by HMAC), so that they cannot be
+	// computed from the seed.
 	FileSecret string
 	// WallClock reads the wall clock for progress reports of long bulk
 	// writes (seeding, restoring), never for the simulation; nil means
@@ -95,16 +95,17 @@ type Engine struct {
 	dueChanged chan struct{}
 	dueMu      sync.Mutex
 
-	rate       *rateLimiter
-	hub        *hub
-	feed       feed // committed changes, for subscribers
-	cov        coverage
-	epoch      atomic.Uint64 // resets and restores so far; part of file addresses
-	commits    atomic.Uint64 // write transactions committed
-	pages      pageCache     // the ids of recent list pages, until the next write
-	released   atomic.Uint64 // commits when the mapped pages were last released
-	fileSecret uint64        // mixed into file tokens
-	log        *slog.Logger
+	rate     *rateLimiter
+	hub      *hub
+	feed     feed // committed changes, for subscribers
+	cov      coverage
+	epoch    atomic.Uint64          // resets and restores so far; part of file addresses
+	commits  atomic.Uint64          // write transactions committed
+	pages    pageCache              // the ids of recent list pages, until the next write
+	released atomic.Uint64          // commits when the mapped pages were last released
+	fileKey  []byte                 // of file address tokens, from Config.FileSecret; nil: seeded
+	signKey  atomic.Pointer[[]byte] // signs expiring file addresses (secrets.go)
+	log      *slog.Logger
 
 	// incomplete is set when a bulk write failed half-way: the state is not
 	// served until a reset (or a restart) seeds it again.
@@ -150,9 +151,7 @@ func Open(cfg Config) (*Engine, error) {
 		images: cfg.Images, fates: cfg.Fates, log: cfg.Log, ops: make(chan *op, 1024), closed: make(chan struct{}),
 		dueChanged: make(chan struct{}), rate: newRateLimiter(), hub: newHub(),
 	}
-	if cfg.FileSecret != "" {
-		e.fileSecret = seed.Hash(cfg.FileSecret) | 1
-	}
+	e.initSecrets()
 	e.indexCatalog()
 	if err := e.load(cfg.Reset); err != nil {
 		db.Close()
@@ -269,6 +268,7 @@ func (e *Engine) addMissingBuckets() error {
 func (e *Engine) reload(btx *bolt.Tx) error {
 	e.publishNextDue(firstDue(btx))
 	e.epoch.Store(readEpoch(btx))
+	e.loadSignKey(btx.Bucket(bMeta).Get(keySignKey))
 	if err := e.rate.load(btx); err != nil {
 		return err
 	}

@@ -20,8 +20,9 @@ const (
 	FileStartFrame = "e" // an Encore creation's start frame
 )
 
-// FileRef names a file: its class, workspace, owner id and an unguessable
-// token derived from the seed. It is the path of the file's URL.
+// FileRef names a file: its class, workspace, owner id and a token derived
+// from the seed (or, with a file secret, from the secret alone). It is the
+// path of the file's URL.
 type FileRef struct {
 	Class string
 	WS    uint64
@@ -40,10 +41,10 @@ func (f FileRef) Path() string {
 // one state file.
 //
 // Tokens are predictable from the seed (same seed, same addresses) unless
-// Config.FileSecret mixes a secret in.
+// Config.FileSecret is set: then they are an HMAC keyed by the secret.
 func (e *Engine) fileRef(class string, ws, id uint64, mime string) FileRef {
 	purpose := fmt.Sprintf("file/%s/%d", class, e.epoch.Load())
-	return FileRef{Class: class, WS: ws, ID: id, Token: fmt.Sprintf("%016x", DeriveSeed(e.seed^e.fileSecret, purpose, id)), Ext: media.Extension(mime)}
+	return FileRef{Class: class, WS: ws, ID: id, Token: e.fileToken(purpose, id), Ext: media.Extension(mime)}
 }
 
 // AssetFile is the file reference of an asset.
@@ -61,7 +62,9 @@ func (e *Engine) StartFrameFile(c EncoreCreation) FileRef {
 	return e.fileRef(FileStartFrame, c.WorkspaceID, c.ID, "image/jpeg")
 }
 
-// ParseFileRef reads class/ws/id/token.ext; it checks the token.
+// ParseFileRef reads class/ws/id/token.ext; it checks the token. Numbers
+// are read in their one spelling (no leading zero, no sign): another
+// spelling of an address is no address.
 func (e *Engine) ParseFileRef(path string) (FileRef, bool) {
 	parts := strings.Split(path, "/")
 	if len(parts) != 4 {
@@ -69,7 +72,7 @@ func (e *Engine) ParseFileRef(path string) (FileRef, bool) {
 	}
 	ws, err1 := strconv.ParseUint(parts[1], 10, 64)
 	id, err2 := strconv.ParseUint(parts[2], 10, 64)
-	if err1 != nil || err2 != nil {
+	if err1 != nil || err2 != nil || strconv.FormatUint(ws, 10) != parts[1] || strconv.FormatUint(id, 10) != parts[2] {
 		return FileRef{}, false
 	}
 	token, ext, _ := strings.Cut(parts[3], ".")

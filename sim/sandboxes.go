@@ -332,10 +332,11 @@ func (e *Engine) CreateSandbox(spec SandboxSpec, max int) (Sandbox, error) {
 		if err != nil {
 			return err
 		}
-		secret := e.seed ^ e.fileSecret
+		// The id is seeded; the control token and the keys are secrets:
+		// random (secrets.go), kept in the state.
 		sb := &Sandbox{Seq: seq, From: fw.Name, Spec: spec, CreatedAt: StampOf(t.now),
-			ID:           fmt.Sprintf("sbx_%d_%08x", seq, DeriveSeed(secret, "sandbox", seq)>>32),
-			ControlToken: fmt.Sprintf("sbc_%d_%016x", seq, DeriveSeed(secret, "sandbox/control", seq))}
+			ID:           fmt.Sprintf("sbx_%d_%08x", seq, DeriveSeed(e.seed, "sandbox", seq)>>32),
+			ControlToken: fmt.Sprintf("sbc_%d_%s", seq, randomHex(secretBytes))}
 		// The function may run again (a group that failed is retried one
 		// write at a time): it works on a copy.
 		fw := fw

@@ -60,6 +60,9 @@ func (t *tx) finish() error {
 	if err := t.b(bMeta).Put([]byte("clock"), u64(uint64(t.now.UnixNano()))); err != nil {
 		return err
 	}
+	if err := t.keepSignKey(); err != nil {
+		return err
+	}
 	// A real clock is wall time plus an offset, kept across restarts; the
 	// other modes have none.
 	if off, ok := t.e.clock.offset(); ok {

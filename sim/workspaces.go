@@ -166,10 +166,11 @@ func planIDs(w *fixtures.World) []string {
 	return ids
 }
 
-// freeToken makes up a token, derived from the seed, that no one uses yet.
+// freeToken makes up a token that no one uses yet: its prefix, a number
+// and 128 random bits (a secret is never derived from the seed: secrets.go).
 func (t *tx) freeToken(prefix string, n uint64) string {
-	for try := uint64(0); ; try++ {
-		tok := fmt.Sprintf("%s%d_%012x", prefix, n, DeriveSeed(t.e.seed, "token/"+prefix, n+try<<32)>>16)
+	for {
+		tok := fmt.Sprintf("%s%d_%s", prefix, n, randomHex(secretBytes))
 		if t.b(bTokens).Get([]byte(tok)) == nil {
 			return tok
 		}

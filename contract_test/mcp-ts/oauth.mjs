@@ -6,8 +6,9 @@
 // --oauth-approve, so the "user agent" here is one fetch that reads the
 // code from the redirect. Then the token lists the tools and calls one, is
 // refused by REST (the SDK asked for a token for /mcp alone: RFC 8707, and
-// the MCP authorization spec's audience rule), refreshes, and stops working
-// once revoked.
+// the MCP authorization spec's audience rule), refreshes (the old access
+// token is superseded), sees a reused refresh token end its line (RFC 9700),
+// authorizes again, and stops working once revoked.
 //
 //   MCP_URL=http://127.0.0.1:8080/mcp node oauth.mjs
 //
@@ -118,8 +119,18 @@ await step("the token, issued for /mcp alone, is refused by REST", async () => {
   assert(body.error?.details?.resource === "/api/v1", JSON.stringify(body));
 });
 
+// ping posts a ping to /mcp with a bearer token and returns the status.
+async function ping(token) {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+  });
+  return res.status;
+}
+
 let old;
-await step("a refresh gives new tokens and uses the old refresh token up", async () => {
+await step("a refresh gives new tokens and supersedes the old access token", async () => {
   const metadata = await discoverAuthorizationServerMetadata(root);
   old = provider.saved.tokens;
   const fresh = await refreshAuthorization(root, {
@@ -130,6 +141,15 @@ await step("a refresh gives new tokens and uses the old refresh token up", async
   });
   assert(fresh.access_token !== old.access_token && fresh.refresh_token !== old.refresh_token, JSON.stringify(fresh));
   provider.saveTokens(fresh);
+  const client = await connected();
+  await client.callTool({ name: "list_models", arguments: {} });
+  await client.close();
+  const status = await ping(old.access_token);
+  assert(status === 401, `/mcp with the superseded access token: ${status}`);
+});
+
+await step("a used refresh token presented again is refused and ends its line", async () => {
+  const metadata = await discoverAuthorizationServerMetadata(root);
   let refused = false;
   try {
     await refreshAuthorization(root, { metadata, clientInformation: provider.saved.client, refreshToken: old.refresh_token, resource: url });
@@ -137,9 +157,26 @@ await step("a refresh gives new tokens and uses the old refresh token up", async
     refused = String(err).includes("invalid_grant") || err?.constructor?.name === "InvalidGrantError";
   }
   assert(refused, "the used refresh token should be refused with invalid_grant");
-  const client = await connected();
-  await client.callTool({ name: "list_models", arguments: {} });
-  await client.close();
+  const status = await ping(provider.saved.tokens.access_token);
+  assert(status === 401, `/mcp with the line's live access token after the reuse: ${status}`);
+});
+
+await step("the client authorizes again", async () => {
+  provider.saveTokens(undefined);
+  provider.code = undefined;
+  const transport = new StreamableHTTPClientTransport(url, { authProvider: provider });
+  const client = new Client({ name: "mediamock-oauth-check", version: "1.0.0" });
+  try {
+    await client.connect(transport);
+  } catch (err) {
+    if (!(err instanceof UnauthorizedError)) throw err;
+  }
+  assert(provider.code, "a new code");
+  await transport.finishAuth(provider.code);
+  assert(provider.saved.tokens?.access_token?.startsWith("oat_"), `tokens: ${JSON.stringify(provider.saved.tokens)}`);
+  const again = await connected();
+  await again.callTool({ name: "get_account", arguments: {} });
+  await again.close();
 });
 
 await step("a revoked token gets 401 on MCP", async () => {

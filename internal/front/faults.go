@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"crypto/tls"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -19,7 +22,6 @@ import (
 	"github.com/mediamock/mediamock/internal/evolve"
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/journal"
-	"github.com/mediamock/mediamock/internal/seed"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -70,6 +72,9 @@ type faultState struct {
 	// names what it added, for the journal.
 	evolve  *fault.Hit
 	evolved []string
+	// off: the request meets no fault, neither its header's nor a
+	// rule's (it is refused for what it touches: NoFaults).
+	off bool
 }
 
 // held reports whether the answer is kept back: it met a fault before its
@@ -150,7 +155,16 @@ func (w *Writer) FaultWorkspace() uint64 {
 // Faultable reports whether the request may meet a fault: its door lets
 // faults in, and it asks for one or a rule is set somewhere.
 func (w *Writer) Faultable() bool {
-	return w.faults.class != "" && (w.faults.header != nil || w.env.Rules.Active())
+	return w.faults.class != "" && !w.faults.off && (w.faults.header != nil || w.env.Rules.Active())
+}
+
+// NoFaults takes the request out of every fault, its Mock-Fault header's
+// and the rules': a front calls it when the request is not authorized for
+// what it touches (another workspace's MCP session), so that it is refused
+// exactly as without them.
+func (w *Writer) NoFaults() {
+	w.faults.off = true
+	w.faults.header = nil
 }
 
 // PickFault decides whether the request meets a fault at point p: its own
@@ -158,7 +172,7 @@ func (w *Writer) Faultable() bool {
 // the rules of its workspace and the global ones. The hit is recorded as
 // met.
 func (w *Writer) PickFault(p fault.Stage, req fault.Request) *fault.Hit {
-	if w.faults.class == "" {
+	if w.faults.class == "" || w.faults.off {
 		return nil
 	}
 	req.Class = w.faults.class
@@ -206,7 +220,7 @@ func (env *Env) Delay(ctx context.Context, h *fault.Hit) time.Duration {
 // the answer is about to go.
 func (w *Writer) decideFaults() {
 	st := &w.faults
-	if st.decided || st.class == "" || (st.header == nil && !w.env.Rules.Active() && !w.env.Evolve) {
+	if st.decided || st.class == "" || st.off || (st.header == nil && !w.env.Rules.Active() && !w.env.Evolve) {
 		return
 	}
 	st.decided = true
@@ -455,8 +469,12 @@ func (env *Env) signFile(ref sim.FileRef) string {
 	return "?expires=" + strconv.FormatInt(expires, 10) + "&signature=" + env.fileSignature(ref, expires)
 }
 
+// fileSignature is an HMAC of the address and its expiry, keyed by the
+// engine's signing key (random, or from --file-secret; never the seed).
 func (env *Env) fileSignature(ref sim.FileRef, expires int64) string {
-	return fmt.Sprintf("%016x", seed.Derive(env.Eng.Seed(), "file-expiry/"+ref.Path(), uint64(expires)))
+	m := hmac.New(sha256.New, env.Eng.FileSignKey())
+	m.Write([]byte("file-expiry/" + ref.Path() + "?" + strconv.FormatInt(expires, 10)))
+	return hex.EncodeToString(m.Sum(nil)[:16])
 }
 
 // mimeOfExt is the media type of a file extension, for the modality of a
@@ -504,7 +522,7 @@ func (w *Writer) FileExpired(ref sim.FileRef, made time.Time) error {
 	q := w.req.URL.Query()
 	if e := q.Get("expires"); e != "" {
 		n, err := strconv.ParseInt(e, 10, 64)
-		if err != nil || q.Get("signature") != w.env.fileSignature(ref, n) {
+		if err != nil || !hmac.Equal([]byte(q.Get("signature")), []byte(w.env.fileSignature(ref, n))) {
 			met(true)
 			return &sim.Error{Kind: sim.EFORBIDDEN, Code: "invalid_signature",
 				Message: "The file address's expiry or signature was changed; read the asset again for a fresh address."}

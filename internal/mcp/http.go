@@ -145,6 +145,11 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		front.WriteError(w, err)
 		return
 	}
+	// Faults come after the request is authorized for what it touches:
+	// another workspace's session is refused as without them.
+	if p, _ := w.Principal(); f.othersSession(r.Header.Get("Mcp-Session-Id"), p.WorkspaceID) {
+		w.NoFaults()
+	}
 	if w.Faultable() && f.sessionFault(w, r) {
 		return
 	}

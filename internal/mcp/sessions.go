@@ -98,6 +98,15 @@ func (f *Front) owns(id string, ws uint64) bool {
 	return false
 }
 
+// othersSession reports whether session id is open for a workspace other
+// than ws: a request on it is refused (403), and meets no fault first.
+func (f *Front) othersSession(id string, ws uint64) bool {
+	f.book.mu.Lock()
+	defer f.book.mu.Unlock()
+	owner, ok := f.book.owner[id]
+	return ok && owner != ws
+}
+
 // touch notes a request of a session, for its idle time.
 func (f *Front) touch(id string) {
 	now := f.env.WallClock()

@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"crypto/subtle"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -84,6 +85,7 @@ func (s *Server) authorize(w *front.Writer, r *http.Request, root string) {
 	}
 	scopes := strings.Fields(req.Scope)
 	bound, bad := audience(root, params["resource"])
+	registered := strings.Fields(c.Scope)
 	switch {
 	case rep != "":
 		fail("invalid_request", rep+" is given more than once (RFC 6749, 3.1).")
@@ -100,12 +102,18 @@ func (s *Server) authorize(w *front.Writer, r *http.Request, root string) {
 	case unknownScopes(scopes) != "":
 		fail("invalid_scope", "Unknown scope "+strconv.Quote(unknownScopes(scopes))+": the scopes are read, generate and publish.")
 		return
+	case beyond(scopes, registered) != "":
+		fail("invalid_scope", "Scope "+strconv.Quote(beyond(scopes, registered))+" is beyond the client's registered scope ("+c.Scope+").")
+		return
 	case bad != "":
 		fail("invalid_target", "The resource "+strconv.Quote(bad)+" is not this server's.")
 		return
 	}
 	if len(scopes) == 0 {
 		scopes = Scopes
+		if len(registered) > 0 {
+			scopes = registered
+		}
 	}
 	workspace := s.Approve
 	if r.Method == http.MethodPost {
@@ -113,12 +121,6 @@ func (s *Server) authorize(w *front.Writer, r *http.Request, root string) {
 			fail("access_denied", "The user denied the request.")
 			return
 		}
-		ws, err := strconv.ParseUint(params.Get("workspace"), 10, 64)
-		if err != nil {
-			s.consent(w, req, c, scopes, "Choose a workspace.")
-			return
-		}
-		workspace = ws
 		var granted []string
 		for _, sc := range params["grant"] {
 			if slices.Contains(scopes, sc) && !slices.Contains(granted, sc) {
@@ -126,13 +128,20 @@ func (s *Server) authorize(w *front.Writer, r *http.Request, root string) {
 			}
 		}
 		if len(granted) == 0 {
-			s.consent(w, req, c, scopes, "Grant at least one scope, or deny the request.")
+			s.consent(w, http.StatusOK, req, c, redirect, scopes, "Grant at least one scope, or deny the request.")
 			return
 		}
+		ws, problem := s.approver(params.Get("workspace"), params.Get("credential"))
+		if problem != "" {
+			// Refused: nothing is issued, and the client hears nothing.
+			s.consent(w, http.StatusForbidden, req, c, redirect, scopes, problem)
+			return
+		}
+		workspace = ws
 		scopes = granted
 	}
 	if workspace == 0 {
-		s.consent(w, req, c, scopes, "")
+		s.consent(w, http.StatusOK, req, c, redirect, scopes, "")
 		return
 	}
 	if !s.workspaceExists(workspace) {
@@ -141,23 +150,69 @@ func (s *Server) authorize(w *front.Writer, r *http.Request, root string) {
 	}
 	code := "oac_" + random(16)
 	s.mu.Lock()
-	s.dropExpiredCodes()
 	keep(s.codes, code, &grant{clientID: c.ID, redirectURI: req.RedirectURI, challenge: req.Challenge, workspace: workspace,
 		scopes: slices.Clone(scopes), resources: bound, expires: s.env.Eng.Clock().Now().Add(CodeLifetime)})
 	s.mu.Unlock()
 	back(url.Values{"code": {code}})
 }
 
-// dropExpiredCodes forgets codes past their life once they can no longer
-// serve (a used code is kept while it lives, to detect its reuse).
-// Requires s.mu.
-func (s *Server) dropExpiredCodes() {
-	now := s.env.Eng.Clock().Now()
-	for k, g := range s.codes {
-		if now.After(g.expires.Add(CodeLifetime)) {
-			delete(s.codes, k)
+// sandboxChoice is the consent form's workspace for "the sandbox of the
+// control token entered".
+const sandboxChoice = "sandbox"
+
+// approver checks who approves a consent: the workspace chosen and the
+// credential entered. A sandbox's workspace needs the sandbox's own control
+// token (or the server's); on a server with a control token every other
+// workspace needs the server's. An open local server (no control token)
+// approves its own workspaces without one. It returns the workspace, or
+// why the approval is refused.
+func (s *Server) approver(choice, credential string) (uint64, string) {
+	server := s.env.ControlToken
+	isServer := server != "" && subtle.ConstantTimeCompare([]byte(credential), []byte(server)) == 1
+	if strings.HasPrefix(credential, "sbc_") {
+		sb, ok := s.env.Eng.SandboxByControlToken(credential)
+		if !ok {
+			return 0, "The control token entered is not a live sandbox's."
+		}
+		if choice != "" && choice != sandboxChoice && choice != strconv.FormatUint(sb.WorkspaceID, 10) {
+			return 0, "A sandbox's control token approves for its own workspace only: choose \"the sandbox of the control token\"."
+		}
+		return sb.WorkspaceID, ""
+	}
+	if choice == sandboxChoice {
+		return 0, "Enter the sandbox's control token (sbc_…) to approve for a sandbox."
+	}
+	ws, err := strconv.ParseUint(choice, 10, 64)
+	if err != nil || ws == 0 {
+		return 0, "Choose a workspace."
+	}
+	if _, ok := s.env.Eng.SandboxOf(ws); ok && !isServer {
+		return 0, "Workspace " + choice + " needs its control token to be approved."
+	}
+	switch {
+	case server != "" && !isServer && credential == "":
+		return 0, "This server has a control token: enter it to approve (or a sandbox's control token, for that sandbox)."
+	case server != "" && !isServer:
+		return 0, "The control token entered is wrong."
+	case server == "" && credential != "":
+		// As the control API: a credential sent must be valid.
+		return 0, "The control token entered is not a live sandbox's, and this server has none of its own: leave the field empty to approve for one of its workspaces."
+	}
+	return ws, ""
+}
+
+// beyond names the first scope of asked that the client's registered
+// scope (when it registered one) does not hold, "" when none.
+func beyond(asked, registered []string) string {
+	if len(registered) == 0 {
+		return ""
+	}
+	for _, sc := range asked {
+		if !slices.Contains(registered, sc) {
+			return sc
 		}
 	}
+	return ""
 }
 
 func (s *Server) workspaceExists(id uint64) bool {
@@ -168,13 +223,21 @@ func (s *Server) workspaceExists(id uint64) bool {
 	return slices.ContainsFunc(ws, func(w sim.Workspace) bool { return w.ID == id })
 }
 
-// consent shows the consent page: the client, a workspace to choose, the
-// scopes asked (each can be left out), approve or deny.
-func (s *Server) consent(w *front.Writer, req authRequest, c *client, scopes []string, problem string) {
-	ws, err := s.env.Eng.Workspaces()
+// consent shows the consent page: the client, where the code will go, a
+// workspace to choose (the server's own; a sandbox is reached by its
+// control token, and never listed), the credential field, the scopes asked
+// (each can be left out), approve or deny.
+func (s *Server) consent(w *front.Writer, status int, req authRequest, c *client, redirect string, scopes []string, problem string) {
+	all, err := s.env.Eng.Workspaces()
 	if err != nil {
 		front.WriteError(w, err)
 		return
+	}
+	var ws []sim.Workspace
+	for _, x := range all {
+		if _, ok := s.env.Eng.SandboxOf(x.ID); !ok {
+			ws = append(ws, x)
+		}
 	}
 	name := c.Name
 	if name == "" {
@@ -186,16 +249,18 @@ func (s *Server) consent(w *front.Writer, req authRequest, c *client, scopes []s
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
 	w.Header().Set("X-Frame-Options", "DENY")
 	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
-	_ = consentPage.Execute(w, map[string]any{"Client": name, "Request": req, "Scopes": scopes, "Workspaces": ws, "Problem": problem})
+	w.WriteHeader(status)
+	_ = consentPage.Execute(w, map[string]any{"Client": name, "ClientID": c.ID, "Redirect": redirect, "Request": req, "Scopes": scopes,
+		"Workspaces": ws, "Problem": problem, "Closed": s.env.ControlToken != "", "Sandbox": sandboxChoice})
 }
 
 var consentPage = template.Must(template.New("consent").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Authorize {{.Client}} (mediamock)</title>
-<style>body{font:15px system-ui,sans-serif;max-width:34em;margin:3em auto;padding:0 1em}fieldset{margin:1em 0}.problem{color:#a00}</style></head>
+<style>body{font:15px system-ui,sans-serif;max-width:34em;margin:3em auto;padding:0 1em}fieldset{margin:1em 0}.problem{color:#a00}code{word-break:break-all}</style></head>
 <body><h1>Authorize {{.Client}}</h1>
-<p>{{.Client}} asks to use the media generation service (the mock) on your behalf.</p>
-{{if .Problem}}<p class="problem">{{.Problem}}</p>{{end}}
+<p>{{.Client}} (client <code>{{.ClientID}}</code>) asks to use the media generation service (the mock) on your behalf.</p>
+<p>The authorization code will be sent to <code>{{.Redirect}}</code>.</p>
+{{if .Problem}}<p class="problem" role="alert">{{.Problem}}</p>{{end}}
 <form method="post">
 <input type="hidden" name="response_type" value="{{.Request.ResponseType}}">
 <input type="hidden" name="client_id" value="{{.Request.ClientID}}">
@@ -207,7 +272,12 @@ var consentPage = template.Must(template.New("consent").Parse(`<!doctype html>
 <input type="hidden" name="resource" value="{{.Request.Resource}}">
 <fieldset><legend>Workspace</legend>
 {{range $i, $w := .Workspaces}}<label><input type="radio" name="workspace" value="{{$w.ID}}"{{if eq $i 0}} checked{{end}}> {{$w.Name}} ({{$w.Plan}}, id {{$w.ID}})</label><br>
-{{end}}</fieldset>
+{{end}}<label><input type="radio" name="workspace" value="{{.Sandbox}}"{{if not .Workspaces}} checked{{end}}> The sandbox of the control token below</label><br>
+</fieldset>
+<fieldset><legend>Control token</legend>
+<label>{{if .Closed}}The server's control token, or a sandbox's (sbc_…) for that sandbox{{else}}A sandbox's control token (sbc_…), to approve for that sandbox{{end}}:
+<input type="password" name="credential" autocomplete="off"></label>
+</fieldset>
 <fieldset><legend>Scopes</legend>
 {{range .Scopes}}<label><input type="checkbox" name="grant" value="{{.}}" checked> {{.}}</label><br>
 {{end}}</fieldset>

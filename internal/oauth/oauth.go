@@ -8,9 +8,21 @@
 //
 // The access tokens it issues are OAuth tokens of the simulation
 // (oat_...): REST and MCP accept them alike, with the scopes granted,
-// until they expire on the simulated clock or are revoked. The
-// registered clients, the codes and the refresh tokens live in memory:
-// a restarted server has forgotten them, and clients register again.
+// until they expire on the simulated clock or are revoked. Every secret it
+// makes (client secrets, codes, access and refresh tokens) comes from
+// crypto/rand, never from the seed. The registered clients, the codes and
+// the refresh tokens live in memory: a restarted server has forgotten
+// them, and clients register again.
+//
+// The lifecycle follows OAuth 2.1 and the security BCP (RFC 9700): a code
+// presented twice revokes every token issued from it (access and
+// refresh); a refresh token rotates, and a rotated-out one presented again
+// revokes its whole family; a refresh supersedes the family's access token
+// (revoked); a client's registered scope bounds what it may ask. Expired
+// and superseded tokens are purged at every request of the authorization
+// server, whatever the clock's mode. Registrations are bounded per client
+// address (the oldest client that holds nothing live goes first), and
+// /oauth/* is rate limited per client address (RateLimit).
 package oauth
 
 import (
@@ -21,6 +33,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -45,22 +58,34 @@ const (
 
 // Lifetimes, on the simulated clock.
 const (
-	AccessTokenLifetime = time.Hour
-	CodeLifetime        = 10 * time.Minute
+	AccessTokenLifetime  = time.Hour
+	CodeLifetime         = 10 * time.Minute
+	RefreshTokenLifetime = 30 * 24 * time.Hour
 )
+
+// RateLimit is how many requests one client address may send to /oauth/*
+// in a minute of wall time; past it the answer is 429 rate_limited with
+// Retry-After. It is generous: a test suite's clients never meet it.
+const RateLimit = 600
 
 // Scopes are the scopes a client may ask for.
 var Scopes = []string{"read", "generate", "publish"}
 
-// maxClients bounds the registrations a server keeps; the oldest goes first.
-const maxClients = 1024
+// maxClients bounds the registrations a server keeps, and
+// maxClientsPerAddress those made from one client address: past either,
+// the oldest client that holds nothing live (no code pending, no token
+// alive) is forgotten; when every one does, the registration is refused.
+const (
+	maxClients           = 1024
+	maxClientsPerAddress = 256
+)
 
-// maxGrants bounds the codes and the refresh tokens a server keeps, each:
-// past it, one it holds is forgotten to make room (on the manual clock a
-// code never expires by itself).
+// maxGrants bounds the codes and the token families a server keeps, each:
+// past it, one it holds is forgotten to make room (a forgotten family's
+// tokens are revoked).
 const maxGrants = 10000
 
-// keep stores g under key in m, within maxGrants. Requires s.mu.
+// keep stores a code's grant under key in m, within maxGrants. Requires s.mu.
 func keep(m map[string]*grant, key string, g *grant) {
 	if len(m) >= maxGrants {
 		for k := range m {
@@ -83,14 +108,29 @@ func Serves(r *http.Request) bool {
 type Server struct {
 	env *front.Env
 	// Approve, when not zero, approves every authorization request at
-	// once for that workspace, without the consent page.
+	// once for that workspace, without the consent page: the operator's
+	// approval, given when the server started (--oauth-approve).
 	Approve uint64
+	// RateLimit caps the requests per client address and minute to
+	// /oauth/*; 0 means the package's RateLimit.
+	RateLimit int
 
-	mu      sync.Mutex
-	clients map[string]*client
-	order   []string          // client ids, oldest first
-	codes   map[string]*grant // authorization codes
-	refresh map[string]*grant // refresh tokens
+	mu       sync.Mutex
+	clients  map[string]*client
+	order    []string           // client ids, oldest first
+	codes    map[string]*grant  // authorization codes
+	refresh  map[string]*family // live refresh tokens
+	spent    map[string]*family // rotated-out refresh tokens: presented again, they end their family
+	access   map[string]*family // live access tokens
+	families map[*family]uint64 // live families, by the order they began
+	began    uint64             // families begun so far
+	windows  map[string]*window // rate windows by client address
+}
+
+// window counts one client address's requests in a minute of wall time.
+type window struct {
+	start time.Time
+	n     int
 }
 
 type client struct {
@@ -104,9 +144,11 @@ type client struct {
 	Responses    []string `json:"response_types"`
 	AuthMethod   string   `json:"token_endpoint_auth_method"`
 	Scope        string   `json:"scope,omitempty"`
+
+	addr string // the client address it was registered from
 }
 
-// grant is what an authorization code or a refresh token stands for.
+// grant is what an authorization code stands for.
 type grant struct {
 	clientID    string
 	redirectURI string
@@ -116,14 +158,166 @@ type grant struct {
 	// resources are the protected resources the grant's tokens are bound
 	// to ("/mcp", "/api/v1"); empty: every one.
 	resources []string
-	expires   time.Time // codes only
-	used      bool      // codes only
-	tokens    []string  // access tokens issued from it
+	expires   time.Time
+	used      bool
+	family    *family // the tokens issued from it, once exchanged
+}
+
+// family is the line of tokens one authorization code began: its live
+// refresh token, the refresh tokens it rotated out, its live access
+// tokens. Ending it revokes them all.
+type family struct {
+	clientID  string
+	workspace uint64
+	scopes    []string
+	resources []string
+	refresh   string    // "" when none lives
+	spent     []string  // rotated out
+	access    []string  // live access tokens
+	ends      time.Time // when nothing of it can serve any more
+	dead      bool
 }
 
 // New returns the authorization server of env's simulation.
 func New(env *front.Env) *Server {
-	return &Server{env: env, clients: map[string]*client{}, codes: map[string]*grant{}, refresh: map[string]*grant{}}
+	return &Server{env: env, clients: map[string]*client{}, codes: map[string]*grant{}, refresh: map[string]*family{},
+		spent: map[string]*family{}, access: map[string]*family{}, families: map[*family]uint64{}, windows: map[string]*window{}}
+}
+
+// drop ends a family: its tokens are forgotten, and the access tokens it
+// returns are to revoke (revokeAll). Requires s.mu.
+func (s *Server) drop(f *family) []string {
+	if f == nil || f.dead {
+		return nil
+	}
+	f.dead = true
+	delete(s.refresh, f.refresh)
+	for _, rt := range f.spent {
+		delete(s.spent, rt)
+	}
+	for _, at := range f.access {
+		delete(s.access, at)
+	}
+	delete(s.families, f)
+	out := f.access
+	f.refresh, f.spent, f.access = "", nil, nil
+	return out
+}
+
+// revokeAll revokes access tokens in the simulation.
+func (s *Server) revokeAll(tokens []string) error {
+	for _, t := range tokens {
+		if _, err := s.env.Eng.RevokeToken(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// purge forgets what can serve no more: codes past their life (a used one
+// is kept a while longer, to catch its replay), families past their end,
+// stale rate windows. Requires s.mu.
+func (s *Server) purge(now time.Time) {
+	for k, g := range s.codes {
+		if now.After(g.expires.Add(CodeLifetime)) {
+			delete(s.codes, k)
+		}
+	}
+	for f := range s.families {
+		if !now.Before(f.ends) {
+			s.drop(f) // its access tokens have expired: the simulation purges them
+		}
+	}
+	if len(s.windows) > 4*maxClients {
+		wall := s.wall()
+		for k, w := range s.windows {
+			if wall.Sub(w.start) >= time.Minute {
+				delete(s.windows, k)
+			}
+		}
+	}
+}
+
+// inUse are the clients holding something live: a code not yet used and
+// not expired, or a family. Requires s.mu.
+func (s *Server) inUse(now time.Time) map[string]bool {
+	out := map[string]bool{}
+	for _, g := range s.codes {
+		if !g.used && now.Before(g.expires) {
+			out[g.clientID] = true
+		}
+	}
+	for f := range s.families {
+		out[f.clientID] = true
+	}
+	return out
+}
+
+// evictUnused forgets the oldest client (of addr, or of any address when
+// addr is "") that holds nothing live; it reports whether there was one.
+// Requires s.mu.
+func (s *Server) evictUnused(addr string, used map[string]bool) bool {
+	for i, id := range s.order {
+		c := s.clients[id]
+		if c == nil || (addr != "" && c.addr != addr) || used[id] {
+			continue
+		}
+		delete(s.clients, id)
+		s.order = slices.Delete(s.order, i, i+1)
+		return true
+	}
+	return false
+}
+
+func (s *Server) wall() time.Time {
+	if s.env.WallClock != nil {
+		return s.env.WallClock()
+	}
+	return time.Now()
+}
+
+// clientAddr is the address a request came from, without its port.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// admit counts a request of /oauth/* against its address's window; past
+// the limit it answers 429 and reports false.
+func (s *Server) admit(w *front.Writer, r *http.Request) bool {
+	limit := s.RateLimit
+	if limit <= 0 {
+		limit = RateLimit
+	}
+	addr, now := clientAddr(r), s.wall()
+	s.mu.Lock()
+	win := s.windows[addr]
+	if win == nil || now.Sub(win.start) >= time.Minute || now.Before(win.start) {
+		win = &window{start: now}
+		s.windows[addr] = win
+	}
+	win.n++
+	over, retry := win.n > limit, win.start.Add(time.Minute).Sub(now)
+	s.mu.Unlock()
+	if !over {
+		return true
+	}
+	tooMany(w, retry, "Too many requests to the authorization server from "+addr+": "+strconv.Itoa(limit)+" a minute at most.")
+	return false
+}
+
+// tooMany answers 429 rate_limited, in OAuth's error format, with
+// Retry-After in seconds.
+func tooMany(w *front.Writer, retry time.Duration, description string) {
+	secs := int((retry + time.Second - 1) / time.Second)
+	if secs < 1 {
+		secs = 1
+	}
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	oauthError(w, http.StatusTooManyRequests, "rate_limited", description+" Retry after "+strconv.Itoa(secs)+" s.")
 }
 
 // Serve serves a request of the authorization server.
@@ -134,6 +328,18 @@ func (s *Server) Serve(w *front.Writer, r *http.Request) {
 	}
 	root := s.env.View(r).Base
 	p := r.URL.Path
+	if strings.HasPrefix(p, "/oauth/") {
+		if !s.admit(w, r) {
+			return
+		}
+		s.mu.Lock()
+		s.purge(s.env.Eng.Clock().Now())
+		s.mu.Unlock()
+		if _, err := s.env.Eng.PurgeAllExpiredTokens(); err != nil {
+			front.WriteError(w, err)
+			return
+		}
+	}
 	switch {
 	case p == ResourceMetadataPath || strings.HasPrefix(p, ResourceMetadataPath+"/"):
 		s.resourceMetadata(w, r, root, strings.TrimPrefix(p, ResourceMetadataPath))
@@ -277,7 +483,7 @@ func (s *Server) register(w *front.Writer, r *http.Request) {
 		}
 	}
 	c := &client{ID: "mcl_" + random(12), IssuedAt: s.env.Eng.Clock().Now().Unix(), Name: in.Name, RedirectURIs: in.RedirectURIs,
-		GrantTypes: in.GrantTypes, Responses: in.Responses, AuthMethod: in.AuthMethod, Scope: in.Scope}
+		GrantTypes: in.GrantTypes, Responses: in.Responses, AuthMethod: in.AuthMethod, Scope: in.Scope, addr: clientAddr(r)}
 	if len(c.GrantTypes) == 0 {
 		c.GrantTypes = []string{"authorization_code", "refresh_token"}
 	}
@@ -312,33 +518,55 @@ func (s *Server) register(w *front.Writer, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	s.clients[c.ID] = c
-	s.order = append(s.order, c.ID)
-	if len(s.order) > maxClients {
-		delete(s.clients, s.order[0])
-		s.order = s.order[1:]
+	used := s.inUse(s.env.Eng.Clock().Now())
+	from := 0
+	for _, o := range s.clients {
+		if o.addr == c.addr {
+			from++
+		}
+	}
+	full := (from >= maxClientsPerAddress && !s.evictUnused(c.addr, used)) ||
+		(len(s.clients) >= maxClients && !s.evictUnused("", used))
+	if !full {
+		s.clients[c.ID] = c
+		s.order = append(s.order, c.ID)
 	}
 	s.mu.Unlock()
+	if full {
+		tooMany(w, time.Minute, "Too many clients are registered and in use (at most "+strconv.Itoa(maxClientsPerAddress)+
+			" from one address, "+strconv.Itoa(maxClients)+" in all): revoke the tokens of one you no longer use.")
+		return
+	}
 	front.WriteJSON(w, http.StatusCreated, c)
 }
 
 // checkRedirectURI says what is wrong with a redirect URI ("" if nothing):
-// an absolute URI without a fragment, https or a loopback http one (a
-// native client's), or a private scheme of a native app.
+// an absolute URI without a fragment, https, a loopback http one (a
+// native client's), or a private-use scheme of a native app in reverse
+// domain form (com.example.app:/cb, RFC 8252, 7.1). Every other scheme
+// (javascript:, data:, vbscript:, blob:, file:, ...) is refused.
 func checkRedirectURI(raw string) string {
 	u, err := url.Parse(raw)
-	switch {
-	case err != nil || !u.IsAbs():
+	if err != nil || !u.IsAbs() {
 		return "is not an absolute URI"
+	}
+	scheme := strings.ToLower(u.Scheme)
+	switch {
 	case u.Fragment != "":
 		return "has a fragment"
-	case u.Scheme == "http":
+	case scheme == "https":
+		if u.Host == "" {
+			return "has no host"
+		}
+	case scheme == "http":
 		h := u.Hostname()
 		if h != "localhost" && h != "127.0.0.1" && h != "::1" && !strings.HasSuffix(h, ".localhost") {
 			return "uses http on a host that is not loopback (use https)"
 		}
-	case u.Scheme == "javascript" || u.Scheme == "data" || u.Scheme == "file":
+	case slices.Contains([]string{"javascript", "data", "vbscript", "blob", "file", "about", "filesystem", "view-source"}, scheme):
 		return "uses a scheme that cannot receive a code"
+	case !strings.Contains(scheme, "."):
+		return "uses a scheme that is neither http(s) nor a private-use scheme in reverse domain form (com.example.app:/cb, RFC 8252, 7.1)"
 	}
 	return ""
 }
@@ -427,7 +655,7 @@ func (s *Server) exchangeCode(w *front.Writer, r *http.Request, c *client) {
 	now := s.env.Eng.Clock().Now()
 	s.mu.Lock()
 	g := s.codes[code]
-	var reused []string
+	var ended []string
 	var problem string
 	switch {
 	case g == nil:
@@ -435,8 +663,8 @@ func (s *Server) exchangeCode(w *front.Writer, r *http.Request, c *client) {
 	case g.clientID != c.ID:
 		problem = "The authorization code was issued to another client."
 	case g.used:
-		problem = "The authorization code was used already: the tokens issued with it are revoked."
-		reused, g.tokens = g.tokens, nil
+		problem = "The authorization code was used already: every token issued with it (access and refresh) is revoked."
+		ended = s.drop(g.family)
 	case !now.Before(g.expires):
 		problem = "The authorization code has expired."
 	case g.redirectURI != "" && r.PostForm.Get("redirect_uri") != g.redirectURI:
@@ -444,12 +672,16 @@ func (s *Server) exchangeCode(w *front.Writer, r *http.Request, c *client) {
 	case !verifierMatches(verifier, g.challenge):
 		problem = "The code_verifier does not match the code_challenge (S256)."
 	}
+	var f *family
 	if problem == "" {
 		g.used = true
+		f = &family{clientID: c.ID, workspace: g.workspace, scopes: g.scopes, resources: g.resources}
+		g.family = f
 	}
 	s.mu.Unlock()
-	for _, tok := range reused {
-		_, _ = s.env.Eng.RevokeToken(tok)
+	if err := s.revokeAll(ended); err != nil {
+		front.WriteError(w, err)
+		return
 	}
 	if problem != "" {
 		oauthError(w, http.StatusBadRequest, "invalid_grant", problem)
@@ -459,7 +691,7 @@ func (s *Server) exchangeCode(w *front.Writer, r *http.Request, c *client) {
 	if !ok {
 		return
 	}
-	s.issue(w, c, g, &grant{clientID: c.ID, workspace: g.workspace, scopes: g.scopes, resources: g.resources}, g, res)
+	s.issue(w, c, f, res, g.scopes, nil)
 }
 
 // audienceKey carries, in a token request's context, the resources it asks
@@ -483,83 +715,144 @@ func narrow(w *front.Writer, r *http.Request, granted []string) ([]string, bool)
 
 func (s *Server) refreshToken(w *front.Writer, r *http.Request, c *client) {
 	rt := r.PostForm.Get("refresh_token")
-	s.mu.Lock()
-	g := s.refresh[rt]
-	if g != nil && g.clientID == c.ID {
-		delete(s.refresh, rt) // rotated: a refresh token is used once
-	}
-	s.mu.Unlock()
-	switch {
-	case rt == "":
+	if rt == "" {
 		oauthError(w, http.StatusBadRequest, "invalid_request", "refresh_token is required.")
 		return
-	case g == nil || g.clientID != c.ID:
-		oauthError(w, http.StatusBadRequest, "invalid_grant", "The refresh token is unknown, revoked, used already or another client's.")
+	}
+	s.mu.Lock()
+	f := s.refresh[rt]
+	var ended []string
+	reused := f == nil && s.spent[rt] != nil && s.spent[rt].clientID == c.ID
+	if reused {
+		// A rotated-out refresh token presented again: stolen, or the
+		// client lost track. Either way its family ends (RFC 9700, 4.14.2).
+		ended = s.drop(s.spent[rt])
+	}
+	var granted, resources []string
+	if f != nil && f.clientID == c.ID {
+		granted, resources = f.scopes, f.resources
+	}
+	s.mu.Unlock()
+	if err := s.revokeAll(ended); err != nil {
+		front.WriteError(w, err)
 		return
 	}
-	scopes := g.scopes
+	switch {
+	case reused:
+		oauthError(w, http.StatusBadRequest, "invalid_grant", "The refresh token was used already (rotated out): every token of its line is revoked; authorize again.")
+		return
+	case f == nil || f.clientID != c.ID:
+		oauthError(w, http.StatusBadRequest, "invalid_grant", "The refresh token is unknown, revoked, expired or another client's.")
+		return
+	}
+	scopes := granted
 	if want := strings.Fields(r.PostForm.Get("scope")); len(want) > 0 {
 		for _, sc := range want {
-			if !slices.Contains(g.scopes, sc) {
-				oauthError(w, http.StatusBadRequest, "invalid_scope", "A refresh may narrow the scopes granted ("+strings.Join(g.scopes, " ")+"), not add "+strconv.Quote(sc)+".")
+			if !slices.Contains(granted, sc) {
+				oauthError(w, http.StatusBadRequest, "invalid_scope", "A refresh may narrow the scopes granted ("+strings.Join(granted, " ")+"), not add "+strconv.Quote(sc)+".")
 				return
 			}
 		}
 		scopes = want
 	}
-	res, ok := narrow(w, r, g.resources)
+	res, ok := narrow(w, r, resources)
 	if !ok {
 		return
 	}
-	s.issue(w, c, g, &grant{clientID: c.ID, workspace: g.workspace, scopes: g.scopes, resources: g.resources, tokens: g.tokens}, nil, res, scopes...)
-}
-
-// issue makes an access token (and a refresh token standing for next) for
-// a grant and answers with them; code, when not nil, is the code the
-// grant came from, which remembers the token.
-func (s *Server) issue(w *front.Writer, c *client, from, next *grant, code *grant, resources []string, scopes ...string) {
-	if len(scopes) == 0 {
-		scopes = from.scopes
-	}
-	eng := s.env.Eng
-	if _, err := eng.PurgeExpiredTokens(from.workspace); err != nil {
-		front.WriteError(w, err)
+	// Rotate: the token is used once; the family's access tokens are
+	// superseded by the one issued now.
+	s.mu.Lock()
+	if f.dead || f.refresh != rt {
+		s.mu.Unlock()
+		oauthError(w, http.StatusBadRequest, "invalid_grant", "The refresh token was used or revoked meanwhile.")
 		return
 	}
-	expires := eng.Clock().Now().Add(AccessTokenLifetime)
+	delete(s.refresh, rt)
+	f.refresh = ""
+	f.spent = append(f.spent, rt)
+	s.spent[rt] = f
+	superseded := f.access
+	f.access = nil
+	for _, at := range superseded {
+		delete(s.access, at)
+	}
+	s.mu.Unlock()
+	s.issue(w, c, f, res, scopes, superseded)
+}
+
+// issue makes an access token (and, for a client that refreshes, a refresh
+// token) of family f and answers with them; superseded are the family's
+// access tokens the new one replaces, revoked once it is issued.
+func (s *Server) issue(w *front.Writer, c *client, f *family, resources, scopes, superseded []string) {
+	eng := s.env.Eng
+	now := eng.Clock().Now()
+	expires := now.Add(AccessTokenLifetime)
 	name := "OAuth: " + c.ID
 	if c.Name != "" {
 		name = "OAuth: " + c.Name
 	}
-	tok, err := eng.AddToken(from.workspace, sim.TokenSpec{Type: "oauth", Name: name, Scopes: scopes, ExpiresAt: expires.Unix(), Resources: resources})
+	tok, err := eng.AddToken(f.workspace, sim.TokenSpec{Type: "oauth", Name: name, Scopes: scopes, ExpiresAt: expires.Unix(), Resources: resources})
 	if err != nil {
+		s.mu.Lock()
+		ended := s.drop(f)
+		s.mu.Unlock()
+		_ = s.revokeAll(append(ended, superseded...))
 		oauthError(w, http.StatusBadRequest, "invalid_grant", "The grant's workspace cannot be reached: "+sim.AsError(err).Message)
 		return
 	}
-	next.tokens = append(next.tokens, tok.Token)
 	out := map[string]any{"access_token": tok.Token, "token_type": "Bearer", "expires_in": int(AccessTokenLifetime / time.Second),
 		"scope": strings.Join(scopes, " ")}
+	var ended []string
+	s.mu.Lock()
+	if f.dead {
+		// Its code was replayed, or it was revoked, while this was issued.
+		s.mu.Unlock()
+		_ = s.revokeAll(append([]string{tok.Token}, superseded...))
+		oauthError(w, http.StatusBadRequest, "invalid_grant", "The grant was revoked while the token was issued.")
+		return
+	}
+	f.access = append(f.access, tok.Token)
+	s.access[tok.Token] = f
+	f.ends = expires
 	if slices.Contains(c.GrantTypes, "refresh_token") {
 		rt := "ort_" + random(24)
-		s.mu.Lock()
-		keep(s.refresh, rt, next)
-		if code != nil {
-			code.tokens = append(code.tokens, tok.Token)
-		}
-		s.mu.Unlock()
+		f.refresh = rt
+		s.refresh[rt] = f
+		f.ends = now.Add(RefreshTokenLifetime)
 		out["refresh_token"] = rt
-	} else if code != nil {
-		s.mu.Lock()
-		code.tokens = append(code.tokens, tok.Token)
-		s.mu.Unlock()
+	}
+	if _, ok := s.families[f]; !ok {
+		if len(s.families) >= maxGrants {
+			ended = s.drop(s.oldestFamily())
+		}
+		s.began++
+		s.families[f] = s.began
+	}
+	s.mu.Unlock()
+	if err := s.revokeAll(append(ended, superseded...)); err != nil {
+		front.WriteError(w, err)
+		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	front.WriteJSON(w, http.StatusOK, out)
 }
 
+// oldestFamily is the family that began first. Requires s.mu.
+func (s *Server) oldestFamily() *family {
+	var out *family
+	first := uint64(0)
+	for f, n := range s.families {
+		if out == nil || n < first {
+			out, first = f, n
+		}
+	}
+	return out
+}
+
 // revoke is token revocation (RFC 7009): an access or refresh token of the
-// client ends; revoking a refresh token also ends the access tokens issued
-// with it. The answer is 200 whether or not the token was known.
+// client ends; revoking a refresh token (live or rotated out) ends its
+// whole family, access tokens included. The answer is 200 whether or not
+// the token was known.
 func (s *Server) revoke(w *front.Writer, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
@@ -580,36 +873,21 @@ func (s *Server) revoke(w *front.Writer, r *http.Request) {
 	}
 	var ended []string
 	s.mu.Lock()
-	if g := s.refresh[tok]; g != nil && g.clientID == c.ID {
-		delete(s.refresh, tok)
-		ended = g.tokens
-	} else if s.issuedTo(c.ID, tok) {
+	if f := s.refresh[tok]; f != nil && f.clientID == c.ID {
+		ended = s.drop(f)
+	} else if f := s.spent[tok]; f != nil && f.clientID == c.ID {
+		ended = s.drop(f)
+	} else if f := s.access[tok]; f != nil && f.clientID == c.ID {
+		f.access = slices.DeleteFunc(f.access, func(t string) bool { return t == tok })
+		delete(s.access, tok)
 		ended = []string{tok}
 	}
 	s.mu.Unlock()
-	for _, t := range ended {
-		if _, err := s.env.Eng.RevokeToken(t); err != nil {
-			front.WriteError(w, err)
-			return
-		}
+	if err := s.revokeAll(ended); err != nil {
+		front.WriteError(w, err)
+		return
 	}
 	w.WriteHeader(http.StatusOK)
-}
-
-// issuedTo reports whether access token tok was issued to client id.
-// Requires s.mu.
-func (s *Server) issuedTo(id, tok string) bool {
-	for _, g := range s.refresh {
-		if g.clientID == id && slices.Contains(g.tokens, tok) {
-			return true
-		}
-	}
-	for _, g := range s.codes {
-		if g.clientID == id && slices.Contains(g.tokens, tok) {
-			return true
-		}
-	}
-	return false
 }
 
 // verifierMatches checks a PKCE verifier against its S256 challenge.
@@ -647,11 +925,12 @@ func oauthError(w *front.Writer, status int, code, description string) {
 
 // repeated names the first parameter given more than once, "" when none:
 // RFC 6749 (3.1, 3.2) says a parameter MUST NOT be repeated, at every
-// endpoint of the authorization server. resource may be (RFC 8707, 2).
+// endpoint of the authorization server. resource may be (RFC 8707, 2), and
+// so may grant, the consent page's own field (one per scope granted).
 func repeated(v url.Values) string {
 	var names []string
 	for name, values := range v {
-		if len(values) > 1 && name != "resource" {
+		if len(values) > 1 && name != "resource" && name != "grant" {
 			names = append(names, name)
 		}
 	}

@@ -66,6 +66,11 @@ func TestCheckRedirectURI(t *testing.T) {
 		{"javascript:alert(1)", "uses a scheme that cannot receive a code"},
 		{"data:text/html,hi", "uses a scheme that cannot receive a code"},
 		{"file:///etc/passwd", "uses a scheme that cannot receive a code"},
+		{"vbscript:msgbox(1)", "uses a scheme that cannot receive a code"},
+		{"VBScript:msgbox(1)", "uses a scheme that cannot receive a code"},
+		{"blob:https://app.example/0b6e", "uses a scheme that cannot receive a code"},
+		{"myapp:/cb", "uses a scheme that is neither http(s) nor a private-use scheme in reverse domain form (com.example.app:/cb, RFC 8252, 7.1)"},
+		{"https:///cb", "has no host"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.uri, func(t *testing.T) { assert.Equal(t, tt.reason, checkRedirectURI(tt.uri)) })
@@ -348,12 +353,16 @@ func TestCodeExchangeRules(t *testing.T) {
 		assert.Equal(t, "invalid_grant", again["error"])
 		_, ok = r.env.Eng.Authenticate(token)
 		assert.False(t, ok, "the token of a replayed code is revoked")
+		refreshed := oauthAnswer(t, r.do("POST", TokenPath, url.Values{"grant_type": {"refresh_token"}, "client_id": {id},
+			"refresh_token": {out["refresh_token"].(string)}}, nil))
+		assert.Equal(t, "invalid_grant", refreshed["error"], "the refresh token of a replayed code is revoked too")
 	})
 }
 
 // A refresh token is used once (rotation), by its client alone, and may
-// narrow the scopes but never widen them; revoking it ends the access
-// tokens issued with it.
+// narrow the scopes but never widen them; the access token it gives
+// supersedes the family's (revoked); revoking it ends the access tokens
+// issued with it.
 func TestRefreshAndRevoke(t *testing.T) {
 	r := newRig(t)
 	id, _ := r.client(t, "none")
@@ -374,24 +383,21 @@ func TestRefreshAndRevoke(t *testing.T) {
 	require.Contains(t, narrower, "access_token", "%v", narrower)
 	assert.Equal(t, "read", narrower["scope"])
 	assert.NotEqual(t, rt, narrower["refresh_token"], "rotated")
-
-	reused := token(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}})
-	assert.Equal(t, "invalid_grant", reused["error"], "a refresh token serves once")
+	_, ok := r.env.Eng.Authenticate(first["access_token"].(string))
+	assert.False(t, ok, "the new access token supersedes the family's")
 
 	next := narrower["refresh_token"].(string)
 	// Another client cannot revoke it: 200 all the same (RFC 7009), and
 	// nothing ends.
 	rec := r.do("POST", RevokePath, url.Values{"token": {next}, "client_id": {other}}, nil)
 	assert.Equal(t, http.StatusOK, rec.Code)
-	_, ok := r.env.Eng.Authenticate(narrower["access_token"].(string))
+	_, ok = r.env.Eng.Authenticate(narrower["access_token"].(string))
 	assert.True(t, ok)
 
 	rec = r.do("POST", RevokePath, url.Values{"token": {next}, "client_id": {id}}, nil)
 	assert.Equal(t, http.StatusOK, rec.Code)
-	for _, tok := range []any{first["access_token"], narrower["access_token"]} {
-		_, ok := r.env.Eng.Authenticate(tok.(string))
-		assert.False(t, ok, "revoking the refresh token ends the access tokens of its line")
-	}
+	_, ok = r.env.Eng.Authenticate(narrower["access_token"].(string))
+	assert.False(t, ok, "revoking the refresh token ends the access tokens of its line")
 	gone := token(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {next}})
 	assert.Equal(t, "invalid_grant", gone["error"])
 	assert.Equal(t, "invalid_request", oauthAnswer(t, r.do("POST", RevokePath, url.Values{"client_id": {id}}, nil))["error"])
@@ -400,6 +406,34 @@ func TestRefreshAndRevoke(t *testing.T) {
 		"code_verifier": {verifier}, "redirect_uri": {callback}})
 	wider := token(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {another["refresh_token"].(string)}, "scope": {"read publish"}})
 	assert.Equal(t, "invalid_scope", wider["error"], "a refresh never widens the scopes")
+	still := token(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {another["refresh_token"].(string)}})
+	assert.Contains(t, still, "access_token", "a refused refresh does not use the token up: %v", still)
+}
+
+// A rotated-out refresh token presented again ends its whole family: the
+// access and refresh tokens issued since are revoked (RFC 9700, 4.14.2).
+func TestRefreshTokenReuseEndsTheFamily(t *testing.T) {
+	r := newRig(t)
+	id, _ := r.client(t, "none")
+	token := func(form url.Values) map[string]any {
+		form.Set("client_id", id)
+		return oauthAnswer(t, r.do("POST", TokenPath, form, nil))
+	}
+	first := token(url.Values{"grant_type": {"authorization_code"}, "code": {r.code(t, id, nil)},
+		"code_verifier": {verifier}, "redirect_uri": {callback}})
+	second := token(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {first["refresh_token"].(string)}})
+	require.Contains(t, second, "refresh_token", "%v", second)
+	unrelated := token(url.Values{"grant_type": {"authorization_code"}, "code": {r.code(t, id, nil)},
+		"code_verifier": {verifier}, "redirect_uri": {callback}})
+
+	reused := token(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {first["refresh_token"].(string)}})
+	assert.Equal(t, "invalid_grant", reused["error"])
+	_, ok := r.env.Eng.Authenticate(second["access_token"].(string))
+	assert.False(t, ok, "the family's live access token is revoked")
+	again := token(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {second["refresh_token"].(string)}})
+	assert.Equal(t, "invalid_grant", again["error"], "the family's live refresh token is revoked")
+	_, ok = r.env.Eng.Authenticate(unrelated["access_token"].(string))
+	assert.True(t, ok, "another family of the same client lives on")
 }
 
 // Metadata names this server's endpoints under the root the client

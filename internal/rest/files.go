@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/wire"
+	"github.com/mediamock/mediamock/media"
 	"github.com/mediamock/mediamock/sim"
 )
 
@@ -33,13 +35,18 @@ func (f *Front) serveFile(w *front.Writer, r *http.Request) {
 		return
 	}
 	eng := f.env.Eng
-	ref, ok := eng.ParseFileRef(strings.TrimPrefix(r.URL.Path, wire.FilesPath))
+	// The address as it was sent: an encoded slash (%2f) is no separator,
+	// and another spelling of an address is no address.
+	ref, ok := eng.ParseFileRef(strings.TrimPrefix(r.URL.EscapedPath(), wire.FilesPath))
 	if !ok {
 		front.WriteError(w, &sim.Error{Kind: sim.ENOTFOUND, Code: "not_found", Message: "No such file."})
 		return
 	}
 	w.SetFile(ref)
 	file, content, err := eng.OpenFile(ref)
+	if err == nil && ref.Ext != media.Extension(file.MimeType) {
+		err = &sim.Error{Kind: sim.ENOTFOUND, Code: "not_found", Message: "No such file."} // another extension: no address
+	}
 	if err == nil {
 		err = w.FileExpired(ref, file.Modified.Time())
 	}
@@ -67,7 +74,58 @@ func (f *Front) serveFile(w *front.Writer, r *http.Request) {
 	if r.URL.Query().Get("download") != "" {
 		h.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s"`, file.Name))
 	}
+	if r.Header.Get("If-Range") == "" && unsatisfiable(r.Header.Get("Range"), file.Size) {
+		// net/http would answer a zero-length suffix (bytes=-0) with 206
+		// and an empty body, and others in plain text.
+		h.Set("Content-Range", "bytes */"+strconv.FormatInt(file.Size, 10))
+		_, body := wire.ErrorOf(&sim.Error{Kind: sim.EINVALID, Code: "range_not_satisfiable",
+			Message: "The Range " + r.Header.Get("Range") + " is not satisfiable: the file has " + strconv.FormatInt(file.Size, 10) + " bytes (a suffix range needs at least one byte).",
+			Details: map[string]any{"size": file.Size}})
+		front.WriteJSON(w, http.StatusRequestedRangeNotSatisfiable, body)
+		return
+	}
 	http.ServeContent(w, r, "", file.Modified.Time(), content)
+}
+
+// unsatisfiable reports whether a Range header of well-formed byte ranges
+// has none that a file of size bytes can satisfy (RFC 9110, 14.1.1): each
+// starts past the end, or is a suffix of zero bytes. A header that is not
+// well formed is left to net/http.
+func unsatisfiable(header string, size int64) bool {
+	specs, ok := strings.CutPrefix(header, "bytes=")
+	if !ok || strings.TrimSpace(specs) == "" {
+		return false
+	}
+	for _, spec := range strings.Split(specs, ",") {
+		first, last, ok := strings.Cut(strings.TrimSpace(spec), "-")
+		if !ok {
+			return false
+		}
+		if first == "" { // a suffix: the last n bytes
+			n, err := strconv.ParseInt(last, 10, 64)
+			if err != nil || n < 0 {
+				return false
+			}
+			if n > 0 && size > 0 {
+				return false
+			}
+			continue
+		}
+		start, err := strconv.ParseInt(first, 10, 64)
+		if err != nil || start < 0 {
+			return false
+		}
+		if last != "" {
+			end, err := strconv.ParseInt(last, 10, 64)
+			if err != nil || end < start {
+				return false
+			}
+		}
+		if start < size {
+			return false
+		}
+	}
+	return true
 }
 
 // etags remembers the content hash of recently served files: a file's

@@ -3,6 +3,10 @@
 // output is fixed by its definition (SplitMix64), so the same seed gives the
 // same bytes on every Go release and platform (math/rand makes no such
 // promise for every method).
+//
+// It is for choices, never for secrets: SplitMix64's mixer is a bijection,
+// so an output gives its input back, and anyone who knows the seed knows
+// every output. Credentials come from crypto/rand (see sim/secrets.go).
 package seed
 
 import "math/bits"
