@@ -49,7 +49,9 @@ type conformanceSettings struct {
 	source             map[string]string
 }
 
-func parseConformanceSettings(args []string, getenv func(string) string, stdout, stderr io.Writer) (*conformanceSettings, error) {
+// conformanceFlags makes the conformance command's flag set and the
+// settings it parses into.
+func conformanceFlags() (*conformanceSettings, *flag.FlagSet) {
 	fs := flag.NewFlagSet("mockserver conformance", flag.ContinueOnError)
 	s := &conformanceSettings{}
 	fs.StringVar(&s.url, "url", "", "base URL of the server to check, including /api/v1, like https://api.example.com/api/v1 (required)")
@@ -65,9 +67,7 @@ func parseConformanceSettings(args []string, getenv func(string) string, stdout,
 		w := fs.Output()
 		fmt.Fprint(w, `Usage: mockserver conformance --url URL [flags]
 
-Runs the conformance suite against a server of the API (the real service, a staging
-build, this mock), prints the table of rules and checks, and writes JSON and JUnit XML
-reports. Exit 0 when nothing failed, 1 when a rule or check failed, 2 on a usage error.
+`+conformanceAbout+`
 
 Flags (each also an environment variable; a flag wins over its variable; the url, the
 keys and spending also read the Go test's MEDIAMOCK_CONFORMANCE_URL, MEDIAMOCK_KEY_READ,
@@ -82,6 +82,11 @@ a flag's value is visible to every user of the machine.
 			fmt.Fprintf(w, "  --%-14s %s\n      %s%s\n", f.Name, conformanceEnvName(f.Name), f.Usage, def)
 		})
 	}
+	return s, fs
+}
+
+func parseConformanceSettings(args []string, getenv func(string) string, stdout, stderr io.Writer) (*conformanceSettings, error) {
+	s, fs := conformanceFlags()
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return nil, err
 	}

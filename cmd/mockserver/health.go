@@ -20,23 +20,15 @@ import (
 // answers 200 on its health endpoint, 1 otherwise. It needs no shell or curl,
 // so a minimal container image can use it as its HEALTHCHECK.
 func runHealth(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("mockserver health", flag.ContinueOnError)
-	def := "http://127.0.0.1:8080"
-	addr := getenv("MOCKSERVER_ADDR")
-	db := getenv("MOCKSERVER_DB")
-	if db == "" {
-		db = "mediamock.db"
-	}
-	url := fs.String("url", "", "root address of the server (default: from MOCKSERVER_ADDR when set, else the address the server wrote beside its state file, else "+def+")")
-	dbPath := fs.String("db", db, "the server's state file, beside which it writes the address it listens on")
-	timeout := fs.Duration("timeout", 3*time.Second, "how long to wait for an answer")
+	h, fs := healthFlags(getenv)
+	addr := getenv(envName("addr"))
 	if err := parseFlags(fs, args, stdout, stderr); errors.Is(err, flag.ErrHelp) {
 		return 0
 	} else if err != nil {
 		return 2
 	}
 	switch {
-	case *url != "":
+	case h.url != "":
 	case addr != "":
 		// An explicit setting wins over the address file, which a server
 		// that was killed leaves behind.
@@ -44,24 +36,24 @@ func runHealth(ctx context.Context, args []string, getenv func(string) string, s
 		if tlsOn(getenv) {
 			scheme = "https"
 		}
-		*url = scheme + "://" + dialAddr(addr)
+		h.url = scheme + "://" + dialAddr(addr)
 	default:
 		// The server writes the address it actually bound (--addr or
 		// MOCKSERVER_ADDR, whichever it was given) beside its state file.
-		if b, err := os.ReadFile(*dbPath + ".addr"); err == nil && strings.TrimSpace(string(b)) != "" {
-			*url = strings.TrimSpace(string(b))
+		if b, err := os.ReadFile(h.db + ".addr"); err == nil && strings.TrimSpace(string(b)) != "" {
+			h.url = strings.TrimSpace(string(b))
 		} else {
-			*url = def
+			h.url = defaultHealthURL
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	ctx, cancel := context.WithTimeout(ctx, h.timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(*url, "/")+"/_mock/health", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(h.url, "/")+"/_mock/health", nil)
 	if err != nil {
 		fmt.Fprintln(stderr, "unhealthy:", err)
 		return 1
 	}
-	resp, err := healthClient(*dbPath, getenv).Do(req)
+	resp, err := healthClient(h.db, getenv).Do(req)
 	if err != nil {
 		fmt.Fprintln(stderr, "unhealthy:", err)
 		return 1
@@ -92,11 +84,39 @@ func dialAddr(addr string) string {
 	return net.JoinHostPort(host, port)
 }
 
+// defaultHealthURL is where health asks when nothing says where the
+// server is.
+const defaultHealthURL = "http://127.0.0.1:8080"
+
+// healthSettings are the health command's flags.
+type healthSettings struct {
+	url, db string
+	timeout time.Duration
+}
+
+// healthFlags makes the health command's flag set and the settings it
+// parses into. Its flags read no variable of their own: --db defaults to
+// the server's MOCKSERVER_DB, and without --url the address comes from the
+// server's MOCKSERVER_ADDR (https with MOCKSERVER_TLS or
+// MOCKSERVER_TLS_CERT).
+func healthFlags(getenv func(string) string) (*healthSettings, *flag.FlagSet) {
+	fs := flag.NewFlagSet("mockserver health", flag.ContinueOnError)
+	h := &healthSettings{}
+	db := getenv(envName("db"))
+	if db == "" {
+		db = "mediamock.db"
+	}
+	fs.StringVar(&h.url, "url", "", "root address of the server (default: from "+envName("addr")+" when set, else the address the server wrote beside its state file, else "+defaultHealthURL+")")
+	fs.StringVar(&h.db, "db", db, "the server's state file, beside which it writes the address it listens on")
+	fs.DurationVar(&h.timeout, "timeout", 3*time.Second, "how long to wait for an answer")
+	return h, fs
+}
+
 // tlsOn reports whether the server's settings in the environment serve
 // https (MOCKSERVER_TLS, or a certificate of one's own).
 func tlsOn(getenv func(string) string) bool {
-	on, _ := strconv.ParseBool(getenv("MOCKSERVER_TLS"))
-	return on || getenv("MOCKSERVER_TLS_CERT") != ""
+	on, _ := strconv.ParseBool(getenv(envName("tls")))
+	return on || getenv(envName("tls-cert")) != ""
 }
 
 // healthClient trusts what a server with --tls serves: the local
@@ -107,7 +127,7 @@ func healthClient(db string, getenv func(string) string) *http.Client {
 	if err != nil {
 		pool = x509.NewCertPool()
 	}
-	for _, f := range []string{db + ".tls/ca.pem", getenv("MOCKSERVER_TLS_CERT")} {
+	for _, f := range []string{db + ".tls/ca.pem", getenv(envName("tls-cert"))} {
 		if f == "" {
 			continue
 		}

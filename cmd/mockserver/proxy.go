@@ -48,7 +48,9 @@ func (s *proxySettings) name(flagName string) string {
 	return "--" + flagName
 }
 
-func parseProxySettings(args []string, getenv func(string) string, stdout, stderr io.Writer) (*proxySettings, error) {
+// proxyFlags makes the proxy command's flag set and the settings it
+// parses into.
+func proxyFlags() (*proxySettings, *flag.FlagSet) {
 	fs := flag.NewFlagSet("mockserver proxy", flag.ContinueOnError)
 	s := &proxySettings{}
 	fs.StringVar(&s.upstream, "upstream", "", "base URL of the service to check, like https://api.example.com/api/v1 (required)")
@@ -64,6 +66,11 @@ func parseProxySettings(args []string, getenv func(string) string, stdout, stder
 	fs.DurationVar(&s.shutdown, "shutdown-timeout", 10*time.Second, "how long requests in flight may take at shutdown")
 	fs.StringVar(&s.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&s.failOn, "fail-on", "", "exit 1 at shutdown when a finding of this severity or worse was seen: violation, or drift (violations included)")
+	return s, fs
+}
+
+func parseProxySettings(args []string, getenv func(string) string, stdout, stderr io.Writer) (*proxySettings, error) {
+	s, fs := proxyFlags()
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return nil, err
 	}

@@ -57,6 +57,25 @@ func parseSettings(args []string, getenv func(string) string, stdout, stderr io.
 // command: the same flags (and variables), with a free loopback port and a
 // temporary state file by default, and its own --api-key and --url.
 func parseCommand(mcp bool, args []string, getenv func(string) string, stdout, stderr io.Writer) (*settings, error) {
+	s, fs := serveFlags(mcp)
+	if err := parseFlags(fs, args, stdout, stderr); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		if mcp {
+			return nil, fmt.Errorf("unexpected argument %q (mockserver mcp takes flags only)", fs.Arg(0))
+		}
+		return nil, fmt.Errorf("unknown command %q (commands: %s; mockserver --help says more)", fs.Arg(0), commands)
+	}
+	// Environment variables apply to the flags the command line left out.
+	var err error
+	s.source, err = applyEnv(fs, envName, getenv)
+	return s, err
+}
+
+// serveFlags makes the flag set of the serve command, or of the mcp
+// command, and the settings it parses into.
+func serveFlags(mcp bool) (*settings, *flag.FlagSet) {
 	name, addr, db := "mockserver", "127.0.0.1:8080", "mediamock.db"
 	if mcp {
 		name, addr, db = "mockserver mcp", "127.0.0.1:0", ""
@@ -101,31 +120,7 @@ func parseCommand(mcp bool, args []string, getenv func(string) string, stdout, s
 	fs.BoolVar(&s.coverage, "coverage-report", false, "print the coverage table to stderr at shutdown")
 	fs.DurationVar(&s.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long requests in flight may take at shutdown")
 	fs.Usage = func() { usage(fs, mcp) }
-	if err := parseFlags(fs, args, stdout, stderr); err != nil {
-		return nil, err
-	}
-	if fs.NArg() > 0 {
-		if mcp {
-			return nil, fmt.Errorf("unexpected argument %q (mockserver mcp takes flags only)", fs.Arg(0))
-		}
-		return nil, fmt.Errorf("unknown command %q (commands: %s; mockserver --help says more)", fs.Arg(0), commands)
-	}
-	// Environment variables apply to the flags the command line left out.
-	s.source = map[string]string{}
-	fs.Visit(func(f *flag.Flag) { s.source[f.Name] = "--" + f.Name })
-	var envErr error
-	fs.VisitAll(func(f *flag.Flag) {
-		if _, set := s.source[f.Name]; set || envErr != nil {
-			return
-		}
-		if v := getenv(envName(f.Name)); v != "" {
-			if err := f.Value.Set(v); err != nil {
-				envErr = fmt.Errorf("invalid %s=%q: %v", envName(f.Name), v, err)
-			}
-			s.source[f.Name] = envName(f.Name)
-		}
-	})
-	return s, envErr
+	return s, fs
 }
 
 // name is how the user gave a setting: --clock, or MOCKSERVER_CLOCK.
@@ -205,22 +200,10 @@ func (s *settings) newLogger(w io.Writer) (*slog.Logger, error) {
 func usage(fs *flag.FlagSet, mcp bool) {
 	w := fs.Output()
 	if mcp {
-		fmt.Fprintf(w, "Usage: mockserver mcp --api-key KEY [flags]\n\nAn MCP server over stdio: a simulation of its own, or with --url a bridge to a running server.\n\nFlags (each also an environment variable):\n")
+		fmt.Fprintf(w, "Usage: mockserver mcp --api-key KEY [flags]\n\n%s\n\nFlags (each also an environment variable):\n", mcpAbout)
 	} else {
-		fmt.Fprintf(w, `Usage: mockserver [flags]
-       mockserver mcp --api-key KEY [flags]   an MCP server over stdio
-       mockserver keys [--fixtures F]          the test API keys of the fixtures
-       mockserver proxy --upstream URL         a validating proxy in front of a server of the API
-       mockserver conformance --url URL        the conformance suite against a server of the API
-       mockserver spec-diff --against F|URL    what changed from openapi.json, what your traffic used first
-       mockserver health [--url URL]           exit 0 when a server answers healthy
-       mockserver version                      the version
-
-A stateful simulator of the media generation service's REST API v1, its MCP server,
-a control API under /_mock and a dashboard at /_mock/ui/.
-
-Flags (each also an environment variable; a flag wins over its variable):
-`)
+		usageCommands(w)
+		fmt.Fprintf(w, "\n%s\n\nFlags (each also an environment variable; a flag wins over its variable):\n", serveAbout)
 	}
 	fs.VisitAll(func(f *flag.Flag) {
 		def := ""

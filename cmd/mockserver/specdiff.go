@@ -41,7 +41,9 @@ type specdiffSettings struct {
 	source                                     map[string]string
 }
 
-func parseSpecdiffSettings(args []string, getenv func(string) string, stdout, stderr io.Writer) (*specdiffSettings, error) {
+// specdiffFlags makes the spec-diff command's flag set and the settings
+// it parses into.
+func specdiffFlags() (*specdiffSettings, *flag.FlagSet) {
 	fs := flag.NewFlagSet("mockserver spec-diff", flag.ContinueOnError)
 	s := &specdiffSettings{}
 	fs.StringVar(&s.against, "against", "", "the document to compare openapi.json with: a file or an http(s) URL, JSON or YAML (required)")
@@ -54,9 +56,7 @@ func parseSpecdiffSettings(args []string, getenv func(string) string, stdout, st
 		w := fs.Output()
 		fmt.Fprint(w, `Usage: mockserver spec-diff --against FILE|URL [--coverage FILE] [--journal FILE] [flags]
 
-Lists what changes between the embedded openapi.json and another document, each change
-ranked by whether the client's recorded traffic touched it, then by severity.
-Exit 1 when --fail-on finds what it looks for, 2 for a bad command line or input.
+`+specdiffAbout+`
 
 Flags (each also an environment variable; a flag wins over its variable):
 `)
@@ -68,6 +68,11 @@ Flags (each also an environment variable; a flag wins over its variable):
 			fmt.Fprintf(w, "  --%-10s %s\n      %s%s\n", f.Name, specdiffEnvName(f.Name), f.Usage, def)
 		})
 	}
+	return s, fs
+}
+
+func parseSpecdiffSettings(args []string, getenv func(string) string, stdout, stderr io.Writer) (*specdiffSettings, error) {
+	s, fs := specdiffFlags()
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return nil, err
 	}

@@ -143,6 +143,20 @@ func paramSchema(p Param) *object {
 var stageNames = map[Stage]string{Admit: "admit", Delay: "delay", Deliver: "deliver", Access: "access",
 	Session: "session", Call: "call", Shape: "shape", Fate: "fate", Publish: "publish"}
 
+// stageDocs say when each stage decides its kinds, for the fault kinds'
+// reference (docs/reference/fault-kinds.md).
+var stageDocs = map[Stage]string{
+	Admit:   "before the operation runs, after authentication, the rate window and the scope: nothing changes",
+	Delay:   "when the answer is ready to go, before its head is sent",
+	Deliver: "while the answer is sent: the operation has run (a creation that met one was made, and charged)",
+	Access:  "when a file is asked for",
+	Session: "when an MCP request arrives, before it is handled",
+	Call:    "when an MCP tool call has run, before its result is sent",
+	Shape:   "when the answer is ready to go, before its delivery",
+	Fate:    "when a job is created, in the simulation: the creation answers as ever, the job fails later",
+	Publish: "when a publication delivers to a platform, in the simulation",
+}
+
 func kindsExtension() *object {
 	o := &object{}
 	for _, k := range kinds {

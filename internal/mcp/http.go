@@ -171,25 +171,40 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(data)), int64(len(data))
 	}
 	principal, _ := w.Principal()
-	stateless := r.Header.Get("Mcp-Protocol-Version") >= sessionlessVersion
+	var id json.RawMessage
+	if m := msgs.single(); m != nil {
+		id = m.ID
+	}
+	// A revision the server does not speak is refused whatever its date,
+	// on every request; the sessionless revision's standard headers must
+	// say what the message says.
+	version := r.Header.Get("Mcp-Protocol-Version")
+	if version != "" && !knownVersion(version) {
+		front.WriteRaw(w, http.StatusBadRequest, errorMessage(id, versionError(version)))
+		return
+	}
+	stateless := version >= sessionlessVersion
+	if stateless {
+		if err := checkHeaders(r.Header, &msgs); err != nil {
+			front.WriteRaw(w, http.StatusBadRequest, errorMessage(id, err))
+			return
+		}
+	}
 	session := r.Header.Get("Mcp-Session-Id")
 	if session != "" {
 		f.touch(session) // every request of a session keeps it alive
 	}
 	x := newExchange(w, f.env.View(r), principal)
 	defer x.finish()
-	if m := msgs.read(); m != nil && (stateless || f.owns(session, principal.WorkspaceID)) && acceptsJSON(r) {
-		f.serveRead(w, x, m.ID, m.Params.URI)
+	if m := msgs.read(); m != nil && acceptsJSON(r) && (stateless && sessionless(r, m) ||
+		!stateless && strings.HasPrefix(m.Params.URI, assetURIPrefix) && f.owns(session, principal.WorkspaceID)) {
+		f.serveRead(w, x, m.ID, m.Params.URI, stateless)
 		return
 	}
 	// Outside the sessionless revision a request needs its session (the
 	// SDK would open one and refuse the request with a code of 0).
 	if r.Method == http.MethodPost && !stateless && session == "" &&
 		!slices.ContainsFunc(msgs.msgs, func(m message) bool { return m.Method == "initialize" }) {
-		var id json.RawMessage
-		if m := msgs.single(); m != nil {
-			id = m.ID
-		}
 		front.WriteRaw(w, http.StatusBadRequest, errorMessage(id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 			Message: "Invalid request: no Mcp-Session-Id. Open a session with initialize first, and send its Mcp-Session-Id with every request after it (or speak the sessionless revision " + sessionlessVersion + ")."}))
 		return
@@ -212,10 +227,6 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		if m := msgs.single(); m != nil && m.Method == "tools/call" && m.progress() != nil {
 			h = f.http.statelessSSE
 		}
-	}
-	var id json.RawMessage
-	if m := msgs.single(); m != nil {
-		id = m.ID
 	}
 	tw := &transportWriter{Writer: w, post: r.Method == http.MethodPost, id: id, hold: msgs.batch, handshake: !stateless}
 	h.ServeHTTP(tw, r.WithContext(withExchange(r.Context(), x)))

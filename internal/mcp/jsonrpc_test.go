@@ -45,6 +45,10 @@ func TestJSONRPCErrors(t *testing.T) {
 				{"an unknown method", `{"jsonrpc":"2.0","id":9,"method":"no/such/method"}`, unknown, -32601, "9"},
 			}
 			for _, tc := range cases {
+				h := h.Clone()
+				if m := methodOf(tc.body); version >= "2026" && m != "" {
+					h.Set("Mcp-Method", m) // the sessionless revision's header says the method
+				}
 				resp, body := post(t, srv, h, tc.body, true)
 				assert.Equal(t, tc.status, resp.StatusCode, "%s: %s", tc.name, body)
 				var msg struct {
@@ -73,4 +77,11 @@ func TestJSONRPCErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// methodOf is the method of a JSON-RPC message, "" when it is not one.
+func methodOf(body string) string {
+	var m struct{ Method string }
+	json.Unmarshal([]byte(body), &m)
+	return m.Method
 }

@@ -56,7 +56,7 @@ const eventStoreBytes = 4 << 20
 func New(env *front.Env) (*Front, error) {
 	f := &Front{env: env}
 	var err error
-	if f.tools, err = buildTools(env); err != nil {
+	if f.tools, err = buildTools(env.API); err != nil {
 		return nil, err
 	}
 	f.server = f.newServer(callerOf)

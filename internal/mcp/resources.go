@@ -37,29 +37,40 @@ const resourceScope = "read"
 // not go through the SDK: it streams (serveRead).
 const exchangeResourceBytes = 16 << 20
 
+// modelsResource is the model catalog, one resource.
+var modelsResource = sdk.Resource{URI: modelsURI, Name: "models", Title: "Model catalog", MIMEType: "application/json",
+	Description: "The models grouped by modality, as list_models returns them: ids, credits per output, options."}
+
+// assetTemplate is every completed asset of the caller's workspace, by id.
+var assetTemplate = sdk.ResourceTemplate{URITemplate: assetURIPrefix + "{id}", Name: "asset", Title: "Library asset",
+	Description: "The file of a completed asset of the workspace library (image, video, audio or 3D model), with its media type."}
+
 func (f *Front) addResources(s *sdk.Server, who func(*sdk.RequestExtra) caller) {
-	s.AddResource(&sdk.Resource{URI: modelsURI, Name: "models", Title: "Model catalog", MIMEType: "application/json",
-		Description: "The models grouped by modality, as list_models returns them: ids, credits per output, options."},
+	models, assets := modelsResource, assetTemplate // the server keeps them: copies
+	s.AddResource(&models,
 		func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
-			c := who(req.Extra)
-			pass, err := f.count(c)
-			if pass.Authenticated() {
-				c.x.rate(pass.Rate)
-			}
-			if err != nil {
-				return nil, rpcError(err)
-			}
-			data, err := json.Marshal(wire.CatalogOf(f.env.Eng.Models("", ""), ""))
+			data, err := f.readModels(who(req.Extra))
 			if err != nil {
 				return nil, err
 			}
 			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: modelsURI, MIMEType: "application/json", Text: string(data)}}}, nil
 		})
-	s.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: assetURIPrefix + "{id}", Name: "asset", Title: "Library asset",
-		Description: "The file of a completed asset of the workspace library (image, video, audio or 3D model), with its media type."},
+	s.AddResourceTemplate(&assets,
 		func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 			return f.readAsset(ctx, who(req.Extra), req.Params.URI)
 		})
+}
+
+// readModels counts a read of the model catalog and returns it.
+func (f *Front) readModels(c caller) ([]byte, error) {
+	pass, err := f.count(c)
+	if pass.Authenticated() {
+		c.x.rate(pass.Rate)
+	}
+	if err != nil {
+		return nil, rpcError(err)
+	}
+	return json.Marshal(wire.CatalogOf(f.env.Eng.Models("", ""), ""))
 }
 
 // readAsset reads a completed asset's file through the SDK (batches,
@@ -129,12 +140,49 @@ func (f *Front) openAsset(ctx context.Context, c caller, uri string) (sim.Stored
 	return sim.StoredFile{}, nil, sdk.ResourceNotFoundError(uri)
 }
 
-// serveRead answers one resources/read of an asset itself, as a JSON
-// body whose blob is encoded while the file is read: memory stays flat
-// whatever the file's size and however many read at once. The SDK, which
-// would hold the file and its encodings several times over, never sees
-// the message.
-func (f *Front) serveRead(w *front.Writer, x *exchange, id json.RawMessage, uri string) {
+// serveRead answers one resources/read itself: of an asset (in either
+// revision), or of the model catalog (sessionless). An asset's blob is
+// encoded while its file is read, so memory stays flat whatever the
+// file's size and however many read at once; the SDK, which would hold the
+// file and its encodings several times over, never sees the message.
+//
+// In the sessionless revision the result names the server in its _meta,
+// says it is complete (resultType), and carries the cache hints: the
+// catalog is the same for every caller ("public"), an asset is the
+// workspace's own ("private"); neither is fresh for long, as a library
+// changes under its readers (ttlMs 0, as the lists say).
+func (f *Front) serveRead(w *front.Writer, x *exchange, id json.RawMessage, uri string, stateless bool) {
+	frame := func(scope string) (head, tail []byte) {
+		head = append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"result":{`...)
+		tail = []byte(`]`)
+		if stateless {
+			head = append(append(append(head, `"_meta":`...), serverMeta...), `,"ttlMs":0,"cacheScope":"`+scope+`",`...)
+			tail = append(tail, `,"resultType":"complete"`...)
+		}
+		return append(head, `"contents":[`...), append(tail, "}}"...)
+	}
+	if uri == modelsURI {
+		data, err := f.readModels(x.caller())
+		if err != nil {
+			writeRPCError(w, id, err)
+			return
+		}
+		content, err := json.Marshal(sdk.ResourceContents{URI: modelsURI, MIMEType: "application/json", Text: string(data)})
+		if err != nil {
+			writeRPCError(w, id, err)
+			return
+		}
+		head, tail := frame("public")
+		if stateless {
+			w.Header().Set("Cache-Control", "no-cache, no-transform")
+		}
+		front.WriteRaw(w, http.StatusOK, append(append(head, content...), tail...))
+		return
+	}
+	if !strings.HasPrefix(uri, assetURIPrefix) {
+		writeRPCError(w, id, sdk.ResourceNotFoundError(uri))
+		return
+	}
 	file, content, err := f.openAsset(context.Background(), x.caller(), uri)
 	if err != nil {
 		writeRPCError(w, id, err)
@@ -142,13 +190,16 @@ func (f *Front) serveRead(w *front.Writer, x *exchange, id json.RawMessage, uri 
 	}
 	uriJSON, _ := json.Marshal(uri)
 	mimeJSON, _ := json.Marshal(file.MimeType)
-	head := `{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"contents":[{"uri":` + string(uriJSON) +
-		`,"mimeType":` + string(mimeJSON) + `,"blob":"`
-	const tail = `"}]}}`
+	head, tail := frame("private")
+	head = append(append(append(append(append(head, `{"uri":`...), uriJSON...), `,"mimeType":`...), mimeJSON...), `,"blob":"`...)
+	tail = append([]byte(`"}`), tail...)
 	w.Header().Set("Content-Type", "application/json")
+	if stateless {
+		w.Header().Set("Cache-Control", "no-cache, no-transform")
+	}
 	w.Header().Set("Content-Length", strconv.FormatInt(int64(len(head))+int64(base64.StdEncoding.EncodedLen(int(file.Size)))+int64(len(tail)), 10))
 	w.WriteHeader(http.StatusOK)
-	io.WriteString(w, head)
+	w.Write(head)
 	enc := base64.NewEncoder(base64.StdEncoding, w)
 	if _, err := io.CopyBuffer(enc, content, make([]byte, 48<<10)); err != nil {
 		f.env.Log.Warn("MCP resource read cut short", "uri", uri, "err", err)
@@ -156,7 +207,7 @@ func (f *Front) serveRead(w *front.Writer, x *exchange, id json.RawMessage, uri 
 		return
 	}
 	enc.Close()
-	io.WriteString(w, tail)
+	w.Write(tail)
 }
 
 // rpcError turns an engine or gate error into a JSON-RPC error that carries

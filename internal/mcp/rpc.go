@@ -2,10 +2,13 @@ package mcp
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -103,12 +106,92 @@ func (b *body) call() *message {
 	return nil
 }
 
-// read is the body's read of an asset, when it is one.
+// read is the body's read of a resource, when it is one request.
 func (b *body) read() *message {
-	if m := b.single(); m != nil && m.Method == "resources/read" && strings.HasPrefix(m.Params.URI, assetURIPrefix) && validID(m.ID) {
+	if m := b.single(); m != nil && !b.odd && m.Method == "resources/read" && m.JSONRPC == "2.0" && validID(m.ID) {
 		return m
 	}
 	return nil
+}
+
+// named is what a message's Mcp-Name header must say: the tool or prompt
+// of a call, the URI of a read; false for a method without one.
+func (m *message) named() (string, bool) {
+	switch m.Method {
+	case "tools/call", "prompts/get":
+		return m.Params.Name, true
+	case "resources/read":
+		return m.Params.URI, true
+	}
+	return "", false
+}
+
+// versionError is the answer to a request whose Mcp-Protocol-Version the
+// server does not speak, whatever its date: -32022 with the versions it
+// does (the sessionless revision's error, which clients of every revision
+// read as a refusal of the version).
+func versionError(requested string) *jsonrpc.Error {
+	data, _ := json.Marshal(sdk.UnsupportedProtocolVersionData{Supported: sdk.SupportedProtocolVersions(), Requested: requested})
+	return &jsonrpc.Error{Code: sdk.CodeUnsupportedProtocolVersion,
+		Message: fmt.Sprintf("Unsupported protocol version %q: this server speaks %s.", requested, strings.Join(sdk.SupportedProtocolVersions(), ", ")),
+		Data:    data}
+}
+
+// knownVersion reports whether the server speaks a protocol revision.
+func knownVersion(v string) bool { return slices.Contains(sdk.SupportedProtocolVersions(), v) }
+
+// checkHeaders holds a sessionless request to the revision's standard
+// headers: Mcp-Method names the message's method, and Mcp-Name the tool,
+// prompt or resource of a call or a read, in its plain or its Base64 form
+// (=?base64?...?=, for names an HTTP header cannot carry as they are). A
+// header missing or saying something else is -32020. The decoded name
+// then stands in the header, for the SDK, which compares the header as it
+// is.
+func checkHeaders(h http.Header, b *body) *jsonrpc.Error {
+	m := b.single()
+	if m == nil || m.Method == "" || b.odd || len(m.ID) > 0 && !validID(m.ID) {
+		return nil // not a message: the SDK says what is wrong with it
+	}
+	mismatch := func(format string, args ...any) *jsonrpc.Error {
+		return &jsonrpc.Error{Code: sdk.CodeHeaderMismatch, Message: fmt.Sprintf(format, args...)}
+	}
+	switch method := h.Get("Mcp-Method"); {
+	case method == "":
+		return mismatch("Header mismatch: the Mcp-Method header is required; it names the message's method (%s).", m.Method)
+	case method != m.Method:
+		return mismatch("Header mismatch: the Mcp-Method header says %q, the message's method is %q.", method, m.Method)
+	}
+	want, ok := m.named()
+	if !ok {
+		return nil
+	}
+	raw := h.Get("Mcp-Name")
+	if raw == "" {
+		return mismatch("Header mismatch: a %s request needs the Mcp-Name header; it names %q.", m.Method, want)
+	}
+	name, ok := decodeHeader(raw)
+	if !ok {
+		return mismatch("Header mismatch: the Mcp-Name header %q is not valid Base64 inside =?base64?...?=.", raw)
+	}
+	if name != want {
+		return mismatch("Header mismatch: the Mcp-Name header says %q, the message names %q.", name, want)
+	}
+	h.Set("Mcp-Name", name)
+	return nil
+}
+
+// decodeHeader reads a standard header's value: as it is, or the text of
+// its Base64 form.
+func decodeHeader(v string) (string, bool) {
+	inner, ok := strings.CutPrefix(v, "=?base64?")
+	if !ok {
+		return v, true
+	}
+	if inner, ok = strings.CutSuffix(inner, "?="); !ok {
+		return v, true
+	}
+	text, err := base64.StdEncoding.DecodeString(inner)
+	return string(text), err == nil
 }
 
 // decode reads a POST's body: a message or a batch. It is the only time
@@ -163,9 +246,18 @@ func (f *Front) answers(r *http.Request, m *message, stateless bool, ws uint64) 
 		session := r.Header.Get("Mcp-Session-Id")
 		return jsonOK && session != "" && r.Header.Get(fault.Header) == "" && !f.env.Rules.HasKind(fault.MCPStreamDrop) && f.owns(session, ws)
 	}
+	return jsonOK && streamOK && sessionless(r, m)
+}
+
+// sessionless reports whether a request is one the sessionless revision
+// lets the front answer itself: its headers (checked by checkHeaders) and
+// its _meta as the revision requires. The SDK answers the errors of those
+// that are not.
+func sessionless(r *http.Request, m *message) bool {
 	meta := &m.Params.Meta
-	return jsonOK && streamOK && r.Header.Get("Mcp-Protocol-Version") == sessionlessVersion &&
-		r.Header.Get("Mcp-Method") == m.Method && r.Header.Get("Mcp-Name") == m.Params.Name &&
+	name, _ := m.named()
+	return r.Header.Get("Mcp-Protocol-Version") == sessionlessVersion &&
+		r.Header.Get("Mcp-Method") == m.Method && r.Header.Get("Mcp-Name") == name &&
 		mediaType(r.Header.Get("Content-Type")) == "application/json" &&
 		meta.ProtocolVersion == sessionlessVersion && bytes.HasPrefix(meta.ClientCapabilities, []byte("{"))
 }

@@ -43,6 +43,7 @@ type Stdio struct {
 	out     io.Writer
 	mu      sync.Mutex // guards out, pending, eof
 	pending map[string]bool
+	reads   map[string]bool // sessionless reads not yet answered (vetted.reads)
 	eof     bool
 	version string        // the revision the peer initialized with
 	settled chan struct{} // closed at end of input once nothing is pending
@@ -52,7 +53,7 @@ type Stdio struct {
 // request read from it has been answered, or when ctx ends.
 func NewStdio(ctx context.Context, in io.Reader, out io.Writer) *Stdio {
 	pr, pw := io.Pipe()
-	s := &Stdio{Reader: pr, in: in, pw: pw, out: out, pending: map[string]bool{}, settled: make(chan struct{})}
+	s := &Stdio{Reader: pr, in: in, pw: pw, out: out, pending: map[string]bool{}, reads: map[string]bool{}, settled: make(chan struct{})}
 	s.Writer = stdioWriter{s}
 	go s.pump(ctx)
 	return s
@@ -127,12 +128,21 @@ func (s *Stdio) check(line []byte) bool {
 		s.reply(v.code, v.message)
 		return false
 	}
+	if v.unknown != nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.out.Write(append(v.unknown, '\n'))
+		return false
+	}
 	s.mu.Lock()
 	if v.version != "" {
 		s.version = v.version
 	}
 	for _, id := range v.calls {
 		s.pending[id] = true
+	}
+	for _, id := range v.reads {
+		s.reads[id] = true
 	}
 	for _, id := range v.cancelled {
 		delete(s.pending, id) // a cancelled request may go unanswered
@@ -150,6 +160,13 @@ type vetted struct {
 	calls, cancelled []string
 	// version is the protocol revision an initialize in it asks for.
 	version string
+	// reads are the ids of its sessionless resources/read requests, whose
+	// results the SDK leaves without a resultType.
+	reads []string
+	// unknown is the answer to a single request of a revision the server
+	// does not speak (its _meta's protocol version): -32022 with the ones
+	// it does.
+	unknown []byte
 }
 
 // vet checks one JSON-RPC message or batch as the SDK would read it, so
@@ -189,6 +206,19 @@ func vet(data []byte) vetted {
 			continue
 		}
 		if req.IsCall() {
+			var p struct {
+				Meta struct {
+					ProtocolVersion string `json:"io.modelcontextprotocol/protocolVersion"`
+				} `json:"_meta"`
+			}
+			_ = json.Unmarshal(req.Params, &p)
+			switch version := p.Meta.ProtocolVersion; {
+			case version != "" && !knownVersion(version) && len(raws) == 1:
+				id, _ := json.Marshal(req.ID.Raw())
+				return vetted{unknown: errorMessage(id, versionError(version))}
+			case version >= sessionlessVersion && req.Method == "resources/read":
+				v.reads = append(v.reads, idKey(req.ID))
+			}
 			v.calls = append(v.calls, idKey(req.ID))
 			if req.Method == "initialize" {
 				var p struct {
@@ -281,6 +311,10 @@ func (w stdioWriter) Write(p []byte) (int, error) {
 	if w.s.version != "" && w.s.version < sessionlessVersion {
 		p = stripCacheable(p)
 	}
+	if len(raws) == 1 && len(answered) == 1 && w.s.reads[answered[0]] {
+		delete(w.s.reads, answered[0])
+		p = completeResult(p)
+	}
 	_, err := w.s.out.Write(p)
 	for _, id := range answered {
 		delete(w.s.pending, id)
@@ -333,4 +367,20 @@ func stripCacheable(msg []byte) []byte {
 		j++
 	}
 	return append(msg[:start], msg[j:]...)
+}
+
+// completeResult says a sessionless result is complete (resultType), when
+// the SDK has not: it leaves a resources/read result without one. msg is
+// one message as the SDK writes it; an error is left as it is.
+func completeResult(msg []byte) []byte {
+	const key = `"result":{`
+	head := msg[:min(len(msg), 512)]
+	i := bytes.Index(head, []byte(key))
+	if i < 0 || bytes.Contains(head, []byte(`"resultType":`)) {
+		return msg
+	}
+	i += len(key)
+	out := make([]byte, 0, len(msg)+len(`"resultType":"complete",`))
+	out = append(append(out, msg[:i]...), `"resultType":"complete",`...)
+	return append(out, msg[i:]...)
 }

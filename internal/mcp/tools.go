@@ -34,17 +34,17 @@ type tool struct {
 // buildTools derives one tool per operation of openapi.json that names one
 // (x-mcp-tool), in the document's order: its name, schema, title,
 // description and annotations all come from the document.
-func buildTools(env *front.Env) ([]*tool, error) {
+func buildTools(api *contract.Contract) ([]*tool, error) {
 	var out []*tool
-	for _, op := range env.API.Operations() {
+	for _, op := range api.Operations() {
 		if op.Tool == "" {
 			continue
 		}
-		args, err := env.API.Arguments(op.ID)
+		args, err := api.Arguments(op.ID)
 		if err != nil {
 			return nil, fmt.Errorf("mcp: tool %s: %w", op.Tool, err)
 		}
-		summary, description := env.API.Describe(op.ID)
+		summary, description := api.Describe(op.ID)
 		if op.ToolDescription != "" {
 			description = op.ToolDescription
 		}

@@ -1,0 +1,232 @@
+package mcp
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mediamock/mediamock/internal/contract"
+	"github.com/mediamock/mediamock/internal/refdoc"
+	"github.com/mediamock/mediamock/spec"
+)
+
+var updateDocs = flag.Bool("update-docs", false, "write docs/reference/mcp-tools.md from the tools and resources")
+
+// TestMCPToolsReference holds docs/reference/mcp-tools.md to the tools the
+// MCP server builds from openapi.json's operations and to its resources:
+// a tool, an argument, a description or an annotation changed without the
+// page fails. `go test ./internal/mcp -run TestMCPToolsReference
+// -update-docs` rewrites it.
+func TestMCPToolsReference(t *testing.T) {
+	api, err := contract.ParseEmbedded("openapi.json", spec.OpenAPI)
+	require.NoError(t, err)
+	tools, err := buildTools(api)
+	require.NoError(t, err)
+	require.NotEmpty(t, tools)
+	refdoc.Check(t, "../../docs/reference/mcp-tools.md", mcpReference(api, tools), *updateDocs,
+		"go test ./internal/mcp -run TestMCPToolsReference -update-docs")
+}
+
+// mcpReference is the reference of the MCP server: its instructions,
+// every tool (the rows tools/list answers with) and its resources.
+func mcpReference(api *contract.Contract, tools []*tool) []byte {
+	p := refdoc.New("MCP tools reference", "the MCP server's tools, built from the operations of `openapi.json` (`internal/mcp`, `internal/contract`),",
+		"go test ./internal/mcp -run TestMCPToolsReference -update-docs")
+	p.Para(fmt.Sprintf("The service's MCP server (`%s`, %q) is served over Streamable HTTP at `%s` on the REST API's listener, "+
+		"and over stdio by `mockserver mcp`. It offers one tool per operation of `openapi.json` that names one (`x-mcp-tool`), "+
+		"in the document's order (see [REST operations](operations.md)), and the resources below. A tool call is a call of its operation: the same authentication, "+
+		"rate window, scope, validation against `openapi.json`, handler and answer as the REST request; its result carries the "+
+		"operation's JSON as structured content, and an error is a tool error carrying the error object.",
+		Implementation.Name, Implementation.Title, Path))
+	p.Para("The server's instructions to clients:")
+	p.Para("> " + instructions)
+
+	var rows [][]string
+	for _, t := range tools {
+		op, _ := api.Operation(t.op)
+		rows = append(rows, []string{"[`" + t.def.Name + "`](#" + refdoc.Slug(t.def.Name) + ")", t.def.Title,
+			"`" + t.method + " " + t.path + "`", refdoc.Code(op.Scope), hints(t)})
+	}
+	p.Table([]string{"tool", "title", "operation", "scope", "annotations"}, rows)
+
+	p.Heading(2, "Tools")
+	for _, t := range tools {
+		p.Heading(3, t.def.Name)
+		p.Para(fmt.Sprintf("**%s**: `%s %s` (`%s`).", t.def.Title, t.method, t.path, t.op))
+		p.Para(t.def.Description)
+		a := t.def.Annotations
+		p.List([]string{
+			fmt.Sprintf("Annotations: `readOnlyHint` %v, `idempotentHint` %v, `destructiveHint` %s, `openWorldHint` %s.",
+				a.ReadOnlyHint, a.IdempotentHint, boolp(a.DestructiveHint), boolp(a.OpenWorldHint)),
+		})
+		schema := t.def.InputSchema.(map[string]any)
+		props, _ := schema["properties"].(map[string]any)
+		if len(props) == 0 {
+			p.Para("It takes no arguments.")
+			continue
+		}
+		required, _ := schema["required"].([]string)
+		rows = nil
+		for _, name := range argOrder(t, props) {
+			s, _ := props[name].(map[string]any)
+			in := "body"
+			switch {
+			case slices.Contains(t.args.Path, name):
+				in = "path"
+			case slices.Contains(t.args.Query, name):
+				in = "query"
+			}
+			req := ""
+			if slices.Contains(required, name) {
+				req = "yes"
+			}
+			desc, _ := s["description"].(string)
+			rows = append(rows, []string{"`" + name + "`", in, schemaText(s), req, desc})
+		}
+		p.Para("Arguments (the input schema's properties; no others are accepted):")
+		p.Table([]string{"argument", "sent as", "type", "required", "description"}, rows)
+		if d, _ := schema["description"].(string); d != "" {
+			p.Para(d)
+		}
+	}
+
+	p.Heading(2, "Resources")
+	p.Para(fmt.Sprintf("Reading a resource needs the `%s` scope and counts once against the rate window, as a tool call does.", resourceScope))
+	p.Table([]string{"URI", "name", "title", "media type", "description"}, [][]string{
+		{"`" + modelsResource.URI + "`", modelsResource.Name, modelsResource.Title, refdoc.Code(modelsResource.MIMEType), modelsResource.Description},
+		{"`" + assetTemplate.URITemplate + "` (template)", assetTemplate.Name, assetTemplate.Title, "the asset's", assetTemplate.Description},
+	})
+	return p.Bytes()
+}
+
+// hints are a tool's annotations in short.
+func hints(t *tool) string {
+	a := t.def.Annotations
+	var out []string
+	if a.ReadOnlyHint {
+		out = append(out, "read-only")
+	}
+	if a.IdempotentHint {
+		out = append(out, "idempotent")
+	}
+	if a.DestructiveHint != nil && *a.DestructiveHint {
+		out = append(out, "destructive")
+	}
+	if a.OpenWorldHint != nil && *a.OpenWorldHint {
+		out = append(out, "open world")
+	}
+	return strings.Join(out, ", ")
+}
+
+func boolp(b *bool) string {
+	if b == nil {
+		return "unset"
+	}
+	return strconv.FormatBool(*b)
+}
+
+// argOrder lists a tool's arguments: path parameters, query parameters,
+// then the body's properties by name.
+func argOrder(t *tool, props map[string]any) []string {
+	out := append(slices.Clone(t.args.Path), t.args.Query...)
+	var body []string
+	for name := range props {
+		if !slices.Contains(out, name) {
+			body = append(body, name)
+		}
+	}
+	slices.Sort(body)
+	return append(out, body...)
+}
+
+// schemaText says a JSON schema's type in a few words: its type, format,
+// enum, bounds and default.
+func schemaText(s map[string]any) string {
+	t := typeName(s["type"])
+	if t == "array" {
+		items, _ := s["items"].(map[string]any)
+		return "array of " + schemaText(items)
+	}
+	if t == "" {
+		if alts, ok := s["oneOf"].([]any); ok {
+			var names []string
+			for _, a := range alts {
+				m, _ := a.(map[string]any)
+				names = append(names, schemaText(m))
+			}
+			return "one of " + strings.Join(names, ", ")
+		}
+		t = "any"
+	}
+	var notes []string
+	if f, ok := s["format"].(string); ok {
+		notes = append(notes, f)
+	}
+	if e, ok := s["enum"].([]any); ok {
+		var vals []string
+		for _, v := range e {
+			if v != nil {
+				vals = append(vals, refdoc.Code(jsonText(v)))
+			}
+		}
+		notes = append(notes, "one of "+strings.Join(vals, ", "))
+	}
+	lo, hasLo := s["minimum"]
+	hi, hasHi := s["maximum"]
+	switch {
+	case hasLo && hasHi:
+		notes = append(notes, jsonText(lo)+" to "+jsonText(hi))
+	case hasLo:
+		notes = append(notes, "at least "+jsonText(lo))
+	case hasHi:
+		notes = append(notes, "at most "+jsonText(hi))
+	}
+	if n, ok := s["maxLength"]; ok {
+		notes = append(notes, "at most "+jsonText(n)+" characters")
+	}
+	if n, ok := s["maxItems"]; ok {
+		notes = append(notes, "at most "+jsonText(n)+" items")
+	}
+	if d, ok := s["default"]; ok {
+		notes = append(notes, "default "+refdoc.Code(jsonText(d)))
+	}
+	if len(notes) == 0 {
+		return t
+	}
+	return t + " (" + strings.Join(notes, "; ") + ")"
+}
+
+// typeName is a JSON schema's type: one name, or several ("string or
+// null").
+func typeName(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case []string:
+		return strings.Join(t, " or ")
+	case []any:
+		var names []string
+		for _, x := range t {
+			names = append(names, fmt.Sprint(x))
+		}
+		return strings.Join(names, " or ")
+	}
+	return ""
+}
+
+func jsonText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
