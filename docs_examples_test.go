@@ -260,7 +260,7 @@ func TestDocsExamplesExtract(t *testing.T) {
 			continue
 		}
 		n++
-		name := regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(strings.TrimSuffix(b.file, ".md"), "_") + "_" + strconv.Itoa(b.line)
+		name := regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(strings.ToLower(strings.TrimSuffix(b.file, ".md")), "_") + "_" + strconv.Itoa(b.line)
 		var file string
 		switch b.lang {
 		case "ts", "typescript":
