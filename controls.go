@@ -1,9 +1,11 @@
 package mediamock
 
 import (
+	"context"
 	"time"
 
 	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/journal"
 )
 
 // Controls are the faults, the journal and the coverage of one scope: the
@@ -73,6 +75,37 @@ func (c Controls) Journal(f JournalFilter) []JournalEntry {
 		}
 	}
 	return j.List(f)
+}
+
+// JournalSeq is the number of the scope's last recorded request (0 before
+// any): pass it as JournalFilter.After to AwaitRequest to wait for what
+// comes next.
+func (c Controls) JournalSeq() int64 { return c.ring().Seq() }
+
+// AwaitRequest returns the first recorded request of the scope numbered
+// after f.After that matches f, as soon as it is journaled (at once if it
+// already is), or ctx's error when ctx ends first. A test that expects its
+// client to send a request eventually waits here instead of sleeping:
+//
+//	seq := srv.JournalSeq()
+//	client.Start() // sends POST /generations in the background
+//	e, err := srv.AwaitRequest(ctx, mediamock.JournalFilter{After: seq, Operation: "createGeneration"})
+//
+// With journals off (Options.JournalSize < 0) it waits until ctx ends.
+func (c Controls) AwaitRequest(ctx context.Context, f JournalFilter) (JournalEntry, error) {
+	if e, ok := c.ring().Wait(ctx, f); ok {
+		return e, nil
+	}
+	return JournalEntry{}, ctx.Err()
+}
+
+// ring is the journal of the scope, nil when journals are off.
+func (c Controls) ring() *journal.Journal {
+	if c.ws == 0 {
+		return c.env.Journal
+	}
+	j, _ := c.env.Journals.Of(c.ws)
+	return j
 }
 
 // ClearJournal forgets every recorded request of the scope.

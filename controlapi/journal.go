@@ -10,6 +10,10 @@ import (
 type JournalEntry struct {
 	// ID is the request id, the X-Request-Id header of the answer.
 	ID string `json:"id"`
+	// Seq numbers the entries of a journal from 1, in the order they were
+	// recorded; it goes on after the journal is cleared. A wait for a
+	// request takes the last number seen (after).
+	Seq int64 `json:"seq"`
 	// Time is the wall-clock time the request arrived, in UTC.
 	Time time.Time `json:"time"`
 	// SimTime is the simulated time the request was answered, in UTC.
@@ -118,4 +122,6 @@ type JournalFilter struct {
 	SandboxID string
 	// Limit caps how many entries, newest first; 0 means all.
 	Limit int
+	// After keeps the entries numbered after it (Seq); 0 keeps all.
+	After int64
 }

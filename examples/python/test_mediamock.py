@@ -12,9 +12,10 @@ suites running at the same time.
 """
 import base64
 import struct
+import threading
 import zlib
 
-from mediamock import MediamockSandbox
+from mediamock import MediamockError, MediamockSandbox
 from mediamock.control import request
 
 
@@ -97,3 +98,20 @@ def test_injected_failure_is_refunded(mediamock: MediamockSandbox):
     assert account["credits_balance"] == created.body["credits_balance"] + charged, "refunded"
     journal = mediamock.control.journal()
     assert all(e["sandbox_id"] == mediamock.id for e in journal["entries"])
+
+
+def test_wait_for_the_request_a_client_sends_in_the_background(mediamock: MediamockSandbox):
+    # The client under test polls from a thread; the test waits for its
+    # request instead of sleeping.
+    seq = mediamock.control.journal_seq()
+    worker = threading.Thread(target=lambda: mediamock.api().get("/account"))
+    worker.start()
+    entry = mediamock.control.await_request(operation="getAccount", after=seq, timeout=10)
+    worker.join()
+    assert entry["sandbox_id"] == mediamock.id
+    assert entry["status"] == 200 and entry["seq"] > seq
+    try:
+        mediamock.control.await_request(operation="deleteAsset", after=entry["seq"], timeout=0)
+        raise AssertionError("a request no one sent was seen")
+    except MediamockError as err:
+        assert "request_not_seen" in str(err)

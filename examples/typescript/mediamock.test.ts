@@ -115,3 +115,18 @@ test("an injected failure is refunded", async () => {
   const account = await api().get("/account");
   assert.equal(account.data?.credits_balance, created.data.credits_balance + created.data.credits_charged, "refunded");
 });
+
+test("a test waits for the request its client sends in the background, without sleeping", async () => {
+  const { api, control } = mm.sandbox;
+  const seq = await control.journalSeq();
+  // The client under test polls in the background; the test does not know when.
+  const polling = (async () => {
+    await Promise.resolve();
+    return api().get("/account");
+  })();
+  const entry = await control.awaitRequest({ operation: "getAccount", after: seq, timeout: 10 });
+  assert.equal(entry.sandbox_id, mm.sandbox.id);
+  assert.equal(entry.status, 200);
+  assert.ok(entry.seq > seq);
+  assert.equal((await polling).status, 200);
+});

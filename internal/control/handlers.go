@@ -2,7 +2,9 @@ package control
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -50,6 +52,7 @@ var routes = []route{
 	{"GET", "/workspaces/{id}/ledger", "getLedger", ledger},
 	{"GET", "/journal", "getJournal", journalEntries},
 	{"DELETE", "/journal", "clearJournal", clearJournal},
+	{"GET", "/journal/wait", "waitJournal", waitJournal},
 	{"GET", "/coverage", "getCoverage", coverage},
 	{"DELETE", "/coverage", "resetCoverage", resetCoverage},
 	{"POST", "/reset", "reset", reset},
@@ -400,6 +403,8 @@ type journalJSON struct {
 	Size     int             `json:"size"`
 	BodyCap  int             `json:"body_cap_bytes"`
 	Recorded int64           `json:"recorded"`
+	Seq      int64           `json:"seq"`
+	Waiting  int             `json:"waiting"`
 	Entries  []journal.Entry `json:"entries"`
 }
 
@@ -417,23 +422,57 @@ func (c *call) ring() *journal.Journal {
 
 func (c *call) journal(f journal.Filter) (int, any, error) {
 	j := c.ring()
-	out := journalJSON{Entries: j.List(f)}
+	seq := j.Seq() // before the list: a wait after it misses nothing listed or not
+	out := journalJSON{Entries: j.List(f), Seq: seq, Waiting: j.Waiting()}
 	out.Size, out.BodyCap, out.Recorded = j.Stats()
 	return http.StatusOK, out, nil
 }
 
-func journalEntries(c *call) (int, any, error) {
+// filter reads the journal's filters from the query (validated by
+// control.json).
+func (c *call) filter() journal.Filter {
 	q := c.r.URL.Query()
 	f := journal.Filter{ID: q.Get("id"), Front: q.Get("front"), Method: q.Get("method"), PathPrefix: q.Get("path"), Operation: q.Get("operation"), Limit: 100}
 	f.Status, _ = strconv.Atoi(q.Get("status"))
 	f.WorkspaceID, _ = strconv.ParseUint(q.Get("workspace_id"), 10, 64)
+	f.After, _ = strconv.ParseInt(q.Get("after"), 10, 64)
 	if c.scope.bound {
 		f.WorkspaceID = 0 // the ring holds the sandbox's alone
 	}
-	if l, err := strconv.Atoi(q.Get("limit")); err == nil {
+	return f
+}
+
+func journalEntries(c *call) (int, any, error) {
+	f := c.filter()
+	if l, err := strconv.Atoi(c.r.URL.Query().Get("limit")); err == nil {
 		f.Limit = l
 	}
 	return c.journal(f)
+}
+
+// waitJournal answers with the first request after the query's after that
+// matches its filters, once it is journaled (Journal.Wait), or
+// request_not_seen when the timeout passes or the server stops.
+func waitJournal(c *call) (int, any, error) {
+	q := c.r.URL.Query()
+	timeout := 10.0
+	if t, err := strconv.ParseFloat(q.Get("timeout"), 64); err == nil {
+		timeout = t
+	}
+	j, f := c.ring(), c.filter()
+	if !q.Has("after") {
+		f.After = j.Seq() // from now on
+	}
+	ctx, cancel := c.env.UntilStop(c.r.Context())
+	defer cancel()
+	ctx, cancelWait := context.WithTimeout(ctx, time.Duration(timeout*float64(time.Second)))
+	defer cancelWait()
+	if e, ok := j.Wait(ctx, f); ok {
+		return http.StatusOK, e, nil
+	}
+	return 0, nil, &sim.Error{Kind: sim.ENOTFOUND, Code: "request_not_seen",
+		Message: fmt.Sprintf("No request matching the filters was journaled after entry %d within %g s.", f.After, timeout),
+		Details: map[string]any{"timeout_seconds": timeout, "after": f.After, "seq": j.Seq()}}
 }
 
 func clearJournal(c *call) (int, any, error) {

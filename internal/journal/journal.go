@@ -5,6 +5,7 @@ package journal
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"strings"
 	"sync"
@@ -32,7 +33,8 @@ func match(f Filter, e *Entry) bool {
 		(f.Status == 0 || f.Status == e.Status) &&
 		(f.Operation == "" || f.Operation == e.Operation) &&
 		(f.WorkspaceID == 0 || f.WorkspaceID == e.WorkspaceID) &&
-		(f.SandboxID == "" || f.SandboxID == e.SandboxID)
+		(f.SandboxID == "" || f.SandboxID == e.SandboxID) &&
+		e.Seq > f.After
 }
 
 // Journal is a ring of the most recent requests. Its memory is bounded: at
@@ -48,6 +50,13 @@ type Journal struct {
 	recorded int64
 	bodyCap  int
 	feed     fanout.Hub[Recorded]
+	// seq numbers the entries, from 1, and is never reset: a waiter says
+	// which entries it has seen by the last number (Wait).
+	seq int64
+	// arrived is closed at the next entry while anyone waits (one channel
+	// for every waiter: a wait costs no buffer), then made again.
+	arrived chan struct{}
+	waiting int
 }
 
 type journalSlot struct {
@@ -77,7 +86,13 @@ func (j *Journal) Add(e Entry, req, res []byte) {
 	s := &j.slots[j.next]
 	j.next = (j.next + 1) % j.size
 	j.recorded++
+	j.seq++
 	s.used, s.entry = true, e
+	s.entry.Seq = j.seq
+	if j.arrived != nil {
+		close(j.arrived)
+		j.arrived = nil
+	}
 	s.req = append(s.req[:0], req[:min(len(req), j.bodyCap)]...)
 	s.res = append(s.res[:0], res[:min(len(res), j.bodyCap)]...)
 	j.feed.Publish(Recorded{Entry: e})
@@ -126,6 +141,78 @@ func (j *Journal) List(f Filter) []Entry {
 	return out
 }
 
+// Seq is the number of the last entry recorded (0 before any): a wait
+// after it matches only what comes next.
+func (j *Journal) Seq() int64 {
+	if j == nil {
+		return 0
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.seq
+}
+
+// Wait returns the first entry numbered after f.After that matches f, as
+// soon as it is recorded, with its bodies; false when ctx ends first.
+// Entries the ring has already dropped are not seen. A nil journal never
+// matches.
+func (j *Journal) Wait(ctx context.Context, f Filter) (Entry, bool) {
+	if j == nil {
+		<-ctx.Done()
+		return Entry{}, false
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	after := f.After
+	for {
+		if e, ok := j.firstAfter(f, after); ok {
+			return e, true
+		}
+		after = max(after, j.seq)
+		if j.arrived == nil {
+			j.arrived = make(chan struct{})
+		}
+		arrived := j.arrived
+		j.waiting++
+		j.mu.Unlock()
+		select {
+		case <-arrived:
+		case <-ctx.Done():
+		}
+		j.mu.Lock()
+		j.waiting--
+		if ctx.Err() != nil {
+			return Entry{}, false
+		}
+	}
+}
+
+// Waiting counts the waits in progress.
+func (j *Journal) Waiting() int {
+	if j == nil {
+		return 0
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.waiting
+}
+
+// firstAfter is the oldest entry numbered after after that matches f.
+// Requires j.mu.
+func (j *Journal) firstAfter(f Filter, after int64) (Entry, bool) {
+	n := int(min(max(j.seq-after, 0), int64(len(j.slots))))
+	for k := n; k >= 1; k-- {
+		s := &j.slots[(j.next-k+j.size)%j.size]
+		if !s.used || s.entry.Seq <= after || !match(f, &s.entry) {
+			continue
+		}
+		e := s.entry
+		e.RequestBody, e.ResponseBody = string(s.req), string(s.res)
+		return e, true
+	}
+	return Entry{}, false
+}
+
 // Clear forgets every entry.
 func (j *Journal) Clear() {
 	if j == nil {
@@ -133,7 +220,7 @@ func (j *Journal) Clear() {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.slots, j.next, j.recorded = nil, 0, 0
+	j.slots, j.next, j.recorded = nil, 0, 0 // seq goes on: a wait's after still means what it meant
 }
 
 // Capture keeps the first bytes of a stream for the journal.

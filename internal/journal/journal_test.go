@@ -1,7 +1,9 @@
 package journal
 
 import (
+	"context"
 	"encoding/json"
+	"runtime"
 	"testing"
 	"time"
 
@@ -61,4 +63,111 @@ func BenchmarkListJSON(b *testing.B) {
 func stamped(e Entry) Entry {
 	e.Time, e.SimTime = time.Now().UTC(), sim.DefaultEpoch.UTC()
 	return e
+}
+
+// waiting waits (bounded, without sleeping) until n waits are in progress.
+func waiting(t *testing.T, j *Journal, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for j.Waiting() != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d waits in progress, want %d", j.Waiting(), n)
+		}
+		runtime.Gosched()
+	}
+}
+
+// TestWaitWakesAtTheMatchingEntry: a wait started before the request
+// returns the matching entry as soon as it is recorded, with its number and
+// bodies; an entry that does not match leaves it waiting; one recorded
+// before the wait but after its After is returned at once; a clear keeps
+// the numbers going; the end of the context ends the wait.
+func TestWaitWakesAtTheMatchingEntry(t *testing.T) {
+	j := New(4, 64)
+	j.Add(Entry{ID: "req_1", Operation: "getAccount"}, nil, nil)
+	got := make(chan Entry, 1)
+	go func() {
+		e, ok := j.Wait(context.Background(), Filter{Operation: "createGeneration", After: j.Seq()})
+		assert.True(t, ok)
+		got <- e
+	}()
+	waiting(t, j, 1)
+	j.Add(Entry{ID: "req_2", Operation: "getAccount"}, nil, nil)
+	waiting(t, j, 1) // woke, did not match, waits again
+	select {
+	case e := <-got:
+		t.Fatalf("the wait returned %s, which does not match", e.ID)
+	default:
+	}
+	j.Add(Entry{ID: "req_3", Operation: "createGeneration"}, []byte(`{"prompt":"x"}`), []byte(`{"id":1}`))
+	e := <-got
+	assert.Equal(t, "req_3", e.ID)
+	assert.EqualValues(t, 3, e.Seq)
+	assert.Equal(t, `{"prompt":"x"}`, e.RequestBody)
+	assert.Zero(t, j.Waiting())
+
+	// Already recorded after After: at once, the oldest first.
+	j.Add(Entry{ID: "req_4", Operation: "createGeneration"}, nil, nil)
+	e, ok := j.Wait(context.Background(), Filter{Operation: "createGeneration", After: 1})
+	require.True(t, ok)
+	assert.Equal(t, "req_3", e.ID)
+
+	// A clear forgets the entries, not the numbers.
+	j.Clear()
+	assert.EqualValues(t, 4, j.Seq())
+	j.Add(Entry{ID: "req_5"}, nil, nil)
+	e, ok = j.Wait(context.Background(), Filter{After: 4})
+	require.True(t, ok)
+	assert.Equal(t, "req_5", e.ID)
+	assert.EqualValues(t, 5, e.Seq)
+	assert.Len(t, j.List(Filter{After: 4}), 1)
+
+	// The context ends the wait.
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan bool)
+	go func() {
+		_, ok := j.Wait(ctx, Filter{Operation: "never"})
+		done <- ok
+	}()
+	waiting(t, j, 1)
+	cancel()
+	assert.False(t, <-done)
+	assert.Zero(t, j.Waiting())
+}
+
+// BenchmarkThousandWaits: 1,000 waits in progress on one journal, each
+// woken by every entry; reports the heap they hold (one channel shared by
+// all, no buffer per wait) and the cost of recording an entry while they
+// wait.
+func BenchmarkThousandWaits(b *testing.B) {
+	j := New(500, 4096)
+	ctx, cancel := context.WithCancel(context.Background())
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	done := make(chan struct{})
+	for range 1000 {
+		go func() {
+			j.Wait(ctx, Filter{Operation: "never"})
+			done <- struct{}{}
+		}()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for j.Waiting() != 1000 && time.Now().Before(deadline) {
+		runtime.Gosched()
+	}
+	var after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	held := float64(after.HeapInuse+after.StackInuse-before.HeapInuse-before.StackInuse) / 1000
+	b.ResetTimer()
+	for i := range b.N {
+		j.Add(Entry{ID: "req", Status: 200 + i%2}, nil, nil)
+	}
+	b.StopTimer()
+	b.ReportMetric(held, "bytes/wait")
+	cancel()
+	for range 1000 {
+		<-done
+	}
 }

@@ -179,13 +179,17 @@ class ControlClient:
     def call(self, method, path, body=None, **query):
         # type: (str, str, Any, Any) -> Any
         """Calls any control path; a state change always sends a JSON body (``{}`` when none)."""
+        return self._call(method, path, body, query, 30)
+
+    def _call(self, method, path, body, query, timeout):
+        # type: (str, str, Any, Dict[str, Any], float) -> Any
         url = self.control_url + path
         if query:
             url += ("&" if "?" in url else "?") + urllib.parse.urlencode(query)
         if method != "GET" and body is None:
             body = {}
         try:
-            res = request(method, url, body, token=self.token, timeout=30)
+            res = request(method, url, body, token=self.token, timeout=timeout)
         except OSError as err:
             raise MediamockError("control_error", "%s %s: %s" % (method, url, err)) from err
         if not res.ok:
@@ -257,6 +261,22 @@ class ControlClient:
     def journal(self, **query):
         # type: (Any) -> Dict[str, Any]
         return self.call("GET", "/journal", **query)
+
+    def journal_seq(self):
+        # type: () -> int
+        """The number of the last recorded request: pass it as ``after`` to :meth:`await_request`."""
+        return self.call("GET", "/journal", limit=1)["seq"]
+
+    def await_request(self, timeout=10, after=None, **filters):
+        # type: (float, Optional[int], Any) -> Dict[str, Any]
+        """Waits until a request matching the filters (``operation``, ``method``, ``path``,
+        ``status``, ``front``) and numbered after ``after`` (default: from now) is journaled,
+        and returns its entry; raises MediamockError ``request_not_seen`` after ``timeout``
+        seconds (at most 55). Instead of sleeping until the client has sent it."""
+        query = dict(filters, timeout=timeout)
+        if after is not None:
+            query["after"] = after
+        return self._call("GET", "/journal/wait", None, query, timeout + 30)
 
     def coverage(self):
         # type: () -> Dict[str, Any]

@@ -16,6 +16,7 @@ export type FailRule = ControlSchemas["FailRule"];
 export type Faults = ControlSchemas["Faults"];
 export type ForcedResponse = ControlSchemas["ForcedResponse"];
 export type Journal = ControlSchemas["Journal"];
+export type JournalEntry = ControlSchemas["JournalEntry"];
 export type Ledger = ControlSchemas["Ledger"];
 export type Health = ControlSchemas["Health"];
 export type Clock = ControlSchemas["Clock"];
@@ -80,6 +81,17 @@ export class ControlClient extends HttpClient<ControlPaths> {
 
   journal(query: NonNullable<ControlPaths["/journal"]["get"]["parameters"]["query"]> = {}) {
     return this.must("get", "/journal", { query });
+  }
+  /** The number of the last recorded request: pass it as `after` to {@link awaitRequest}. */
+  async journalSeq(): Promise<number> { return (await this.journal({ limit: 1 })).seq; }
+  /**
+   * Waits until a request matching the filters (`operation`, `method`, `path`, `status`, ...) and
+   * numbered after `after` (default: from now) is journaled, and returns its entry; throws
+   * `request_not_seen` after `timeout` seconds (default 10, at most 55). Instead of sleeping
+   * until the client has sent it.
+   */
+  awaitRequest(query: NonNullable<ControlPaths["/journal/wait"]["get"]["parameters"]["query"]> = {}) {
+    return this.must("get", "/journal/wait", { query });
   }
   coverage() { return this.must("get", "/coverage"); }
   workspaces() { return this.must("get", "/workspaces"); }
