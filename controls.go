@@ -6,6 +6,7 @@ import (
 
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/internal/report"
 )
 
 // Controls are the faults, the journal and the coverage of one scope: the
@@ -106,6 +107,42 @@ func (c Controls) ring() *journal.Journal {
 	}
 	j, _ := c.env.Journals.Of(c.ws)
 	return j
+}
+
+// Report grades the clients of the scope from its journal (GET
+// /_mock/report): how they polled their jobs, spent their rate window,
+// repeated paid creations, fetched files and wasted requests. failOn
+// names finding ids or severities (info, warning, error) that make it
+// Failed.
+func (c Controls) Report(failOn ...string) (ClientReport, error) {
+	if err := report.ValidFailOn(failOn); err != nil {
+		return ClientReport{}, err
+	}
+	scope := "the server"
+	if sb, ok := c.env.Eng.SandboxOf(c.ws); ok && c.ws != 0 {
+		scope = "sandbox " + sb.ID
+	}
+	return report.Of(c.ring(), JournalFilter{}, scope, c.env.Eng, failOn)
+}
+
+// AssertGoodClient fails the test when the scope's report has a finding
+// that matches failOn (by default: every warning and error), listing
+// them with the fix each needs:
+//
+//	defer srv.AssertGoodClient(t)
+func (c Controls) AssertGoodClient(t TB, failOn ...string) {
+	t.Helper()
+	if len(failOn) == 0 {
+		failOn = []string{"warning", "error"}
+	}
+	r, err := c.Report(failOn...)
+	if err != nil {
+		t.Fatalf("client report: %v", err)
+		return
+	}
+	if r.Failed {
+		t.Errorf("the client broke rules of good behaviour:\n%s", report.Text(r))
+	}
 }
 
 // ClearJournal forgets every recorded request of the scope.

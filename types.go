@@ -79,6 +79,11 @@ type (
 	// JournalEntry is controlapi.JournalEntry: one recorded request, as GET
 	// /_mock/journal shows it.
 	JournalEntry = controlapi.JournalEntry
+	// ClientReport is controlapi.ClientReport: the grade of the clients of
+	// a scope (Controls.Report).
+	ClientReport = controlapi.ClientReport
+	// ClientFinding is controlapi.ClientFinding: a rule a client broke.
+	ClientFinding = controlapi.ClientFinding
 	// JournalFilter is controlapi.JournalFilter: which journal entries to
 	// list; zero fields match everything.
 	JournalFilter = controlapi.JournalFilter

@@ -94,7 +94,7 @@ func types(e ast.Expr) string {
 // as they went, HTML characters and all.
 func TestJournalEntryJSON(t *testing.T) {
 	at := time.Date(2025, 6, 1, 14, 30, 15, 500_000_000, time.FixedZone("CEST", 2*3600))
-	e := controlapi.JournalEntry{ID: "req_1", Time: at, SimTime: at.Add(time.Hour), Method: "POST", Path: "/api/v1/generations",
+	e := controlapi.JournalEntry{ID: "req_1", Seq: 7, Time: at, SimTime: at.Add(time.Hour), Method: "POST", Path: "/api/v1/generations",
 		Status: 201, RequestBody: `{"prompt":"<a & b>"}`, Evolved: []string{"keys reordered"}}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf) // as the control API encodes
@@ -102,9 +102,10 @@ func TestJournalEntryJSON(t *testing.T) {
 	require.NoError(t, enc.Encode(e))
 	b := buf.Bytes()
 	s := string(b)
-	assert.True(t, strings.HasPrefix(s, `{"id":"req_1","time":"2025-06-01T12:30:15+00:00","sim_time":"2025-06-01T13:30:15+00:00","method":"POST",`), s)
+	assert.True(t, strings.HasPrefix(s, `{"id":"req_1","seq":7,"time":"2025-06-01T12:30:15+00:00","sim_time":"2025-06-01T13:30:15+00:00","method":"POST",`), s)
 	assert.Contains(t, s, `"request_body":"{\"prompt\":\"<a & b>\"}"`)
 	assert.Equal(t, 1, strings.Count(s, `"time"`), "the time once")
+	assert.Equal(t, 1, strings.Count(s, `"seq"`), "the number once")
 
 	var back controlapi.JournalEntry
 	require.NoError(t, json.Unmarshal(b, &back))

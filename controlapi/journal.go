@@ -84,14 +84,15 @@ const timeLayout = "2006-01-02T15:04:05-07:00"
 // (2025-06-01T12:00:00+00:00). Decoding takes them back as time.Time does.
 func (e JournalEntry) MarshalJSON() ([]byte, error) {
 	type fields JournalEntry // the same fields, without this method
-	// The id and times come first, as in the entry; the outer fields
+	// The id, number and times come first, as in the entry; the outer fields
 	// shadow the embedded ones of the same names.
 	v := struct {
 		ID      string `json:"id"`
+		Seq     int64  `json:"seq"`
 		Time    string `json:"time"`
 		SimTime string `json:"sim_time"`
 		fields
-	}{e.ID, e.Time.UTC().Format(timeLayout), e.SimTime.UTC().Format(timeLayout), fields(e)}
+	}{e.ID, e.Seq, e.Time.UTC().Format(timeLayout), e.SimTime.UTC().Format(timeLayout), fields(e)}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // bodies are shown as they went

@@ -181,6 +181,7 @@ func (t *tx) admit(job *Job) error {
 	}
 	if running >= t.e.laneLimit(job.Lane) {
 		t.note(job.WorkspaceID, "queued_at_concurrency_limit")
+		job.AtLimit = true
 		if err := t.b(bQueue).Put(key(job.WorkspaceID, job.Lane, "/", job.ID), nil); err != nil {
 			return err
 		}

@@ -209,3 +209,52 @@ func (e *Engine) workspaceIDs() []uint64 {
 	slices.Sort(ids)
 	return ids
 }
+
+// JobRef names a job the way a client knows it: by an asset of its
+// generation (AssetID), or by its Encore creation (EncoreID), in a
+// workspace.
+type JobRef struct {
+	WorkspaceID, AssetID, EncoreID uint64
+}
+
+// JobOf returns the job a client knows by ref; false when it names none
+// (an upload, an unknown id, another workspace's).
+func (e *Engine) JobOf(ref JobRef) (Job, bool, error) {
+	var out Job
+	var found bool
+	err := e.view(func(t *tx) error {
+		var id uint64
+		switch {
+		case ref.EncoreID != 0:
+			c, err := t.encore(ref.WorkspaceID, ref.EncoreID)
+			if err != nil {
+				return unlessNotFound(err)
+			}
+			id = c.JobID
+		case ref.AssetID != 0:
+			a, err := t.asset(ref.WorkspaceID, ref.AssetID)
+			if err != nil {
+				return unlessNotFound(err)
+			}
+			id = a.JobID
+		}
+		if id == 0 {
+			return nil
+		}
+		j, err := t.job(id)
+		if err != nil {
+			return err
+		}
+		out, found = *j, true
+		return nil
+	})
+	return out, found, err
+}
+
+// unlessNotFound is err, or nil when it says something was not found.
+func unlessNotFound(err error) error {
+	if AsError(err).Kind == ENOTFOUND {
+		return nil
+	}
+	return err
+}

@@ -125,12 +125,15 @@ type Job struct {
 	QueuedFor   int64    `json:"queued_ns"`      // provider queue time
 	ProcessFor  int64    `json:"processing_ns"`  // processing time
 	Fate        string   `json:"fate,omitempty"` // "", fail, stick
-	FailStage   string   `json:"fail_stage,omitempty"`
-	Failure     *Problem `json:"failure,omitempty"`
-	Due         []byte   `json:"due,omitempty"` // key of its pending event
-	CreatedAt   Stamp    `json:"created_at"`
-	StartedAt   Stamp    `json:"started_at,omitempty"`
-	FinishedAt  Stamp    `json:"finished_at,omitempty"`
+	// AtLimit says the job waited for a slot: its workspace was running
+	// its lane's limit of jobs when it was created.
+	AtLimit    bool     `json:"at_limit,omitempty"`
+	FailStage  string   `json:"fail_stage,omitempty"`
+	Failure    *Problem `json:"failure,omitempty"`
+	Due        []byte   `json:"due,omitempty"` // key of its pending event
+	CreatedAt  Stamp    `json:"created_at"`
+	StartedAt  Stamp    `json:"started_at,omitempty"`
+	FinishedAt Stamp    `json:"finished_at,omitempty"`
 }
 
 // LedgerEntry is one movement of credits.

@@ -48,6 +48,9 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if len(args) > 0 && args[0] == "conformance" {
 		return runConformance(ctx, args[1:], getenv, stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "report" {
+		return runReport(ctx, args[1:], getenv, stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "spec-diff" {
 		return runSpecdiff(ctx, args[1:], getenv, stdout, stderr)
 	}
@@ -63,7 +66,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 }
 
 // commands lists every command, for the errors that name one.
-const commands = "mcp, keys, proxy, conformance, spec-diff, health, version"
+const commands = "mcp, keys, proxy, conformance, report, spec-diff, health, version"
 
 // commandLine ends a command whose command line did not parse: stop is
 // true with exit code 0 after --help and 2 after an error, told to the

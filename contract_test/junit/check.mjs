@@ -15,9 +15,14 @@ import { createRequire } from 'node:module'
 import { validateXML } from 'xmllint-wasm'
 import { parse } from 'junit2json'
 
-const [xmlPath, jsonPath] = process.argv.slice(2)
+// With --client, the reports are `mockserver report`'s (the client
+// report): one case per finding id, failed when the finding matches its
+// fail_on.
+const args = process.argv.slice(2)
+const client = args[0] === '--client'
+const [xmlPath, jsonPath] = client ? args.slice(1) : args
 if (!xmlPath || !jsonPath) {
-  console.error('usage: node check.mjs REPORT.xml REPORT.json')
+  console.error('usage: node check.mjs [--client] REPORT.xml REPORT.json')
   process.exit(2)
 }
 const require = createRequire(import.meta.url)
@@ -41,6 +46,26 @@ const cases = suites.flatMap(s => s.testcase ?? [])
 const count = (pred) => cases.filter(pred).length
 const failed = count(c => (c.failure ?? []).length > 0)
 const skipped = count(c => c.skipped !== undefined)
+if (client) {
+  // Every finding id is a case; the failed ones are the findings fail_on names.
+  const failing = report.findings.filter(f => report.fail_on.includes(f.id) || report.fail_on.includes(f.severity))
+  if (failed !== failing.length || junit.failures !== failing.length) problems.push(`${failed} failed cases (testsuites failures=${junit.failures}), the JSON report has ${failing.length} findings in fail_on`)
+  for (const f of report.findings) {
+    const c = cases.find(c => c.name === f.id)
+    if (!c) { problems.push(`no case for the finding ${f.id}`); continue }
+    const fails = failing.includes(f)
+    if (fails !== Boolean(c.failure)) problems.push(`${f.id}: ${c.failure ? 'failed' : 'passed'} in JUnit; in fail_on: ${fails}`)
+    if (c.failure && !c.failure[0].message?.includes(f.title)) problems.push(`${f.id}: the failure's message does not name it`)
+  }
+  if (report.failed !== failing.length > 0) problems.push(`failed=${report.failed} with ${failing.length} findings in fail_on`)
+  if (problems.length > 0) {
+    console.error(`junit-check: ${xmlPath}:\n  ${problems.join('\n  ')}`)
+    process.exit(1)
+  }
+  console.log(`junit-check: ${xmlPath}: valid against Jenkins' JUnit schema; junit2json reads ${cases.length} cases, ${failed} failed, as the client report says`)
+  process.exit(0)
+}
+
 const want = report.outcomes
 if (cases.length !== want.length) problems.push(`${cases.length} test cases, the JSON report has ${want.length} outcomes`)
 if (junit.tests !== want.length) problems.push(`testsuites tests=${junit.tests}, want ${want.length}`)

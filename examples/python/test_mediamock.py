@@ -115,3 +115,21 @@ def test_wait_for_the_request_a_client_sends_in_the_background(mediamock: Mediam
         raise AssertionError("a request no one sent was seen")
     except MediamockError as err:
         assert "request_not_seen" in str(err)
+
+
+def test_the_client_report_grades_polling(mediamock: MediamockSandbox):
+    # A good client long-polls with wait_seconds: nothing to report.
+    api = mediamock.api()
+    created = api.post("/generations", {"modality": "image", "model_id": "imagen-4", "prompt": "a kite", "wait_seconds": 55})
+    assert created.status == 201, created.body
+    mediamock.control.assert_good_client()
+    # Reads of an id that does not exist are a finding, with its fix.
+    for _ in range(2):
+        assert api.get("/generations/999999").status == 404
+    report = mediamock.control.report(fail_on=["poll-unknown-id"])
+    assert report["failed"] and [f["id"] for f in report["findings"]] == ["poll-unknown-id"]
+    try:
+        mediamock.control.assert_good_client()
+        raise AssertionError("the report found nothing")
+    except AssertionError as err:
+        assert "poll-unknown-id" in str(err) and "Fix:" in str(err), err

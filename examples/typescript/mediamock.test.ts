@@ -130,3 +130,21 @@ test("a test waits for the request its client sends in the background, without s
   assert.ok(entry.seq > seq);
   assert.equal((await polling).status, 200);
 });
+
+test("the client report grades polling", async () => {
+  const { api, control } = mm.sandbox;
+  // A good client long-polls with wait_seconds: nothing to report.
+  const created = await api().post("/generations", {
+    body: { modality: "image", model_id: "imagen-4", prompt: "a kite", wait_seconds: 55 },
+  });
+  assert.ok(created.ok, JSON.stringify(created.error));
+  await control.assertGoodClient();
+  // Reads of an id that does not exist are a finding, with its fix.
+  for (let i = 0; i < 2; i++) {
+    assert.equal((await api().get("/generations/{id}", { params: { id: 999999 } })).status, 404);
+  }
+  const report = await control.report({ fail_on: "poll-unknown-id" });
+  assert.ok(report.failed);
+  assert.deepEqual(report.findings.map((f) => f.id), ["poll-unknown-id"]);
+  await assert.rejects(control.assertGoodClient(), (err: Error) => err.message.includes("poll-unknown-id") && err.message.includes("Fix:"));
+});

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mediamock/mediamock/controlapi"
@@ -15,6 +16,7 @@ import (
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/problem"
+	"github.com/mediamock/mediamock/internal/report"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -54,6 +56,7 @@ var routes = []route{
 	{"DELETE", "/journal", "clearJournal", clearJournal},
 	{"GET", "/journal/wait", "waitJournal", waitJournal},
 	{"GET", "/coverage", "getCoverage", coverage},
+	{"GET", "/report", "getReport", clientReport},
 	{"DELETE", "/coverage", "resetCoverage", resetCoverage},
 	{"POST", "/reset", "reset", reset},
 	{"GET", "/snapshot", opSnapshot, nil},
@@ -478,6 +481,42 @@ func waitJournal(c *call) (int, any, error) {
 func clearJournal(c *call) (int, any, error) {
 	c.ring().Clear()
 	return c.journal(journal.Filter{})
+}
+
+// clientReport grades the clients of the call's scope from its journal
+// (internal/report): as JSON, text or JUnit XML.
+func clientReport(c *call) (int, any, error) {
+	q := c.r.URL.Query()
+	var failOn []string
+	for v := range strings.SplitSeq(q.Get("fail_on"), ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			failOn = append(failOn, v)
+		}
+	}
+	if err := report.ValidFailOn(failOn); err != nil {
+		return 0, nil, &sim.Error{Kind: sim.EINVALID, Code: "validation_failed", Message: err.Error() + ".",
+			Details: map[string]any{"violations": []map[string]any{{"field": "fail_on", "in": "query", "message": err.Error()}}}}
+	}
+	f := journal.Filter{}
+	scope := "the server"
+	switch {
+	case c.scope.sandbox != nil:
+		scope = "sandbox " + c.scope.sandbox.ID
+	case q.Get("workspace_id") != "":
+		f.WorkspaceID, _ = strconv.ParseUint(q.Get("workspace_id"), 10, 64)
+		scope = "workspace " + q.Get("workspace_id")
+	}
+	r, err := report.Of(c.ring(), f, scope, c.env.Eng, failOn)
+	if err != nil {
+		return 0, nil, err
+	}
+	switch q.Get("format") {
+	case "text":
+		return http.StatusOK, front.Raw{ContentType: "text/plain; charset=utf-8", Data: report.Text(r)}, nil
+	case "junit":
+		return http.StatusOK, front.Raw{ContentType: "application/xml", Data: report.JUnit(r)}, nil
+	}
+	return http.StatusOK, r, nil
 }
 
 func coverage(c *call) (int, any, error) { return http.StatusOK, c.env.CoverageReport(c.scope.ws), nil }

@@ -410,7 +410,20 @@ func Answer(w *Writer, status int, body any, err error) {
 		WriteError(w, err)
 		return
 	}
+	if raw, ok := body.(Raw); ok {
+		w.Header().Set("Content-Type", raw.ContentType)
+		w.Header().Set("Content-Length", strconv.Itoa(len(raw.Data)))
+		w.WriteHeader(status)
+		w.Write(raw.Data)
+		return
+	}
 	WriteJSON(w, status, body)
+}
+
+// Raw is an answer that is not JSON (a report as text, as JUnit XML).
+type Raw struct {
+	ContentType string
+	Data        []byte
 }
 
 // HasPathPrefix reports whether path is prefix or lies under it.

@@ -9,7 +9,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
-from typing import Any, Dict, List, Literal, Mapping, Optional, TypedDict, Union
+from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, TypedDict, Union
 
 from ._errors import MediamockError
 
@@ -281,6 +281,27 @@ class ControlClient:
     def coverage(self):
         # type: () -> Dict[str, Any]
         return self.call("GET", "/coverage")
+
+    def report(self, fail_on=None, **query):
+        # type: (Optional[Sequence[str]], Any) -> Dict[str, Any]
+        """The client report of the scope: how its clients polled, spent the rate window,
+        repeated paid creations, fetched files; each finding with a stable id, a severity, a
+        count and the request ids that show it. ``fail_on`` (finding ids or severities) makes
+        it ``failed``."""
+        if fail_on:
+            query["fail_on"] = ",".join(fail_on)
+        return self.call("GET", "/report", **query)
+
+    def assert_good_client(self, fail_on=("warning", "error")):
+        # type: (Sequence[str]) -> None
+        """Raises AssertionError, with each finding and its fix, when the report has a finding
+        that matches ``fail_on`` (by default every warning and error)."""
+        report = self.report(fail_on)
+        if report["failed"]:
+            res = request("GET", self.control_url + "/report?" + urllib.parse.urlencode(
+                {"fail_on": ",".join(fail_on), "format": "text"}), None, token=self.token, timeout=30)
+            text = res.body.decode("utf-8", "replace") if isinstance(res.body, bytes) else str(report["findings"])
+            raise AssertionError("the client broke rules of good behaviour:\n" + text)
 
     def workspaces(self):
         # type: () -> List[Dict[str, Any]]

@@ -3,6 +3,7 @@
 // `post`, `put` and `delete` reach every other path.
 import type { components, paths } from "./generated/control";
 import { HttpClient, type CallResult, type Method, type PathsWith, type CallInit, type ResponseOf } from "./http";
+import { AssertionError } from "node:assert";
 import { MediamockError } from "./platform";
 
 /** The control API's schemas (`ControlSchemas["Sandbox"]`, `ControlSchemas["FailRule"]`, ...). */
@@ -17,6 +18,7 @@ export type Faults = ControlSchemas["Faults"];
 export type ForcedResponse = ControlSchemas["ForcedResponse"];
 export type Journal = ControlSchemas["Journal"];
 export type JournalEntry = ControlSchemas["JournalEntry"];
+export type ClientReport = ControlSchemas["ClientReport"];
 export type Ledger = ControlSchemas["Ledger"];
 export type Health = ControlSchemas["Health"];
 export type Clock = ControlSchemas["Clock"];
@@ -94,6 +96,27 @@ export class ControlClient extends HttpClient<ControlPaths> {
     return this.must("get", "/journal/wait", { query });
   }
   coverage() { return this.must("get", "/coverage"); }
+  /**
+   * The client report of the scope: how its clients polled, spent the rate window, repeated
+   * paid creations, fetched files; each finding with a stable id, a severity, a count and the
+   * request ids that show it. `fail_on` names finding ids or severities that make it `failed`.
+   */
+  report(query: { fail_on?: string; workspace_id?: number } = {}): Promise<ClientReport> {
+    return this.must("get", "/report", { query: { ...query, format: "json" } }) as Promise<ClientReport>;
+  }
+  /**
+   * Throws an AssertionError, with each finding and its fix, when the report has a finding
+   * that matches `failOn` (by default every warning and error): `await control.assertGoodClient()`
+   * at the end of a test.
+   */
+  async assertGoodClient(failOn: string[] = ["warning", "error"]): Promise<void> {
+    const fail_on = failOn.join(",");
+    const r = await this.report({ fail_on });
+    if (!r.failed) return;
+    const text = await this.call("get", "/report", { query: { fail_on, format: "text" } });
+    const body = text.ok ? Buffer.from(text.data as unknown as ArrayBuffer).toString("utf8") : JSON.stringify(r.findings, null, 2);
+    throw new AssertionError({ message: `the client broke rules of good behaviour:\n${body}` });
+  }
   workspaces() { return this.must("get", "/workspaces"); }
   workspace(id: number) { return this.must("get", "/workspaces/{id}", { params: { id } }); }
   ledger(workspaceID: number) { return this.must("get", "/workspaces/{id}/ledger", { params: { id: workspaceID } }); }

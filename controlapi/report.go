@@ -1,0 +1,82 @@
+package controlapi
+
+import "time"
+
+// ClientReport is the grade of the clients of a scope, as GET
+// /_mock/report shows it.
+type ClientReport struct {
+	// Scope is what the report covers: "the server", "workspace N" or
+	// "sandbox sbx_...".
+	Scope string `json:"scope"`
+	// GeneratedAt is when the report was made, on the mock's clock.
+	GeneratedAt time.Time `json:"generated_at"`
+	// Summary counts what the report read.
+	Summary ClientSummary `json:"summary"`
+	// Findings are the rules the clients broke, in the order of the rules.
+	Findings []ClientFinding `json:"findings"`
+	// Jobs say how each job was followed.
+	Jobs []ClientJob `json:"jobs"`
+	// FailOn is what makes the report fail: finding ids or severities.
+	FailOn []string `json:"fail_on"`
+	// Failed says a finding matched FailOn.
+	Failed bool `json:"failed"`
+}
+
+// ClientSummary counts what a client report read.
+type ClientSummary struct {
+	// Requests are the requests read from the journal.
+	Requests int `json:"requests"`
+	// Dropped counts requests the journal recorded but no longer holds:
+	// the report covers the last Requests only.
+	Dropped int64 `json:"dropped"`
+	// Jobs counts the jobs the clients made or read.
+	Jobs int `json:"jobs"`
+	// RateLimited counts the answers 429 rate_limited.
+	RateLimited int `json:"rate_limited"`
+	// ReadShare is the share of the requests that read a job (0 to 1).
+	ReadShare float64 `json:"read_share"`
+}
+
+// ClientFinding is a rule a client broke, with the requests that show it.
+type ClientFinding struct {
+	// ID is the finding's stable id (poll-without-wait, ...).
+	ID string `json:"id"`
+	// Severity is info, warning or error.
+	Severity string `json:"severity"`
+	// Title names the finding.
+	Title string `json:"title"`
+	// Count is how many times the client did it.
+	Count int `json:"count"`
+	// Detail says what the report saw, in a sentence.
+	Detail string `json:"detail"`
+	// RequestIDs are the X-Request-Id of requests that show it (at most
+	// 20), for the journal.
+	RequestIDs []string `json:"request_ids"`
+	// Credits is what the finding cost the workspace (a duplicate
+	// creation's charge).
+	Credits int64 `json:"credits,omitempty"`
+	// Fix says how to fix the client.
+	Fix string `json:"fix"`
+}
+
+// ClientJob is how a client followed one job.
+type ClientJob struct {
+	// Kind is generation or encore.
+	Kind string `json:"kind"`
+	// ID is the generation's first asset id, or the Encore creation's id.
+	ID uint64 `json:"id"`
+	// WorkspaceID is the job's workspace.
+	WorkspaceID uint64 `json:"workspace_id"`
+	// Status is the job's status now.
+	Status string `json:"status"`
+	// Reads counts the reads of the job up to and with the first one that
+	// saw it done (every read when none did).
+	Reads int `json:"reads"`
+	// ReadsAfter counts the reads after the first one that saw it done.
+	ReadsAfter int `json:"reads_after_done"`
+	// Waited says the creation or a read passed wait_seconds.
+	Waited bool `json:"waited"`
+	// LagSeconds is how long after the job finished the client first saw
+	// it done, on the mock's clock; nil while it has not.
+	LagSeconds *float64 `json:"lag_seconds,omitempty"`
+}

@@ -1,0 +1,328 @@
+package report_test
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/conformance"
+	"github.com/mediamock/mediamock/internal/report"
+	"github.com/mediamock/mediamock/internal/testkit"
+)
+
+// client is a reference client of the service, alone on a server of its
+// own (on the virtual clock, with a journal that holds its whole run): it
+// sleeps by moving the mock's clock, so its report is the same run to run.
+type client struct {
+	t   *testing.T
+	srv *mediamock.Server
+	key string
+}
+
+func newClient(t *testing.T, key string) *client {
+	srv := mediamock.RunT(t, func(o *mediamock.Options) { o.Seed, o.JournalSize = 7, 5000 })
+	return &client{t: t, srv: srv, key: key}
+}
+
+func (c *client) sleep(d time.Duration) { require.NoError(c.t, c.srv.Advance(d)) }
+
+// do sends a request of the service's API; a transport error is returned
+// as status 0.
+func (c *client) do(method, path, body string, header ...string) (int, http.Header, []byte) {
+	c.t.Helper()
+	url := path
+	if !strings.HasPrefix(path, "http") {
+		url = c.srv.BaseURL() + path
+	}
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	require.NoError(c.t, err)
+	req.Header.Set("Authorization", "Bearer "+c.key)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := c.srv.Client().Do(req)
+	if err != nil {
+		return 0, nil, nil
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, resp.Header, data
+	}
+	return resp.StatusCode, resp.Header, data
+}
+
+type generation struct {
+	Status string `json:"status"`
+	Assets []struct {
+		ID  int64  `json:"id"`
+		URL string `json:"url"`
+	} `json:"assets"`
+}
+
+func decode(t *testing.T, data []byte) generation {
+	var g generation
+	require.NoError(t, json.Unmarshal(data, &g), "%s", data)
+	return g
+}
+
+const (
+	create     = `{"modality":"image","model_id":"imagen-4","prompt":"a lighthouse at dusk"}`
+	createWait = `{"modality":"image","model_id":"imagen-4","prompt":"a lighthouse at dusk","wait_seconds":55}`
+)
+
+// naive polls every 100 ms without wait_seconds, ignores Retry-After, and
+// reads the job once more after it is done.
+func (c *client) naive() {
+	status, _, data := c.do("POST", "/generations", create)
+	require.Equal(c.t, http.StatusCreated, status, "%s", data)
+	id := decode(c.t, data).Assets[0].ID
+	for range 2000 {
+		c.sleep(100 * time.Millisecond)
+		status, _, data = c.do("GET", fmt.Sprintf("/generations/%d", id), "")
+		if status == http.StatusOK && decode(c.t, data).Status == "completed" {
+			break
+		}
+	}
+	c.do("GET", fmt.Sprintf("/generations/%d", id), "") // once more, for the URL
+}
+
+// good long-polls with wait_seconds, honours Retry-After, resumes a cut
+// download with Range, and reads the asset again for a fresh address when
+// one has expired.
+func (c *client) good() {
+	status, h, data := c.do("POST", "/generations", createWait)
+	for status == http.StatusTooManyRequests {
+		secs, _ := strconv.Atoi(h.Get("Retry-After"))
+		c.sleep(time.Duration(secs) * time.Second)
+		status, h, data = c.do("POST", "/generations", createWait)
+	}
+	require.Equal(c.t, http.StatusCreated, status, "%s", data)
+	g := decode(c.t, data)
+	id := g.Assets[0].ID
+	for g.Status != "completed" && g.Status != "failed" {
+		status, h, data = c.do("GET", fmt.Sprintf("/generations/%d?wait_seconds=55", id), "")
+		if status == http.StatusTooManyRequests {
+			secs, _ := strconv.Atoi(h.Get("Retry-After"))
+			c.sleep(time.Duration(secs) * time.Second)
+			continue
+		}
+		require.Equal(c.t, http.StatusOK, status, "%s", data)
+		g = decode(c.t, data)
+	}
+	require.Equal(c.t, "completed", g.Status)
+	c.download(id, g.Assets[0].URL)
+}
+
+// download fetches a file, resuming with Range when the answer is cut,
+// and reading the asset again when its address has expired.
+func (c *client) download(id int64, url string) []byte {
+	var got []byte
+	for range 10 {
+		var header []string
+		if len(got) > 0 {
+			header = []string{"Range", fmt.Sprintf("bytes=%d-", len(got))}
+		}
+		status, h, data := c.do("GET", url, "", header...)
+		switch {
+		case status == http.StatusForbidden && strings.Contains(string(data), "file_url_expired"):
+			_, _, fresh := c.do("GET", fmt.Sprintf("/generations/%d", id), "")
+			url = decode(c.t, fresh).Assets[0].URL
+		case status == http.StatusOK || status == http.StatusPartialContent:
+			got = append(got, data...)
+			if total := h.Get("Content-Length"); total != "" && strconv.Itoa(len(data)) == total {
+				return got
+			}
+		case status == 0:
+			got = append(got, data...) // cut: what arrived stays
+		}
+	}
+	c.t.Fatalf("the download never finished")
+	return nil
+}
+
+func (c *client) report(failOn ...string) report.Report {
+	c.t.Helper()
+	status, body := testkit.Control(c.t, c.srv, "GET", "/report?fail_on="+strings.Join(failOn, ","), "")
+	require.Equal(c.t, http.StatusOK, status, body)
+	var r report.Report
+	require.NoError(c.t, json.Unmarshal([]byte(body), &r))
+	return r
+}
+
+func ids(r report.Report) []string {
+	out := []string{}
+	for _, f := range r.Findings {
+		out = append(out, f.ID)
+	}
+	return out
+}
+
+func finding(t *testing.T, r report.Report, id string) report.Finding {
+	for _, f := range r.Findings {
+		if f.ID == id {
+			return f
+		}
+	}
+	t.Fatalf("no finding %s in %v", id, ids(r))
+	return report.Finding{}
+}
+
+// TestReferenceClients: three reference clients on the virtual clock get
+// distinct reports, the same run to run.
+func TestReferenceClients(t *testing.T) {
+	run := func() (naive, good, dup report.Report) {
+		n := newClient(t, mediamock.KeyFreePlan) // the free plan: 20 requests a minute
+		n.naive()
+		naive = n.report("warning", "error")
+
+		g := newClient(t, mediamock.KeyAllScopes)
+		_, err := g.srv.AddFault(mediamock.FaultSpec{Kind: "file_truncate", First: 1})
+		require.NoError(t, err)
+		g.good()
+		ttl := int64(60)
+		_, err = g.srv.AddFault(mediamock.FaultSpec{Kind: "file_expiry", TTLSeconds: &ttl})
+		require.NoError(t, err)
+		_, _, data := g.do("GET", "/assets?limit=1&status=completed", "")
+		var page struct {
+			Data []struct {
+				ID  int64  `json:"id"`
+				URL string `json:"url"`
+			} `json:"data"`
+		}
+		require.NoError(t, json.Unmarshal(data, &page))
+		g.sleep(2 * time.Minute) // the address expires before the client downloads
+		g.download(page.Data[0].ID, page.Data[0].URL)
+		good = g.report("info", "warning", "error")
+		require.Len(t, g.srv.Journal(mediamock.JournalFilter{Status: http.StatusPartialContent}), 1, "the cut download was resumed")
+		require.Len(t, g.srv.Journal(mediamock.JournalFilter{Status: http.StatusForbidden}), 1, "the address expired")
+
+		d := newClient(t, mediamock.KeyAllScopes)
+		_, err = d.srv.AddFault(mediamock.FaultSpec{Kind: "reset", Operation: "createGeneration", First: 1})
+		require.NoError(t, err)
+		status, _, _ := d.do("POST", "/generations", createWait)
+		require.Zero(t, status, "the answer is lost")
+		d.good() // creates again, the same body
+		dup = d.report("duplicate-creation")
+		return naive, good, dup
+	}
+	naive, good, dup := run()
+
+	// Polling every 100 ms spends the free plan's 20 requests in two
+	// seconds: the poller is refused until the window reopens, and sees
+	// its job done late although it polls often.
+	assert.Equal(t, []string{"poll-without-wait", "late-notice", "rate-limited", "retry-after-ignored", "poll-after-terminal"}, ids(naive))
+	assert.True(t, naive.Failed)
+	require.Len(t, naive.Jobs, 1)
+	assert.False(t, naive.Jobs[0].Waited)
+	assert.GreaterOrEqual(t, naive.Jobs[0].Reads, 19, "the reads the window let through")
+	assert.Equal(t, 1, naive.Jobs[0].ReadsAfter)
+	require.NotNil(t, naive.Jobs[0].LagSeconds)
+	assert.Greater(t, *naive.Jobs[0].LagSeconds, 30.0, "refused until the window reopened")
+	assert.Greater(t, naive.Summary.RateLimited, 100)
+	assert.Equal(t, naive.Summary.RateLimited, finding(t, naive, "rate-limited").Count)
+	assert.NotEmpty(t, finding(t, naive, "retry-after-ignored").RequestIDs)
+
+	assert.Empty(t, good.Findings, "the good client: %+v", good.Findings)
+	assert.False(t, good.Failed)
+	require.Len(t, good.Jobs, 1)
+	assert.True(t, good.Jobs[0].Waited)
+	assert.Zero(t, good.Jobs[0].ReadsAfter)
+	require.NotNil(t, good.Jobs[0].LagSeconds)
+	assert.Zero(t, *good.Jobs[0].LagSeconds, "a long poll answers when the job ends")
+
+	assert.Equal(t, []string{"duplicate-creation"}, ids(dup))
+	f := finding(t, dup, "duplicate-creation")
+	assert.Equal(t, 1, f.Count)
+	assert.Len(t, f.RequestIDs, 2, "the lost creation and its repeat")
+	assert.Positive(t, f.Credits, "what it cost twice")
+	assert.True(t, dup.Failed)
+
+	naive2, good2, dup2 := run()
+	assert.Equal(t, strip(naive), strip(naive2), "the same run, the same report")
+	assert.Equal(t, strip(good), strip(good2))
+	assert.Equal(t, strip(dup), strip(dup2))
+}
+
+// strip leaves out what differs between two servers: request ids, times.
+func strip(r report.Report) report.Report {
+	r.GeneratedAt = time.Time{}
+	r.Findings = append([]report.Finding(nil), r.Findings...)
+	for i := range r.Findings {
+		r.Findings[i].RequestIDs = nil
+	}
+	r.Scope = ""
+	return r
+}
+
+// TestReportForms: text for a terminal and JUnit XML for CI, the same
+// findings; fail_on accepts finding ids and severities only.
+func TestReportForms(t *testing.T) {
+	c := newClient(t, mediamock.KeyFreePlan)
+	c.naive()
+	srv := c.srv
+	var tok []string
+
+	status, text := testkit.Control(t, srv, "GET", "/report?format=text&fail_on=retry-after-ignored", "", tok...)
+	require.Equal(t, http.StatusOK, status, text)
+	assert.Contains(t, text, "ERROR   retry-after-ignored")
+	assert.Contains(t, text, "Fix: After a 429, wait")
+	assert.Contains(t, text, "FAILED: a finding matches --fail-on retry-after-ignored")
+
+	status, body := testkit.Control(t, srv, "GET", "/report?format=junit&fail_on=retry-after-ignored", "", tok...)
+	require.Equal(t, http.StatusOK, status, body)
+	var doc conformance.JUnitSuites
+	require.NoError(t, xml.Unmarshal([]byte(body), &doc))
+	assert.Equal(t, len(report.Rules), doc.Tests)
+	assert.Equal(t, 1, doc.Failures, "only the finding fail_on names fails")
+	for _, c := range doc.Suites[0].Cases {
+		switch c.Name {
+		case "retry-after-ignored":
+			assert.Len(t, c.Failures, 1)
+		case "poll-without-wait":
+			assert.Empty(t, c.Failures)
+			assert.Contains(t, c.SystemOut, "WARNING (not in fail_on)")
+		}
+	}
+
+	status, body = testkit.Control(t, srv, "GET", "/report?fail_on=slow", "", tok...)
+	assert.Equal(t, http.StatusBadRequest, status, body)
+	assert.Contains(t, body, `"field":"fail_on"`)
+}
+
+// TestEveryRuleIsDocumented: each rule has its words, and the control
+// document lists exactly the rules' ids.
+func TestEveryRuleIsDocumented(t *testing.T) {
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct {
+					Enum []any `json:"enum"`
+				} `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	require.NoError(t, json.Unmarshal(mediamock.ControlDocument, &doc))
+	var want []any
+	for _, r := range report.Rules {
+		assert.NotEmpty(t, r.Title, r.ID)
+		assert.NotEmpty(t, r.Means, r.ID)
+		assert.NotEmpty(t, r.Fix, r.ID)
+		assert.Contains(t, []string{report.Info, report.Warning, report.Error}, r.Severity, r.ID)
+		want = append(want, r.ID)
+	}
+	assert.Equal(t, want, doc.Components.Schemas["ClientFinding"].Properties["id"].Enum)
+}
