@@ -22,7 +22,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return b.base.RoundTrip(r)
 }
 
-// The README's MCP snippet, as it is written there (a test uses
+// The MCP client of docs/tutorials/connect-an-agent.md (examples/go/mcp_test.go) (a test uses
 // mediamock.RunT(t) instead of New).
 func Example_mcpClient() {
 	ctx := context.Background()

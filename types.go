@@ -61,8 +61,8 @@ func assetOf(v wire.View, a sim.Asset) Asset {
 // names too.
 type (
 	// FaultSpec is controlapi.FaultSpec: a fault to inject, its kind, whom
-	// it targets, how often it strikes and the kind's parameters. See the
-	// README's "Rehearse failures".
+	// it targets, how often it strikes and the kind's parameters. See
+	// docs/how-to/rehearse-failures.md.
 	FaultSpec = controlapi.FaultSpec
 	// FaultRule is controlapi.FaultRule: a fault kept in a scope, with how
 	// many requests it matched and struck.

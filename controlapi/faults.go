@@ -3,7 +3,7 @@ package controlapi
 // FaultSpec is a fault to inject: its kind, whom it targets, how often it
 // strikes and the kind's parameters. A parameter belongs to some kinds
 // alone; control.json's FaultSpec says which, and the server refuses a
-// spec that gives another kind's. The README's "Rehearse failures" shows
+// spec that gives another kind's. docs/how-to/rehearse-failures.md shows
 // each kind.
 type FaultSpec struct {
 	// Kind is the fault: reset, empty_reply, truncate, slow_body,

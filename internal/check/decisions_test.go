@@ -12,16 +12,19 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// readmeDecisions are the ids of the README's decisions, in order.
+// readmeDecisions are the ids of the decisions of
+// docs/reference/decisions.md, in order.
 func readmeDecisions(t *testing.T) []string {
 	t.Helper()
-	data, err := os.ReadFile("../../README.md")
+	data, err := os.ReadFile("../../docs/reference/decisions.md")
 	require.NoError(t, err)
-	readme := string(data)
-	start := strings.Index(readme, "## Decisions where the specification is silent")
+	page := string(data)
+	start := strings.Index(page, "# Decisions where the specification is silent")
 	require.GreaterOrEqual(t, start, 0)
-	section := readme[start+3:]
-	section = section[:strings.Index(section, "\n## ")]
+	section := page[start+2:]
+	if end := strings.Index(section, "\n## "); end >= 0 {
+		section = section[:end]
+	}
 	var ids []string
 	for _, line := range strings.Split(section, "\n") {
 		if strings.HasPrefix(line, "- ") {
@@ -33,7 +36,7 @@ func readmeDecisions(t *testing.T) []string {
 	return ids
 }
 
-// TestDecisionIDs: the README's decisions are D-1, D-2, ... in order, each
+// TestDecisionIDs: the decisions (docs/reference/decisions.md) are D-1, D-2, ... in order, each
 // once; every id openapi.json (x-mock-decision, x-mock-decision-closed)
 // and the checker's rules use is one of them; and whatever the document
 // marks *Mock decision* in a description carries its id (or some of its
@@ -74,7 +77,7 @@ func TestDecisionIDs(t *testing.T) {
 				if id, ok := t[key]; ok {
 					marks++
 					used++
-					assert.True(t2, tb(id, known), "%s: %s %v is not a decision of the README", path, key, id)
+					assert.True(t2, tb(id, known), "%s: %s %v is not a decision of docs/reference/decisions.md", path, key, id)
 				}
 			}
 			props, _ := t["properties"].(map[string]any)

@@ -5,9 +5,8 @@ type Rule struct {
 	ID      string
 	Summary string
 	// Source is whose the rule is: a section of the specification, or a
-	// decision of this mock (README, "Decisions where the specification is
-	// silent"). A finding of an openapi.* rule is labelled by where it is
-	// instead: the x-mock-decision of the schema, parameter or header it
+	// decision of this mock (docs/reference/decisions.md). A finding of an
+	// openapi.* rule is labelled by where it is instead: the x-mock-decision of the schema, parameter or header it
 	// is about, else the operation's section.
 	Source Source
 }

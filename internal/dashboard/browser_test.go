@@ -19,7 +19,7 @@ import (
 	"github.com/mediamock/mediamock/internal/testkit"
 )
 
-var updateDocs = flag.Bool("update-docs", false, "write the README's screenshot, docs/dashboard.png")
+var updateDocs = flag.Bool("update-docs", false, "write the screenshot the README and docs/reference/dashboard.md show, docs/dashboard.png")
 
 // browserPath finds Chromium: CHROMIUM_PATH, else the usual places.
 func browserPath() string {

@@ -137,7 +137,7 @@ type GenerationCreated struct {
 
 // Account is GET /account: the workspace, its plan, credits, rate limit,
 // scopes and monthly gifts (field names decided where the spec says "not
-// shown", listed in the README).
+// shown", listed in docs/reference/decisions.md).
 type Account struct {
 	Object             string   `json:"object"`
 	WorkspaceID        uint64   `json:"workspace_id"`
