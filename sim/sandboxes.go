@@ -314,8 +314,15 @@ func (e *Engine) CreateSandbox(spec SandboxSpec, max int) (Sandbox, error) {
 	if err != nil {
 		return Sandbox{}, err
 	}
+	// A large library is copied in batches first (sandbox_copy.go).
+	lib, err := e.copyFirst(fw, max)
+	if err != nil {
+		return Sandbox{}, err
+	}
 	var out Sandbox
 	err = e.update(func(t *tx) error {
+		t.library = lib
+		defer func() { t.library = nil }()
 		// Every check comes before the first write.
 		meta := t.b(bMeta)
 		count := uint64(0)
@@ -378,6 +385,9 @@ func (e *Engine) CreateSandbox(spec SandboxSpec, max int) (Sandbox, error) {
 		out = *sb
 		return nil
 	})
+	if err != nil && lib != nil {
+		_ = e.dropCopy(lib.ws, e.update) // logged
+	}
 	return out, err
 }
 
