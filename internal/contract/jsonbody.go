@@ -58,7 +58,9 @@ func jsonBody(route *openapi3.Operation, r *http.Request) *openapi3.RequestBody 
 // leaves a Body of it in its place.
 func readBody(r *http.Request) ([]byte, error) {
 	if b, ok := r.Body.(*Body); ok {
-		return b.Bytes(), nil
+		data := b.Bytes()
+		r.GetBody = func() (io.ReadCloser, error) { return NewBody(data), nil }
+		return data, nil
 	}
 	var buf bytes.Buffer
 	if r.ContentLength > 0 {
