@@ -82,13 +82,13 @@ type Engine struct {
 	onQueued func() // when set (by tests, before any write), told each write that joins ops; it must not block
 	// onCopyBatch, when set (by tests), is told after each batch of a sandbox's library copy commits, on the creator's goroutine
 	onCopyBatch func(done, total int)
-	closed   chan struct{}
-	wg       sync.WaitGroup
-	mu       sync.RWMutex // guards tokens and workspaces
-	state    sync.RWMutex // readers share it; a bulk write (reset, restore) holds it alone
-	sendMu   sync.Mutex   // guards closing against new writes
-	closing  bool
-	inflight sync.WaitGroup // writes being handed to the writer
+	closed      chan struct{}
+	wg          sync.WaitGroup
+	mu          sync.RWMutex // guards tokens and workspaces
+	state       sync.RWMutex // readers share it; a bulk write (reset, restore) holds it alone
+	sendMu      sync.Mutex   // guards closing against new writes
+	closing     bool
+	inflight    sync.WaitGroup // writes being handed to the writer
 
 	tokens     map[string]Token
 	tokensByWS map[uint64][]string   // each workspace's tokens
