@@ -179,6 +179,12 @@ func (c *libraryCopy) adopt(t *tx, fw *fixtures.Workspace, ids *StartIDs) error 
 	return nil
 }
 
+// has reports whether the ids of bucket's records are kept.
+func (s *StartIDs) has(bucket []byte) bool {
+	_, ok := s.First[string(bucket)]
+	return ok
+}
+
 // ran records that n records of bucket were given the ids from first on.
 func (s *StartIDs) ran(bucket []byte, first uint64, n int) {
 	if s == nil || s.replay {
@@ -266,4 +272,121 @@ func (e *Engine) dropUnfinishedCopies() error {
 		}
 	}
 	return nil
+}
+
+// A sandbox's large library also goes in batches when the sandbox is
+// deleted or reset: first the assets no job made (its starting library,
+// its uploads), copyBatch per write, then the write that deletes or
+// resets the rest; a reset then copies the library again in batches, with
+// the ids it started with. Meanwhile the sandbox's own reads see its
+// library partly gone or partly back; the call answers once it is whole.
+
+// largeLibrary is the starting library of sandbox sb when it is large
+// enough to go in batches; nil otherwise.
+func (e *Engine) largeLibrary(sb Sandbox) *fixtures.Many[fixtures.LibraryAsset] {
+	fw, _, err := e.sandboxWorkspace(sb.Spec)
+	if err != nil || fw.Assets.Len() <= e.cfg.copyBatch {
+		return nil
+	}
+	return &fw.Assets
+}
+
+// dropLibrary deletes the assets of workspace ws that no job made, with
+// their index entries and owners, copyBatch per write.
+func (e *Engine) dropLibrary(ws uint64) error {
+	after := u64(ws)
+	for more := true; more; {
+		err := e.update(func(t *tx) error {
+			c := t.b(bAssets).Cursor()
+			prefix := u64(ws)
+			var doomed []Asset
+			var last []byte
+			k, v := c.Seek(after)
+			if k != nil && bytes.Equal(k, after) && len(after) > 8 {
+				k, v = c.Next()
+			}
+			for ; k != nil && hasPrefix(k, prefix) && len(doomed) < e.cfg.copyBatch; k, v = c.Next() {
+				last = bytes.Clone(k)
+				var a Asset
+				if err := decodeAsset(v, &a); err != nil {
+					return err
+				}
+				if a.JobID == 0 {
+					doomed = append(doomed, a)
+				}
+			}
+			more = len(doomed) == e.cfg.copyBatch
+			if last != nil {
+				after = last
+			}
+			for i := range doomed {
+				if err := t.deleteAssetRecords(&doomed[i]); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteAssetRecords deletes an asset's record, index entries and owner.
+func (t *tx) deleteAssetRecords(a *Asset) error {
+	ws := a.WorkspaceID
+	dels := []struct {
+		bucket []byte
+		key    []byte
+	}{{bAssets, key(ws, a.ID)}, {bOwners, key("a", a.ID)}, {bAssetStatus, key(ws, statusTags[a.Status], a.ID)}, {bAssetText, key(ws, a.ID)}}
+	for _, tag := range tagsOf(a) {
+		dels = append(dels, struct {
+			bucket []byte
+			key    []byte
+		}{bAssetKind, key(ws, tag, a.ID)})
+	}
+	if a.ProjectID != 0 {
+		dels = append(dels, struct {
+			bucket []byte
+			key    []byte
+		}{bAssetProject, key(ws, a.ProjectID, a.ID)})
+	}
+	for _, d := range dels {
+		if err := t.b(d.bucket).Delete(d.key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copyAgain writes a reset sandbox's library again, copyBatch per write,
+// with the ids it started with (ids) and the projects' (by name, as the
+// reset gave them), dated from created as the first copy was.
+func (e *Engine) copyAgain(ws uint64, created Stamp, lib *fixtures.Many[fixtures.LibraryAsset], projects []fixtures.Project, ids *StartIDs) error {
+	byName := map[string]uint64{}
+	if first, ok := ids.First[string(bProjects)]; ok {
+		for i, p := range projects {
+			byName[p.Name] = first + uint64(i)
+		}
+	}
+	first := ids.First[string(bAssets)]
+	n, now := lib.Len(), created.Time()
+	return lib.Range(e.cfg.copyBatch, func(start int, items []fixtures.LibraryAsset) error {
+		return e.update(func(t *tx) error {
+			for j, la := range items {
+				a, err := t.libraryAsset(ws, la, byName[la.Project])
+				if err != nil {
+					return err
+				}
+				i := start + j
+				a.CreatedAt = StampOf(now.Add(-time.Duration(n-i) * time.Hour))
+				a.ID = first + uint64(i)
+				if err := t.insertAsset(a); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
 }

@@ -16,7 +16,8 @@ import (
 // grant, one write at a time, as fast as the writer answers), and reports
 // the time the creator waits (ms/create), the cost per asset copied, and
 // the other workspace's write latency during the copy (p50, p99, max),
-// beside the same writes on an idle server. "one write" is the copy as it
+// beside the same writes on an idle server; then the same for a reset and
+// a delete of the sandbox (ms/reset, reset-p99-ms, ms/delete, ...). "one write" is the copy as it
 // was before batches: the whole library in the write that creates the
 // sandbox.
 //
@@ -44,7 +45,8 @@ func BenchmarkSandboxFromBigLibrary(b *testing.B) {
 				e := newEngine(b, engineOpts{world: w, copy: v.copy})
 				other := principal(b, e, tokBusiness).WorkspaceID
 				idle := writeLatencies(b, e, other, nil)
-				var during []time.Duration
+				var during, resets, deletes []time.Duration
+				var resetTime, deleteTime time.Duration
 				for b.Loop() {
 					var sb Sandbox
 					during = append(during, writeLatencies(b, e, other, func() {
@@ -54,9 +56,20 @@ func BenchmarkSandboxFromBigLibrary(b *testing.B) {
 						}
 					})...)
 					b.StopTimer()
-					if err := e.DeleteSandbox(sb.ID); err != nil {
-						b.Fatal(err)
-					}
+					start := time.Now()
+					resets = append(resets, writeLatencies(b, e, other, func() {
+						if _, err := e.ResetSandbox(sb.ID); err != nil {
+							b.Fatal(err)
+						}
+					})...)
+					resetTime += time.Since(start)
+					start = time.Now()
+					deletes = append(deletes, writeLatencies(b, e, other, func() {
+						if err := e.DeleteSandbox(sb.ID); err != nil {
+							b.Fatal(err)
+						}
+					})...)
+					deleteTime += time.Since(start)
 					b.StartTimer()
 				}
 				b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/create")
@@ -73,6 +86,10 @@ func BenchmarkSandboxFromBigLibrary(b *testing.B) {
 				}
 				report("idle", idle)
 				report("during", during)
+				report("reset", resets)
+				report("delete", deletes)
+				b.ReportMetric(float64(resetTime.Milliseconds())/float64(b.N), "ms/reset")
+				b.ReportMetric(float64(deleteTime.Milliseconds())/float64(b.N), "ms/delete")
 				b.ReportMetric(float64(len(during))/float64(b.N), "writes-during")
 			})
 		}

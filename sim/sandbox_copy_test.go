@@ -30,11 +30,23 @@ func TestSandboxCopyInBatchesIsTheSameCopy(t *testing.T) {
 	assert.Len(t, want[string(bAssets)], 2500+len(records(t, newEngine(t, engineOpts{world: w}), 0)[string(bAssets)]),
 		"the sandbox's copy of the library")
 
+	// A reset and a delete of a busy sandbox, its library in batches: the
+	// same state as in one write.
 	for _, e := range []*Engine{batched, whole} {
-		_, err := e.ResetSandbox(e.Sandboxes()[0].ID)
+		sb := e.Sandboxes()[0]
+		busy(t, e, sandboxKey(t, e, sb))
+		_, err := e.ResetSandbox(sb.ID)
 		require.NoError(t, err)
 	}
 	sameRecords(t, records(t, whole, 0), records(t, batched, 0), "a reset gives the copied records their ids again")
+	for _, e := range []*Engine{batched, whole} {
+		sb := e.Sandboxes()[0]
+		busy(t, e, sandboxKey(t, e, sb))
+		require.NoError(t, e.DeleteSandbox(sb.ID))
+	}
+	after := records(t, batched, 0)
+	sameRecords(t, records(t, whole, 0), after, "a delete leaves the same")
+	assert.Len(t, after[string(bAssets)], len(records(t, newEngine(t, engineOpts{world: w}), 0)[string(bAssets)]))
 }
 
 // Other workspaces' writes go in between the batches of a copy: a write

@@ -400,6 +400,11 @@ func (e *Engine) DeleteSandbox(id string) error {
 	if err != nil {
 		return err
 	}
+	if e.largeLibrary(sb) != nil { // in batches first (sandbox_copy.go)
+		if err := e.dropLibrary(sb.WorkspaceID); err != nil {
+			return err
+		}
+	}
 	return e.update(func(t *tx) error {
 		if t.b(bSandboxes).Get([]byte(id)) == nil {
 			return sandboxNotFound(id) // deleted since
@@ -435,6 +440,19 @@ func (e *Engine) ResetSandbox(id string) (Sandbox, error) {
 		return Sandbox{}, err
 	}
 	fw.Name = sb.Name
+	// A large library goes and comes back in batches (sandbox_copy.go),
+	// when it has the ids to come back with.
+	lib := e.largeLibrary(sb)
+	if lib != nil && (sb.Start == nil || !sb.Start.has(bAssets) || len(fw.Projects.Items) > 0 && !sb.Start.has(bProjects)) {
+		lib = nil
+	}
+	if lib != nil {
+		if err := e.dropLibrary(sb.WorkspaceID); err != nil {
+			return Sandbox{}, err
+		}
+		fw.Assets = fixtures.Many[fixtures.LibraryAsset]{}
+	}
+	var created Stamp
 	err = e.update(func(t *tx) error {
 		if t.b(bSandboxes).Get([]byte(id)) == nil {
 			return sandboxNotFound(id)
@@ -443,6 +461,7 @@ func (e *Engine) ResetSandbox(id string) (Sandbox, error) {
 		if err != nil {
 			return err
 		}
+		created = old.CreatedAt
 		if err := t.clearWorkspace(sb.WorkspaceID, true); err != nil {
 			return err
 		}
@@ -454,6 +473,9 @@ func (e *Engine) ResetSandbox(id string) (Sandbox, error) {
 		t.workspacesChanged = true
 		return err
 	})
+	if err == nil && lib != nil {
+		err = e.copyAgain(sb.WorkspaceID, created, lib, fw.Projects.Items, sb.Start)
+	}
 	return sb, err
 }
 
