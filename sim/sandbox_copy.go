@@ -360,10 +360,10 @@ func (t *tx) deleteAssetRecords(a *Asset) error {
 	return nil
 }
 
-// copyAgain writes a reset sandbox's library again, copyBatch per write,
+// copyAgain writes reset sandbox id's library again, copyBatch per write,
 // with the ids it started with (ids) and the projects' (by name, as the
 // reset gave them), dated from created as the first copy was.
-func (e *Engine) copyAgain(ws uint64, created Stamp, lib *fixtures.Many[fixtures.LibraryAsset], projects []fixtures.Project, ids *StartIDs) error {
+func (e *Engine) copyAgain(id string, ws uint64, created Stamp, lib *fixtures.Many[fixtures.LibraryAsset], projects []fixtures.Project, ids *StartIDs) error {
 	byName := map[string]uint64{}
 	if first, ok := ids.First[string(bProjects)]; ok {
 		for i, p := range projects {
@@ -374,6 +374,9 @@ func (e *Engine) copyAgain(ws uint64, created Stamp, lib *fixtures.Many[fixtures
 	n, now := lib.Len(), created.Time()
 	return lib.Range(e.cfg.copyBatch, func(start int, items []fixtures.LibraryAsset) error {
 		return e.update(func(t *tx) error {
+			if t.b(bSandboxes).Get([]byte(id)) == nil {
+				return sandboxNotFound(id) // deleted meanwhile: nothing is written for it
+			}
 			for j, la := range items {
 				a, err := t.libraryAsset(ws, la, byName[la.Project])
 				if err != nil {

@@ -474,7 +474,7 @@ func (e *Engine) ResetSandbox(id string) (Sandbox, error) {
 		return err
 	})
 	if err == nil && lib != nil {
-		err = e.copyAgain(sb.WorkspaceID, created, lib, fw.Projects.Items, sb.Start)
+		err = e.copyAgain(id, sb.WorkspaceID, created, lib, fw.Projects.Items, sb.Start)
 	}
 	return sb, err
 }
