@@ -31,8 +31,8 @@ import (
 
 // MaxSandboxLibrary is the largest library a sandbox may be created with:
 // a sandbox from a larger fixture workspace is refused (409
-// library_too_large) unless it asks for an empty library. At about 10 µs
-// an asset, the copy of the largest takes about 10 s, well within the
+// library_too_large) unless it asks for an empty library. At about 20 µs
+// an asset, the copy of the largest takes about 20 s, well within the
 // server's write timeout (90 s by default).
 const MaxSandboxLibrary = 1_000_000
 
