@@ -91,6 +91,12 @@ type Options struct {
 	JournalBodyBytes int
 	// MaxSandboxes caps how many sandboxes exist at once; 0 means 1000.
 	MaxSandboxes int
+	// MaxMCPSessions caps the MCP sessions (of the handshake-era revisions)
+	// open at once on the server, 0 means 4096; MaxMCPWorkspaceSessions
+	// caps those of one workspace, 0 means 256. When the server's cap is
+	// reached, a workspace under its own cap still opens a session: the
+	// least recently used session of the workspace holding the most ends.
+	MaxMCPSessions, MaxMCPWorkspaceSessions int
 	// OAuthApprove, when not zero, makes the authorization server approve
 	// every authorization request at once for that workspace, without its
 	// consent page: for tests that run an OAuth client without a browser.

@@ -57,6 +57,8 @@ type Config struct {
 
 	batchSize int // records per transaction of a bulk write; 0 means bulkBatch
 	dueBatch  int // due events one transaction applies; 0 means dueBatch
+	copyBatch int // library assets per write of a sandbox's copy, and the size from which it copies in batches; 0 means copyBatch
+	copyLimit int // the largest library a sandbox copies; 0 means MaxSandboxLibrary
 }
 
 // Engine is the simulated service: state, clock, credits, limits and
@@ -78,13 +80,15 @@ type Engine struct {
 
 	ops      chan *op
 	onQueued func() // when set (by tests, before any write), told each write that joins ops; it must not block
-	closed   chan struct{}
-	wg       sync.WaitGroup
-	mu       sync.RWMutex // guards tokens and workspaces
-	state    sync.RWMutex // readers share it; a bulk write (reset, restore) holds it alone
-	sendMu   sync.Mutex   // guards closing against new writes
-	closing  bool
-	inflight sync.WaitGroup // writes being handed to the writer
+	// onCopyBatch, when set (by tests), is told after each batch of a sandbox's library copy commits, on the creator's goroutine
+	onCopyBatch func(done, total int)
+	closed      chan struct{}
+	wg          sync.WaitGroup
+	mu          sync.RWMutex // guards tokens and workspaces
+	state       sync.RWMutex // readers share it; a bulk write (reset, restore) holds it alone
+	sendMu      sync.Mutex   // guards closing against new writes
+	closing     bool
+	inflight    sync.WaitGroup // writes being handed to the writer
 
 	tokens     map[string]Token
 	tokensByWS map[uint64][]string   // each workspace's tokens
@@ -139,6 +143,12 @@ func Open(cfg Config) (*Engine, error) {
 	if cfg.dueBatch <= 0 {
 		cfg.dueBatch = dueBatch
 	}
+	if cfg.copyBatch <= 0 {
+		cfg.copyBatch = copyBatch
+	}
+	if cfg.copyLimit <= 0 {
+		cfg.copyLimit = MaxSandboxLibrary
+	}
 	db, err := bolt.Open(cfg.Path, 0o600, &bolt.Options{Timeout: time.Second, NoSync: !cfg.Durable, NoFreelistSync: true, InitialMmapSize: initialMmapSize()})
 	if err != nil {
 		if errors.Is(err, berrors.ErrTimeout) {
@@ -154,6 +164,10 @@ func Open(cfg Config) (*Engine, error) {
 	e.initSecrets()
 	e.indexCatalog()
 	if err := e.load(cfg.Reset); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := e.dropUnfinishedCopies(); err != nil {
 		db.Close()
 		return nil, err
 	}

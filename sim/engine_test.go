@@ -36,6 +36,8 @@ type engineOpts struct {
 	batch   int          // records per bulk transaction (0: the default)
 	due     int          // due events per transaction (0: the default)
 	log     *slog.Logger // nil: discarded
+	copy    int          // library assets per write of a sandbox's copy (0: the default)
+	limit   int          // the largest library a sandbox copies (0: the default)
 }
 
 func newEngine(t testing.TB, o engineOpts) *Engine {
@@ -50,7 +52,7 @@ func newEngine(t testing.TB, o engineOpts) *Engine {
 		o.mode = ClockManual
 	}
 	e, err := Open(Config{Path: o.path, World: o.world, Clock: NewClock(o.mode, DefaultEpoch, nil), Durable: o.durable, Seed: o.seed,
-		batchSize: o.batch, dueBatch: o.due, Log: o.log, Fates: fault.NewSet(o.seed)})
+		batchSize: o.batch, dueBatch: o.due, copyBatch: o.copy, copyLimit: o.limit, Log: o.log, Fates: fault.NewSet(o.seed)})
 	require.NoError(t, err)
 	t.Cleanup(func() { e.Close() })
 	return e

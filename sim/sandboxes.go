@@ -314,8 +314,15 @@ func (e *Engine) CreateSandbox(spec SandboxSpec, max int) (Sandbox, error) {
 	if err != nil {
 		return Sandbox{}, err
 	}
+	// A large library is copied in batches first (sandbox_copy.go).
+	lib, err := e.copyFirst(fw, max)
+	if err != nil {
+		return Sandbox{}, err
+	}
 	var out Sandbox
 	err = e.update(func(t *tx) error {
+		t.library = lib
+		defer func() { t.library = nil }()
 		// Every check comes before the first write.
 		meta := t.b(bMeta)
 		count := uint64(0)
@@ -379,6 +386,9 @@ func (e *Engine) CreateSandbox(spec SandboxSpec, max int) (Sandbox, error) {
 		out = *sb
 		return nil
 	})
+	if err != nil && lib != nil {
+		_ = e.dropCopy(lib.ws, e.update) // logged
+	}
 	return out, err
 }
 
@@ -390,6 +400,11 @@ func (e *Engine) DeleteSandbox(id string) error {
 	sb, err := e.Sandbox(id)
 	if err != nil {
 		return err
+	}
+	if e.largeLibrary(sb) != nil { // in batches first (sandbox_copy.go)
+		if err := e.dropLibrary(sb.WorkspaceID); err != nil {
+			return err
+		}
 	}
 	return e.update(func(t *tx) error {
 		if t.b(bSandboxes).Get([]byte(id)) == nil {
@@ -426,6 +441,19 @@ func (e *Engine) ResetSandbox(id string) (Sandbox, error) {
 		return Sandbox{}, err
 	}
 	fw.Name = sb.Name
+	// A large library goes and comes back in batches (sandbox_copy.go),
+	// when it has the ids to come back with.
+	lib := e.largeLibrary(sb)
+	if lib != nil && (sb.Start == nil || !sb.Start.has(bAssets) || len(fw.Projects.Items) > 0 && !sb.Start.has(bProjects)) {
+		lib = nil
+	}
+	if lib != nil {
+		if err := e.dropLibrary(sb.WorkspaceID); err != nil {
+			return Sandbox{}, err
+		}
+		fw.Assets = fixtures.Many[fixtures.LibraryAsset]{}
+	}
+	var created Stamp
 	err = e.update(func(t *tx) error {
 		if t.b(bSandboxes).Get([]byte(id)) == nil {
 			return sandboxNotFound(id)
@@ -434,6 +462,7 @@ func (e *Engine) ResetSandbox(id string) (Sandbox, error) {
 		if err != nil {
 			return err
 		}
+		created = old.CreatedAt
 		if err := t.clearWorkspace(sb.WorkspaceID, true); err != nil {
 			return err
 		}
@@ -445,6 +474,9 @@ func (e *Engine) ResetSandbox(id string) (Sandbox, error) {
 		t.workspacesChanged = true
 		return err
 	})
+	if err == nil && lib != nil {
+		err = e.copyAgain(id, sb.WorkspaceID, created, lib, fw.Projects.Items, sb.Start)
+	}
 	return sb, err
 }
 

@@ -25,6 +25,7 @@ type tx struct {
 	removedSandboxes  []*Sandbox   // sandboxes deleted: forgotten once committed
 	workspacesChanged bool         // a workspace was put back to its start: subscribers hear of it
 	bulk              *bulk        // the bulk write this transaction is part of, if any
+	library           *libraryCopy // a sandbox's library copied beforehand, for addWorkspaceWith to adopt
 	// workspaces are the workspace records read or put in this
 	// transaction, decoded (tx.workspace hands out copies).
 	workspaces map[uint64]*Workspace

@@ -76,11 +76,20 @@ func (t *tx) addWorkspace(fw fixtures.Workspace) (*Workspace, error) {
 // addWorkspaceWith is addWorkspace, recording in ids the ids its starting
 // records are given (nil: not recorded).
 func (t *tx) addWorkspaceWith(fw fixtures.Workspace, ids *StartIDs) (*Workspace, error) {
-	id, err := t.b(bWorkspaces).NextSequence()
-	if err != nil {
-		return nil, err
+	var id uint64
+	created := StampOf(t.now)
+	if c := t.library; c != nil { // copied in batches beforehand (sandbox_copy.go)
+		if err := c.adopt(t, &fw, ids); err != nil {
+			return nil, err
+		}
+		id, created = c.ws, c.created
+	} else {
+		var err error
+		if id, err = t.b(bWorkspaces).NextSequence(); err != nil {
+			return nil, err
+		}
 	}
-	ws, err := t.seedWorkspace(id, StampOf(t.now), fw, ids)
+	ws, err := t.seedWorkspace(id, created, fw, ids)
 	if err != nil {
 		return nil, err
 	}

@@ -143,6 +143,14 @@ var validationOptions = &openapi3filter.Options{
 	AuthenticationFunc:  openapi3filter.NoopAuthenticationFunc,
 }
 
+// validationOptionsNoBody leave the body to validateJSONBody.
+var validationOptionsNoBody = &openapi3filter.Options{
+	MultiError:          true,
+	SkipSettingDefaults: true,
+	AuthenticationFunc:  openapi3filter.NoopAuthenticationFunc,
+	ExcludeRequestBody:  true,
+}
+
 // ValidateRequest checks a request against its operation and turns every
 // problem into one error: 400 validation_failed listing each violation,
 // 400 invalid_json, 413 or 415.
@@ -160,8 +168,31 @@ func (c *Contract) ValidateRequest(r *http.Request, opID string, vars map[string
 		judged.Body, judged.ContentLength = io.NopCloser(bytes.NewReader(skeleton)), int64(len(skeleton))
 	}
 	exempt := ownURLsOf(r.Context())
-	input := &openapi3filter.RequestValidationInput{Request: judged, PathParams: vars, QueryParams: query, Route: c.routes[opID], Options: validationOptions}
+	route := c.routes[opID]
+	opts := validationOptions
+	rb := jsonBody(route.Operation, r)
+	var data []byte
+	var readErr error
+	if rb != nil { // read once and judged here (jsonbody.go)
+		data, readErr = readBody(r)
+		opts = validationOptionsNoBody
+	}
+	input := &openapi3filter.RequestValidationInput{Request: judged, PathParams: vars, QueryParams: query, Route: route, Options: opts}
 	err := openapi3filter.ValidateRequest(r.Context(), input)
+	if rb != nil {
+		berr := validateJSONBody(input, rb, data)
+		if readErr != nil {
+			berr = &openapi3filter.RequestError{Input: input, RequestBody: rb, Reason: "reading failed", Err: readErr}
+		}
+		if berr != nil {
+			var me openapi3.MultiError
+			if errors.As(err, &me) {
+				err = append(me, berr)
+			} else {
+				err = openapi3.MultiError{berr}
+			}
+		}
+	}
 	if err == nil {
 		return nil
 	}

@@ -68,6 +68,9 @@ type Env struct {
 	// MaxSandboxes caps how many sandboxes exist at once; 0 means
 	// sim.DefaultMaxSandboxes.
 	MaxSandboxes int
+	// MaxMCPSessions and MaxMCPWorkspaceSessions cap the MCP sessions of
+	// the server and of one workspace; 0 means the MCP front's defaults.
+	MaxMCPSessions, MaxMCPWorkspaceSessions int
 
 	// Rendered keeps the JSON of final assets for list pages.
 	Rendered wire.Rendered

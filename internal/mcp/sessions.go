@@ -11,8 +11,11 @@ import (
 // Sessions of the handshake-era revisions hold memory on the server (about
 // 5 KB each) until they end, and opening one does not count against the
 // rate limit: they are bounded in number, per workspace and in all, and
-// end after sessionIdle without a request. Past a cap, initialize is
-// refused with a JSON-RPC error that says which cap and what to do.
+// end after sessionIdle without a request. Past its own cap a workspace's
+// initialize is refused with a JSON-RPC error that says what to do. The
+// server's cap refuses no workspace under its own cap: the least recently
+// used session of the workspace holding the most sessions ends instead
+// (evict), so that no set of workspaces can lock another out.
 const (
 	maxSessions          = 4096
 	maxWorkspaceSessions = 256
@@ -28,7 +31,19 @@ type sessionBook struct {
 	pending map[uint64]int       // initializations under way, per workspace
 }
 
-// admit reserves a session for workspace ws, or refuses past a cap; done
+// sessionCaps are the server's cap and a workspace's.
+func (f *Front) sessionCaps() (server, workspace int) {
+	server, workspace = maxSessions, maxWorkspaceSessions
+	if f.env.MaxMCPSessions > 0 {
+		server = f.env.MaxMCPSessions
+	}
+	if f.env.MaxMCPWorkspaceSessions > 0 {
+		workspace = f.env.MaxMCPWorkspaceSessions
+	}
+	return server, min(workspace, server)
+}
+
+// admit reserves a session for workspace ws, or refuses past its cap; done
 // ends the reservation with the id the server gave the session ("" if it
 // opened none).
 func (f *Front) admitSession(ws uint64) (done func(id string), err error) {
@@ -37,13 +52,24 @@ func (f *Front) admitSession(ws uint64) (done func(id string), err error) {
 	for ss := range f.server.Sessions() {
 		live[ss.ID()] = true
 	}
+	done, evict, err := f.reserveSession(ws, live)
+	if evict != "" {
+		f.endSession(evict) // its place is given already
+	}
+	return done, err
+}
+
+// reserveSession counts the live sessions and reserves one for ws, naming
+// the session that gives its place up, if one must.
+func (f *Front) reserveSession(ws uint64, live map[string]bool) (done func(id string), evict string, err error) {
+	capServer, capWorkspace := f.sessionCaps()
 	b := &f.book
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.owner == nil {
 		b.owner, b.used, b.pending = map[string]uint64{}, map[string]time.Time{}, map[uint64]int{}
 	}
-	total, mine := 0, b.pending[ws]
+	total, held := 0, map[uint64]int{}
 	for id, owner := range b.owner {
 		if !live[id] {
 			delete(b.owner, id)
@@ -51,22 +77,28 @@ func (f *Front) admitSession(ws uint64) (done func(id string), err error) {
 			continue
 		}
 		total++
-		if owner == ws {
-			mine++
-		}
+		held[owner]++
 	}
 	for _, n := range b.pending {
 		total += n
 	}
-	if mine >= maxWorkspaceSessions || total >= maxSessions {
-		scope, limit, who := "workspace", maxWorkspaceSessions, "This workspace"
-		if mine < maxWorkspaceSessions {
-			scope, limit, who = "server", maxSessions, "The server"
+	mine := held[ws] + b.pending[ws]
+	if mine < capWorkspace && total >= capServer {
+		evict = b.victim(held, mine)
+	}
+	if mine >= capWorkspace || (total >= capServer && evict == "") {
+		scope, limit, who := "workspace", capWorkspace, "This workspace"
+		if mine < capWorkspace {
+			scope, limit, who = "server", capServer, "The server"
 		}
-		return nil, &sim.Error{Kind: sim.ECONFLICT, Code: "too_many_sessions",
+		return nil, "", &sim.Error{Kind: sim.ECONFLICT, Code: "too_many_sessions",
 			Message: fmt.Sprintf("%s has %d open MCP sessions, the most it may have. End the sessions you no longer use (DELETE /mcp with their Mcp-Session-Id); a session also ends after %s without a request.",
 				who, limit, sessionIdle),
 			Details: map[string]any{"limit": limit, "scope": scope, "idle_timeout_seconds": int(sessionIdle / time.Second)}}
+	}
+	if evict != "" {
+		delete(b.owner, evict)
+		delete(b.used, evict)
 	}
 	b.pending[ws]++
 	return func(id string) {
@@ -79,7 +111,48 @@ func (f *Front) admitSession(ws uint64) (done func(id string), err error) {
 			b.owner[id] = ws
 			b.used[id] = f.env.WallClock()
 		}
-	}, nil
+	}, evict, nil
+}
+
+// victim is the session that gives its place up when the server's cap is
+// reached and a workspace holding mine sessions asks for one: the least
+// recently used of the workspace holding the most (the lower workspace id
+// of those holding as many), if it holds more than mine; "" otherwise (the
+// asker has as much as any: the server's cap refuses it). Called with b.mu.
+func (b *sessionBook) victim(held map[uint64]int, mine int) string {
+	var most uint64
+	n := 0
+	for ws, k := range held {
+		if k > n || (k == n && ws < most) {
+			most, n = ws, k
+		}
+	}
+	if n <= mine {
+		return ""
+	}
+	var id string
+	var last time.Time
+	for sid, owner := range b.owner {
+		if owner != most {
+			continue
+		}
+		if u := b.used[sid]; id == "" || u.Before(last) || (u.Equal(last) && sid < id) {
+			id, last = sid, u
+		}
+	}
+	return id
+}
+
+// endSession ends session id if it is open.
+func (f *Front) endSession(id string) {
+	for ss := range f.server.Sessions() {
+		if ss.ID() == id {
+			if err := ss.Close(); err != nil {
+				f.env.Log.Debug("end MCP session", "session", id, "err", err)
+			}
+			return
+		}
+	}
 }
 
 // owns reports whether session id is open and was opened by workspace ws.

@@ -106,3 +106,65 @@ func TestIdleSessionsEnd(t *testing.T) {
 	resp, _ = post(t, srv, busy, call)
 	assert.Equal(t, http.StatusOK, resp.StatusCode, "4 minutes since its last call: alive")
 }
+
+// TestServerCapLocksNoWorkspaceOut: 20 sandboxes each opening as many
+// sessions as a workspace may (the caps made 32 and 2 here, as 4096 and
+// 256 are by default: 16 workspaces fill the server) never stop the next
+// workspace's initialize. Past the server's cap, the least recently used
+// session of a workspace holding the most ends instead; a workspace past
+// its own cap is still refused. No session is idle long enough to end on
+// its own: the wall clock moves a second per initialize.
+func TestServerCapLocksNoWorkspaceOut(t *testing.T) {
+	const capServer, capWorkspace, sandboxes = 32, 2, 21
+	var mu sync.Mutex
+	wall := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); wall = wall.Add(time.Second); return wall }
+	srv := mediamock.RunT(t, mediamock.WithLogger(nil), func(o *mediamock.Options) {
+		o.WallClock, o.Clock = now, mediamock.ClockManual
+		o.MaxMCPSessions, o.MaxMCPWorkspaceSessions = capServer, capWorkspace
+	})
+	type opened struct {
+		sandbox int
+		h       http.Header
+	}
+	var sessions []opened
+	for i := range sandboxes {
+		sb := srv.Sandbox(t)
+		h := http.Header{"Authorization": {"Bearer " + sb.APIKey}, "Content-Type": {"application/json"},
+			"Accept": {"application/json, text/event-stream"}}
+		for range capWorkspace {
+			resp, body := post(t, srv, h, initialize, true)
+			require.Equal(t, http.StatusOK, resp.StatusCode)
+			id := resp.Header.Get("Mcp-Session-Id")
+			require.NotEmpty(t, id, "sandbox %d: initialize refused: %s", i+1, body)
+			s := h.Clone()
+			s.Set("Mcp-Session-Id", id)
+			s.Set("Mcp-Protocol-Version", "2025-11-25")
+			sessions = append(sessions, opened{i, s})
+		}
+		if i == sandboxes-1 { // its own cap still holds
+			_, body := post(t, srv, h, initialize, true)
+			assert.Contains(t, string(body), `"scope":"workspace"`)
+			assert.Contains(t, string(body), `"too_many_sessions"`)
+		}
+	}
+	// The places are shared out: every sandbox keeps its newest session
+	// (a workspace gives up its least recently used one), those holding
+	// the most gave theirs up first, and the server holds its cap.
+	ping := `{"jsonrpc":"2.0","id":9,"method":"ping"}`
+	open, kept := 0, map[int]int{}
+	for k, s := range sessions {
+		resp, _ := post(t, srv, s.h, ping)
+		if resp.StatusCode == http.StatusOK {
+			open++
+			kept[s.sandbox]++
+			continue
+		}
+		assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+		assert.NotEqual(t, capWorkspace-1, k%capWorkspace, "sandbox %d lost its newest session", s.sandbox+1)
+	}
+	assert.Equal(t, capServer, open)
+	for i := range sandboxes {
+		assert.GreaterOrEqual(t, kept[i], 1, "sandbox %d", i+1)
+	}
+}

@@ -204,7 +204,8 @@ func (t *tool) request(ctx context.Context, args map[string]json.RawMessage, bad
 	var body []byte
 	switch {
 	case t.args.Body && (len(args) > 0 || t.args.BodyRequired):
-		body, _ = json.Marshal(args) // sorted keys, values as sent
+		body = bodyOf(args)
+		clear(args) // the body holds them now: a large argument is not held twice
 	case !t.args.Body:
 		for _, name := range slices.Sorted(maps.Keys(args)) {
 			violations = append(violations, sim.Violation{In: "arguments", Field: name, Reason: "unknown field", Allowed: t.names})
@@ -217,8 +218,11 @@ func (t *tool) request(ctx context.Context, args map[string]json.RawMessage, bad
 	var r *http.Request
 	var err error
 	if body != nil {
-		r, err = http.NewRequestWithContext(ctx, t.method, target, bytes.NewReader(body))
+		// A contract.Body: the validator and the handler read these bytes
+		// where they are.
+		r, err = http.NewRequestWithContext(ctx, t.method, target, contract.NewBody(body))
 		if err == nil {
+			r.ContentLength = int64(len(body))
 			r.Header.Set("Content-Type", "application/json")
 		}
 	} else {
@@ -228,6 +232,32 @@ func (t *tool) request(ctx context.Context, args map[string]json.RawMessage, bad
 		return stub(ctx, t.method), nil, nil, nil, sim.InvalidError([]sim.Violation{{In: "arguments", Reason: err.Error()}})
 	}
 	return r, vars, query, violations, nil
+}
+
+// bodyOf writes arguments as a JSON object, keys sorted and values as
+// sent, into one buffer of its size (json.Marshal would copy each value
+// twice, into a growing buffer and out of it).
+func bodyOf(args map[string]json.RawMessage) []byte {
+	keys := slices.Sorted(maps.Keys(args))
+	size := 2
+	for _, k := range keys {
+		size += len(k) + 8 + len(args[k])
+	}
+	buf := make([]byte, 0, size)
+	buf = append(buf, '{')
+	for i, k := range keys {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		name, _ := json.Marshal(k)
+		buf = append(append(buf, name...), ':')
+		if v := bytes.TrimSpace(args[k]); len(v) > 0 {
+			buf = append(buf, v...)
+		} else {
+			buf = append(buf, "null"...)
+		}
+	}
+	return append(buf, '}')
 }
 
 // stub is a request for an operation whose arguments could not make one.

@@ -1,7 +1,6 @@
 package ops
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -208,7 +207,7 @@ func peekModality(r *http.Request) string {
 		return ""
 	}
 	data, err := io.ReadAll(r.Body)
-	r.Body = io.NopCloser(bytes.NewReader(data))
+	r.Body = contract.NewBody(data)
 	if err != nil {
 		return ""
 	}

@@ -23,6 +23,9 @@ func DecodeJSON(body io.Reader, v any) error {
 // unknown): it is read into one buffer of that size, not a growing one
 // that leaves copies of a large body behind.
 func DecodeJSONSized(body io.Reader, size int64, v any) error {
+	if b, ok := body.(interface{ Bytes() []byte }); ok {
+		return UnmarshalJSON(b.Bytes(), v) // read whole already (contract.Body)
+	}
 	var buf bytes.Buffer
 	if size > 0 {
 		buf.Grow(int(min(size, 64<<20)) + bytes.MinRead)
