@@ -1,6 +1,8 @@
 package mediamock_test
 
 import (
+	"context"
+	"net/http"
 	"testing"
 	"time"
 
@@ -54,4 +56,34 @@ func TestDocsEvolve(t *testing.T) {
 	for _, e := range sb.Journal(mediamock.JournalFilter{}) {
 		t.Log(e.Path, e.Evolved)
 	}
+}
+
+func TestDocsGradeYourClient(t *testing.T) {
+	srv := mediamock.RunT(t)
+	sb := srv.Sandbox(t)
+	defer sb.AssertGoodClient(t) // or AssertGoodClient(t, "error") for errors alone
+	// ... the client under test, with sb.APIKey
+	r, err := sb.Report("poll-unknown-id")
+	if err != nil || r.Failed {
+		t.Fatal(err, r.Findings)
+	}
+}
+
+func TestDocsWaitForARequest(t *testing.T) {
+	srv := mediamock.RunT(t)
+	seq := srv.JournalSeq()
+	go func() { // the client under test, acting in the background
+		req, _ := http.NewRequest("GET", srv.BaseURL()+"/account", nil)
+		req.Header.Set("Authorization", "Bearer "+mediamock.KeyAllScopes)
+		if resp, err := srv.Client().Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	e, err := srv.AwaitRequest(ctx, mediamock.JournalFilter{After: seq, Operation: "getAccount"})
+	if err != nil {
+		t.Fatal(err) // the client never sent it
+	}
+	t.Log(e.Seq, e.Status)
 }
