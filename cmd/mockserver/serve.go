@@ -209,12 +209,19 @@ func usage(fs *flag.FlagSet, mcp bool) {
 		usageCommands(w)
 		fmt.Fprintf(w, "\n%s\n\nFlags (each also an environment variable; a flag wins over its variable):\n", serveAbout)
 	}
+	printFlags(w, fs, envName, 20)
+}
+
+// printFlags lists a command's flags for its --help: each with its
+// environment variable, its help and its default (a zero one is not
+// said), the names padded to width.
+func printFlags(w io.Writer, fs *flag.FlagSet, env func(string) string, width int) {
 	fs.VisitAll(func(f *flag.Flag) {
 		def := ""
 		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
 			def = " (default " + f.DefValue + ")"
 		}
-		fmt.Fprintf(w, "  --%-20s %s\n      %s%s\n", f.Name, envName(f.Name), f.Usage, def)
+		fmt.Fprintf(w, "  --%-*s %s\n      %s%s\n", width, f.Name, env(f.Name), f.Usage, def)
 	})
 }
 
