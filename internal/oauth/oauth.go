@@ -443,20 +443,20 @@ func ResourceMetadataURL(root string) string { return root + ResourceMetadataPat
 
 func (s *Server) serverMetadata(root string) map[string]any {
 	return map[string]any{
-		"issuer":                                     root,
-		"authorization_endpoint":                     root + AuthorizePath,
-		"token_endpoint":                             root + TokenPath,
-		"registration_endpoint":                      root + RegisterPath,
-		"revocation_endpoint":                        root + RevokePath,
-		"scopes_supported":                           Scopes,
-		"response_types_supported":                   []string{"code"},
-		"response_modes_supported":                   []string{"query"},
-		"grant_types_supported":                      []string{"authorization_code", "refresh_token"},
-		"code_challenge_methods_supported":           []string{"S256"},
+		"issuer":                           root,
+		"authorization_endpoint":           root + AuthorizePath,
+		"token_endpoint":                   root + TokenPath,
+		"registration_endpoint":            root + RegisterPath,
+		"revocation_endpoint":              root + RevokePath,
+		"scopes_supported":                 Scopes,
+		"response_types_supported":         []string{"code"},
+		"response_modes_supported":         []string{"query"},
+		"grant_types_supported":            []string{"authorization_code", "refresh_token"},
+		"code_challenge_methods_supported": []string{"S256"},
 		// The authorization response names the issuer (RFC 9207).
 		"authorization_response_iss_parameter_supported": true,
-		"token_endpoint_auth_methods_supported":      []string{"none", "client_secret_post", "client_secret_basic"},
-		"revocation_endpoint_auth_methods_supported": []string{"none", "client_secret_post", "client_secret_basic"},
+		"token_endpoint_auth_methods_supported":          []string{"none", "client_secret_post", "client_secret_basic"},
+		"revocation_endpoint_auth_methods_supported":     []string{"none", "client_secret_post", "client_secret_basic"},
 	}
 }
 
