@@ -97,6 +97,11 @@ type Options struct {
 	// reached, a workspace under its own cap still opens a session: the
 	// least recently used session of the workspace holding the most ends.
 	MaxMCPSessions, MaxMCPWorkspaceSessions int
+	// MCPMaxWait, when positive, caps the wait_seconds of MCP tool calls
+	// (whole seconds, at most 55): many MCP clients give up on a call
+	// after 60 s, and a 55 s wait plus latency can cross that; the call
+	// then answers with the job still running. 0: the API's 55.
+	MCPMaxWait int
 	// OAuthApprove, when not zero, makes the authorization server approve
 	// every authorization request at once for that workspace, without its
 	// consent page: for tests that run an OAuth client without a browser.

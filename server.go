@@ -158,7 +158,7 @@ func New(o Options) (*Server, error) {
 		WallClock: o.WallClock, Stop: s.stop, Sleep: sleep, PublicURL: o.PublicURL, MaxBodyBytes: o.MaxBodyBytes,
 		Strict: o.Strict, Evolve: o.Evolve, ControlToken: o.ControlToken, Start: resetStart, Operations: operations(api),
 		AllowedHosts: allowedHosts(o), MaxSandboxes: o.MaxSandboxes,
-		MaxMCPSessions: o.MaxMCPSessions, MaxMCPWorkspaceSessions: o.MaxMCPWorkspaceSessions,
+		MaxMCPSessions: o.MaxMCPSessions, MaxMCPWorkspaceSessions: o.MaxMCPWorkspaceSessions, MCPMaxWait: o.MCPMaxWait,
 		Journals: journal.NewRings(min(o.JournalSize, SandboxJournalSize), o.JournalBodyBytes)}
 	if err := s.env.AdoptLegacyFaults(); err != nil { // an older state file's
 		s.eng.Close()

@@ -35,6 +35,24 @@ type ClientSummary struct {
 	RateLimited int `json:"rate_limited"`
 	// ReadShare is the share of the requests that read a job (0 to 1).
 	ReadShare float64 `json:"read_share"`
+	// Minutes are the rate windows the requests fell in, on the mock's
+	// clock, oldest first: how each minute's budget was spent.
+	Minutes []ClientMinute `json:"minutes"`
+}
+
+// ClientMinute is one minute of a workspace's requests, as the rate limit
+// counts them.
+type ClientMinute struct {
+	// Start is the minute's start, on the mock's clock.
+	Start time.Time `json:"start"`
+	// WorkspaceID is the workspace whose window it is.
+	WorkspaceID uint64 `json:"workspace_id"`
+	// Requests counts the requests that count against the window.
+	Requests int `json:"requests"`
+	// Reads counts those that read a job.
+	Reads int `json:"reads"`
+	// RateLimited counts the answers 429 rate_limited.
+	RateLimited int `json:"rate_limited"`
 }
 
 // ClientFinding is a rule a client broke, with the requests that show it.

@@ -74,13 +74,7 @@ keys and spending also read the Go test's MEDIAMOCK_CONFORMANCE_URL, MEDIAMOCK_K
 _GENERATE, _PUBLISH, _ALL and MEDIAMOCK_SPEND_CREDITS=1). Give keys in the environment:
 a flag's value is visible to every user of the machine.
 `)
-		fs.VisitAll(func(f *flag.Flag) {
-			def := ""
-			if f.DefValue != "" && f.DefValue != "false" {
-				def = " (default " + f.DefValue + ")"
-			}
-			fmt.Fprintf(w, "  --%-14s %s\n      %s%s\n", f.Name, conformanceEnvName(f.Name), f.Usage, def)
-		})
+		printFlags(w, fs, conformanceEnvName, 14)
 	}
 	return s, fs
 }

@@ -68,13 +68,7 @@ func reportFlags() (*reportSettings, *flag.FlagSet) {
 
 Flags (each also an environment variable; a flag wins over its variable):
 `)
-		fs.VisitAll(func(f *flag.Flag) {
-			def := ""
-			if f.DefValue != "" && f.DefValue != "0" {
-				def = " (default " + f.DefValue + ")"
-			}
-			fmt.Fprintf(w, "  --%-14s %s\n      %s%s\n", f.Name, reportEnvName(f.Name), f.Usage, def)
-		})
+		printFlags(w, fs, reportEnvName, 14)
 	}
 	return s, fs
 }

@@ -35,7 +35,7 @@ type settings struct {
 	exitWithParent                                             bool
 	tlsCert, tlsKey                                            string
 	controlToken, allowedHosts, fileSecret, logLevel           string
-	journalSize, journalBody, maxSandboxes                     int
+	journalSize, journalBody, maxSandboxes, mcpMaxWait         int
 	maxBody                                                    int64
 	shutdownTimeout, readTimeout, writeTimeout, idleTimeout    time.Duration
 	source                                                     map[string]string // flag -> where its value came from
@@ -117,6 +117,7 @@ func serveFlags(mcp bool) (*settings, *flag.FlagSet) {
 	fs.IntVar(&s.journalSize, "journal-size", 500, "requests the journal keeps (0 turns it off)")
 	fs.IntVar(&s.journalBody, "journal-body-bytes", 4096, "bytes of each body the journal keeps")
 	fs.IntVar(&s.maxSandboxes, "max-sandboxes", 1000, "how many sandboxes may exist at once (one more is refused with 409)")
+	fs.IntVar(&s.mcpMaxWait, "mcp-max-wait", 0, "cap the wait_seconds of MCP tool calls at this many seconds, 1 to 55 (0: no cap); many MCP clients give up on a call after 60 s")
 	fs.Uint64Var(&s.oauthApprove, "oauth-approve", 0, "approve every OAuth authorization request at once for this workspace id, without the consent page (for OAuth clients in tests)")
 	fs.BoolVar(&s.coverage, "coverage-report", false, "print the coverage table to stderr at shutdown")
 	fs.DurationVar(&s.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long requests in flight may take at shutdown")
@@ -161,6 +162,9 @@ func (s *settings) options(log *slog.Logger) (mediamock.Options, error) {
 	if s.journalSize < 0 || s.journalBody < 0 {
 		return mediamock.Options{}, fmt.Errorf("%s and %s must not be negative", s.name("journal-size"), s.name("journal-body-bytes"))
 	}
+	if s.mcpMaxWait < 0 || s.mcpMaxWait > 55 {
+		return mediamock.Options{}, fmt.Errorf("%s must be between 0 and 55 seconds, got %d", s.name("mcp-max-wait"), s.mcpMaxWait)
+	}
 	if s.maxSandboxes < 1 {
 		return mediamock.Options{}, fmt.Errorf("%s must be at least 1, got %d", s.name("max-sandboxes"), s.maxSandboxes)
 	}
@@ -181,7 +185,7 @@ func (s *settings) options(log *slog.Logger) (mediamock.Options, error) {
 		Addr: s.addr, DBPath: s.db, Durable: s.durable, Reset: s.reset, Seed: s.seed, Clock: mode, StartTime: start,
 		Speed: s.speed, FixturesPath: s.fixtures, PublicURL: s.publicURL, MaxBodyBytes: s.maxBody, Strict: s.strict, Evolve: s.evolve, Logger: log,
 		FetchImages: s.fetchImages, ControlToken: s.controlToken, JournalSize: journal, JournalBodyBytes: s.journalBody,
-		AllowedHosts: hosts, FileSecret: s.fileSecret, MaxSandboxes: s.maxSandboxes, OAuthApprove: s.oauthApprove, ReadTimeout: s.readTimeout, WriteTimeout: s.writeTimeout, IdleTimeout: s.idleTimeout,
+		AllowedHosts: hosts, FileSecret: s.fileSecret, MaxSandboxes: s.maxSandboxes, MCPMaxWait: s.mcpMaxWait, OAuthApprove: s.oauthApprove, ReadTimeout: s.readTimeout, WriteTimeout: s.writeTimeout, IdleTimeout: s.idleTimeout,
 		TLS: s.tls, TLSCert: s.tlsCert, TLSKey: s.tlsKey,
 	}, nil
 }
@@ -209,12 +213,19 @@ func usage(fs *flag.FlagSet, mcp bool) {
 		usageCommands(w)
 		fmt.Fprintf(w, "\n%s\n\nFlags (each also an environment variable; a flag wins over its variable):\n", serveAbout)
 	}
+	printFlags(w, fs, envName, 20)
+}
+
+// printFlags lists a command's flags for its --help: each with its
+// environment variable, its help and its default (a zero one is not
+// said), the names padded to width.
+func printFlags(w io.Writer, fs *flag.FlagSet, env func(string) string, width int) {
 	fs.VisitAll(func(f *flag.Flag) {
 		def := ""
 		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
 			def = " (default " + f.DefValue + ")"
 		}
-		fmt.Fprintf(w, "  --%-20s %s\n      %s%s\n", f.Name, envName(f.Name), f.Usage, def)
+		fmt.Fprintf(w, "  --%-*s %s\n      %s%s\n", width, f.Name, env(f.Name), f.Usage, def)
 	})
 }
 

@@ -60,13 +60,7 @@ func specdiffFlags() (*specdiffSettings, *flag.FlagSet) {
 
 Flags (each also an environment variable; a flag wins over its variable):
 `)
-		fs.VisitAll(func(f *flag.Flag) {
-			def := ""
-			if f.DefValue != "" {
-				def = " (default " + f.DefValue + ")"
-			}
-			fmt.Fprintf(w, "  --%-10s %s\n      %s%s\n", f.Name, specdiffEnvName(f.Name), f.Usage, def)
-		})
+		printFlags(w, fs, specdiffEnvName, 10)
 	}
 	return s, fs
 }

@@ -90,6 +90,15 @@ func TestForcedResponsesAndLatency(t *testing.T) {
 	}
 	assert.Equal(t, "account", testkit.API(t, srv, "GET", "/account", "")["object"], "the faults are used up")
 
+	// A forced 429's headers say what it says: nothing left, and when to
+	// come back.
+	testkit.Control(t, srv, "POST", "/faults/responses", `{"operation":"getAccount","status":429}`)
+	status, _, h := testkit.REST(t, srv, mediamock.KeyAllScopes, "GET", "/account", nil)
+	assert.Equal(t, http.StatusTooManyRequests, status)
+	assert.Equal(t, "0", h.Get("X-RateLimit-Remaining"))
+	assert.Equal(t, "120", h.Get("X-RateLimit-Limit"))
+	assert.NotEmpty(t, h.Get("Retry-After"))
+
 	status, body = testkit.Control(t, srv, "PUT", "/faults/latency/listModels", `{"ms":250}`)
 	require.Equal(t, http.StatusOK, status, body)
 	assert.Contains(t, body, `"latency_ms":{"listModels":250}`)

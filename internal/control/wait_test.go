@@ -2,9 +2,11 @@ package control_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -118,4 +120,52 @@ func TestAwaitRequest(t *testing.T) {
 	cancel()
 	_, err := srv.AwaitRequest(ctx, mediamock.JournalFilter{After: srv.JournalSeq()})
 	assert.ErrorIs(t, err, context.Canceled)
+}
+
+// BenchmarkThousandHTTPWaits: 1,000 waits for a request in progress at
+// once over HTTP; reports the memory they hold, client and server together
+// (one process: an upper bound of the server's share), and the time one
+// matching request takes to answer them all.
+func BenchmarkThousandHTTPWaits(b *testing.B) {
+	const n = 1000
+	srv := mediamock.RunT(b)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: n, MaxConnsPerHost: 0}}
+	defer client.CloseIdleConnections()
+	waiting := func() float64 {
+		resp, err := client.Get(srv.URL() + "/_mock/journal?limit=1")
+		require.NoError(b, err)
+		defer resp.Body.Close()
+		var j struct{ Waiting float64 }
+		require.NoError(b, json.NewDecoder(resp.Body).Decode(&j))
+		return j.Waiting
+	}
+	for range b.N {
+		before := testkit.HeapInUse()
+		var stacks runtime.MemStats
+		runtime.ReadMemStats(&stacks)
+		done := make(chan int, n)
+		for range n {
+			go func() {
+				resp, err := client.Get(srv.URL() + "/_mock/journal/wait?operation=getAccount&timeout=50")
+				if err != nil {
+					done <- 0
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				done <- resp.StatusCode
+			}()
+		}
+		testkit.Poll(b, "every wait in progress", func() bool { return waiting() == n })
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		held := float64(testkit.HeapInUse()-before+after.StackInuse-stacks.StackInuse) / n
+		testkit.REST(b, srv, mediamock.KeyAllScopes, "GET", "/account", nil)
+		for range n {
+			if code := <-done; code != http.StatusOK {
+				b.Fatalf("a wait answered %d", code)
+			}
+		}
+		b.ReportMetric(held, "bytes/wait")
+	}
 }

@@ -71,6 +71,8 @@ type Env struct {
 	// MaxMCPSessions and MaxMCPWorkspaceSessions cap the MCP sessions of
 	// the server and of one workspace; 0 means the MCP front's defaults.
 	MaxMCPSessions, MaxMCPWorkspaceSessions int
+	// MCPMaxWait caps the wait_seconds of MCP tool calls; 0: none.
+	MCPMaxWait int
 
 	// Rendered keeps the JSON of final assets for list pages.
 	Rendered wire.Rendered

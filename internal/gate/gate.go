@@ -129,10 +129,11 @@ func (g *Gate) CountAs(p sim.Principal, scope string) (Pass, error) {
 
 // Forced is the error of a forced status for a request the gate let in:
 // a 429 sets the pass's Retry-After to the time until the workspace's
-// window resets.
+// window resets, and its Remaining to 0.
 func (g *Gate) Forced(status int, pass *Pass) error {
 	if status == 429 && pass.Authenticated() {
 		pass.Rate.RetryAfter = sim.RetryAfter(pass.Rate.Reset, g.eng.Clock().Now())
+		pass.Rate.Remaining = 0 // the headers say what the answer says: nothing left
 	}
 	return ForcedError(status, pass.Rate)
 }

@@ -154,6 +154,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		return
 	}
 	var msgs body
+	var raw []byte // a POST's body, for the SDK: a call the front answers lets it go
 	if r.Method == http.MethodPost {
 		// One buffer of the declared size: growing one would leave copies
 		// of a large message behind.
@@ -173,7 +174,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 			front.WriteRaw(w, http.StatusBadRequest, errorMessage(nil, rpcErr))
 			return
 		}
-		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(data)), int64(len(data))
+		raw = data
 	}
 	principal, _ := w.Principal()
 	var id json.RawMessage
@@ -203,6 +204,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 	defer x.finish()
 	if m := msgs.read(); m != nil && acceptsJSON(r) && (stateless && sessionless(r, m) ||
 		!stateless && strings.HasPrefix(m.Params.URI, assetURIPrefix) && f.owns(session, principal.WorkspaceID)) {
+		raw = nil
 		f.serveRead(w, x, m.ID, m.Params.URI, stateless)
 		return
 	}
@@ -215,6 +217,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		return
 	}
 	if m := msgs.call(); m != nil && f.answers(r, m, stateless, principal.WorkspaceID) {
+		raw = nil // the decoded message is all the call needs: a large body is not held twice
 		f.serveCall(w, r, x, m, stateless)
 		return
 	}
@@ -234,6 +237,9 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		}
 	}
 	tw := &transportWriter{Writer: w, post: r.Method == http.MethodPost, id: id, hold: msgs.batch, handshake: !stateless}
+	if raw != nil {
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(raw)), int64(len(raw))
+	}
 	h.ServeHTTP(tw, r.WithContext(withExchange(r.Context(), x)))
 	tw.finish()
 }

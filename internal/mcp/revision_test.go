@@ -9,12 +9,14 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 // The sessionless revision (2026-07-28) on every method the door offers,
@@ -170,4 +172,22 @@ func TestSessionlessRevisionOverStdio(t *testing.T) {
 	assert.Equal(t, float64(sdk.CodeUnsupportedProtocolVersion), refused["code"])
 	assert.Equal(t, "1900-01-01", refused["data"].(map[string]any)["requested"])
 	assert.Equal(t, float64(-32602), answers[4]["error"].(map[string]any)["code"], "an error stays an error")
+}
+
+// TestMCPMaxWaitCapsLongWaits: with a cap, a tool call's wait_seconds is
+// cut to it, and the call answers with the job still running (on the
+// virtual clock the wait moves time by the cap, not by 55 s); REST keeps
+// the API's 55.
+func TestMCPMaxWaitCapsLongWaits(t *testing.T) {
+	srv := mediamock.RunT(t, func(o *mediamock.Options) { o.MCPMaxWait = 10 })
+	c := connect(t, srv, mediamock.KeyAllScopes, latest)
+	before := srv.Now()
+	res := c.call("create_generation", map[string]any{"modality": "image", "model_id": "imagen-4",
+		"prompt": "a slow lighthouse [mock:delay=300]", "wait_seconds": 55}).ok()
+	assert.NotEqual(t, "completed", res.JSON["status"], "answered before the job ended")
+	assert.Equal(t, 10*time.Second, srv.Now().Sub(before), "the wait was cut to the cap")
+	id := res.id("assets.0.id")
+	before = srv.Now()
+	testkit.REST(t, srv, mediamock.KeyAllScopes, "GET", fmt.Sprintf("/generations/%d?wait_seconds=55", id), nil)
+	assert.Equal(t, 55*time.Second, srv.Now().Sub(before), "REST is not capped")
 }

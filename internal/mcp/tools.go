@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -114,6 +115,7 @@ type toolCall struct {
 func (f *Front) call(ctx context.Context, tc toolCall, c caller) *sdk.CallToolResult {
 	env, t := f.env, tc.tool
 	started := env.WallClock()
+	capWait(tc.args, env.MCPMaxWait)
 	hreq, vars, query, extra, rerr := t.request(ctx, tc.args, tc.bad)
 	if tc.progress != nil {
 		hreq = hreq.WithContext(sim.WithProgress(hreq.Context(), tc.progress))
@@ -232,6 +234,22 @@ func (t *tool) request(ctx context.Context, args map[string]json.RawMessage, bad
 		return stub(ctx, t.method), nil, nil, nil, sim.InvalidError([]sim.Violation{{In: "arguments", Reason: err.Error()}})
 	}
 	return r, vars, query, violations, nil
+}
+
+// capWait lowers a call's wait_seconds to limit (when positive): the call
+// answers, with the job as it then is, before an MCP client that gives up
+// on a long call does. A wait that is not a number is left to the
+// validator.
+func capWait(args map[string]json.RawMessage, limit int) {
+	if limit <= 0 {
+		return
+	}
+	if v, ok := args["wait_seconds"]; ok {
+		var n float64
+		if json.Unmarshal(v, &n) == nil && n > float64(limit) {
+			args["wait_seconds"] = json.RawMessage(strconv.Itoa(limit))
+		}
+	}
 }
 
 // bodyOf writes arguments as a JSON object, keys sorted and values as

@@ -61,7 +61,7 @@ func (s *Server) authorize(w *front.Writer, r *http.Request, root string) {
 	if redirect == "" && len(c.RedirectURIs) == 1 {
 		redirect = c.RedirectURIs[0]
 	}
-	if !slices.Contains(c.RedirectURIs, redirect) {
+	if !registeredRedirect(c.RedirectURIs, redirect) {
 		oauthError(w, http.StatusBadRequest, "invalid_request", "redirect_uri "+strconv.Quote(req.RedirectURI)+" is not one the client registered.")
 		return
 	}
@@ -89,6 +89,9 @@ func (s *Server) authorize(w *front.Writer, r *http.Request, root string) {
 	switch {
 	case rep != "":
 		fail("invalid_request", rep+" is given more than once (RFC 6749, 3.1).")
+		return
+	case req.ResponseType == "":
+		fail("invalid_request", "response_type is missing: send response_type=code.")
 		return
 	case req.ResponseType != "code":
 		fail("unsupported_response_type", "response_type must be code.")

@@ -443,18 +443,20 @@ func ResourceMetadataURL(root string) string { return root + ResourceMetadataPat
 
 func (s *Server) serverMetadata(root string) map[string]any {
 	return map[string]any{
-		"issuer":                                     root,
-		"authorization_endpoint":                     root + AuthorizePath,
-		"token_endpoint":                             root + TokenPath,
-		"registration_endpoint":                      root + RegisterPath,
-		"revocation_endpoint":                        root + RevokePath,
-		"scopes_supported":                           Scopes,
-		"response_types_supported":                   []string{"code"},
-		"response_modes_supported":                   []string{"query"},
-		"grant_types_supported":                      []string{"authorization_code", "refresh_token"},
-		"code_challenge_methods_supported":           []string{"S256"},
-		"token_endpoint_auth_methods_supported":      []string{"none", "client_secret_post", "client_secret_basic"},
-		"revocation_endpoint_auth_methods_supported": []string{"none", "client_secret_post", "client_secret_basic"},
+		"issuer":                           root,
+		"authorization_endpoint":           root + AuthorizePath,
+		"token_endpoint":                   root + TokenPath,
+		"registration_endpoint":            root + RegisterPath,
+		"revocation_endpoint":              root + RevokePath,
+		"scopes_supported":                 Scopes,
+		"response_types_supported":         []string{"code"},
+		"response_modes_supported":         []string{"query"},
+		"grant_types_supported":            []string{"authorization_code", "refresh_token"},
+		"code_challenge_methods_supported": []string{"S256"},
+		// The authorization response names the issuer (RFC 9207).
+		"authorization_response_iss_parameter_supported": true,
+		"token_endpoint_auth_methods_supported":          []string{"none", "client_secret_post", "client_secret_basic"},
+		"revocation_endpoint_auth_methods_supported":     []string{"none", "client_secret_post", "client_secret_basic"},
 	}
 }
 
@@ -538,6 +540,34 @@ func (s *Server) register(w *front.Writer, r *http.Request) {
 		return
 	}
 	front.WriteJSON(w, http.StatusCreated, c)
+}
+
+// registeredRedirect reports whether a redirect URI of an authorization
+// request is one the client registered: the same, or, for a loopback one
+// (127.0.0.1, [::1], localhost over http), the same but for its port: a
+// native app listens on whatever port is free (RFC 8252, 7.3; OAuth 2.1).
+func registeredRedirect(registered []string, got string) bool {
+	if slices.Contains(registered, got) {
+		return true
+	}
+	g, err := url.Parse(got)
+	if err != nil || !loopbackHTTP(g) {
+		return false
+	}
+	for _, r := range registered {
+		u, err := url.Parse(r)
+		if err == nil && loopbackHTTP(u) && u.Hostname() == g.Hostname() && u.Path == g.Path && u.RawQuery == g.RawQuery &&
+			u.User == nil && g.User == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// loopbackHTTP reports whether a URI is http on a loopback host.
+func loopbackHTTP(u *url.URL) bool {
+	h := u.Hostname()
+	return strings.EqualFold(u.Scheme, "http") && (h == "127.0.0.1" || h == "::1" || h == "localhost")
 }
 
 // checkRedirectURI says what is wrong with a redirect URI ("" if nothing):

@@ -218,11 +218,32 @@ type grader struct {
 	lostCreation []controlapi.JournalEntry
 	initializes  []string
 	toolCalls    int
+	minutes      map[minuteKey]*controlapi.ClientMinute
+	minuteOrder  []minuteKey
+}
+
+type minuteKey struct {
+	ws    uint64
+	start int64
+}
+
+// minute is the rate window of a request that counts against it.
+func (g *grader) minute(e *controlapi.JournalEntry) *controlapi.ClientMinute {
+	start := e.SimTime.Truncate(time.Minute)
+	k := minuteKey{e.WorkspaceID, start.Unix()}
+	m, ok := g.minutes[k]
+	if !ok {
+		m = &controlapi.ClientMinute{Start: start.UTC(), WorkspaceID: e.WorkspaceID}
+		g.minutes[k] = m
+		g.minuteOrder = append(g.minuteOrder, k)
+	}
+	return m
 }
 
 func (g *grader) run() error {
 	g.retryUntil, g.lastFailure = map[uint64]time.Time{}, map[string]controlapi.JournalEntry{}
 	g.fileTrouble, g.expired, g.cutShort = map[uint64]int{}, map[string]bool{}, map[string]bool{}
+	g.minutes = map[minuteKey]*controlapi.ClientMinute{}
 	g.summary.Requests = len(g.in.Entries)
 	g.summary.Dropped = max(0, g.in.Recorded-int64(len(g.in.Entries)))
 	for i := range g.in.Entries {
@@ -235,6 +256,10 @@ func (g *grader) run() error {
 		g.summary.ReadShare = float64(g.reads) / float64(g.summary.Requests)
 	}
 	g.summary.Jobs = len(g.order)
+	g.summary.Minutes = []controlapi.ClientMinute{}
+	for _, k := range g.minuteOrder {
+		g.summary.Minutes = append(g.summary.Minutes, *g.minutes[k])
+	}
 	return nil
 }
 
@@ -378,6 +403,16 @@ var reads = map[string]string{"getGeneration": "generation", "getAsset": "genera
 func (g *grader) entry(e *controlapi.JournalEntry) error {
 	ws := e.WorkspaceID
 	c := callOf(e)
+	if ws != 0 && counts(e) {
+		m := g.minute(e)
+		m.Requests++
+		if _, ok := reads[c.op]; ok {
+			m.Reads++
+		}
+		if e.Status == 429 && e.ErrorCode == "rate_limited" {
+			m.RateLimited++
+		}
+	}
 
 	// The rate window: a request inside a 429's Retry-After, a retry
 	// without backoff.
@@ -595,6 +630,16 @@ func Text(r Report) []byte {
 		fmt.Fprintf(&b, " (the journal dropped %d older ones)", r.Summary.Dropped)
 	}
 	fmt.Fprintf(&b, ", %d jobs, %d rate limited, %.0f%% of requests read jobs.\n", r.Summary.Jobs, r.Summary.RateLimited, 100*r.Summary.ReadShare)
+	var busiest *controlapi.ClientMinute
+	for i, m := range r.Summary.Minutes {
+		if busiest == nil || m.Requests > busiest.Requests {
+			busiest = &r.Summary.Minutes[i]
+		}
+	}
+	if busiest != nil {
+		fmt.Fprintf(&b, "Busiest minute: %d requests (%d reads of jobs, %d rate limited) of workspace %d from %s.\n",
+			busiest.Requests, busiest.Reads, busiest.RateLimited, busiest.WorkspaceID, busiest.Start.Format(time.RFC3339))
+	}
 	if len(r.Findings) == 0 {
 		b.WriteString("No findings: the client behaved well.\n")
 	}

@@ -233,6 +233,10 @@ func TestReferenceClients(t *testing.T) {
 	require.NotNil(t, naive.Jobs[0].LagSeconds)
 	assert.Greater(t, *naive.Jobs[0].LagSeconds, 30.0, "refused until the window reopened")
 	assert.Greater(t, naive.Summary.RateLimited, 100)
+	require.NotEmpty(t, naive.Summary.Minutes)
+	first := naive.Summary.Minutes[0]
+	assert.Greater(t, first.Reads, 100, "the first minute went on reads")
+	assert.Equal(t, first.Requests-20, first.RateLimited, "20 let through, the rest refused")
 	assert.Equal(t, naive.Summary.RateLimited, finding(t, naive, "rate-limited").Count)
 	assert.NotEmpty(t, finding(t, naive, "retry-after-ignored").RequestIDs)
 
