@@ -57,8 +57,9 @@ type Options struct {
 	// URL's host) that may reach the control API and appear in addresses;
 	// "*" allows any.
 	AllowedHosts []string
-	// FileSecret, when set, is mixed into file addresses so that they
-	// cannot be computed from the seed (a server shared beyond one machine).
+	// FileSecret, when set, keys file addresses and the signatures of
+	// expiring ones (HMAC), so that they cannot be computed from the seed
+	// (a server shared beyond one machine).
 	FileSecret string
 	// ReadTimeout bounds reading a whole request, body included; 0 means
 	// 60 seconds. WriteTimeout bounds a whole response; 0 means 90 seconds,

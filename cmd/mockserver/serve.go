@@ -107,7 +107,7 @@ func serveFlags(mcp bool) (*settings, *flag.FlagSet) {
 	fs.BoolVar(&s.fetchImages, "fetch-images", false, "fetch https image URLs for real (default: a deterministic placeholder, no network)")
 	fs.StringVar(&s.controlToken, "control-token", "", "protect the control API with this bearer token")
 	fs.StringVar(&s.allowedHosts, "allowed-hosts", "", "comma-separated host names, besides loopback ones and the public URL's, that may reach the control API and appear in file URLs (* for any)")
-	fs.StringVar(&s.fileSecret, "file-secret", "", "mix this secret into file addresses so they cannot be computed from the seed")
+	fs.StringVar(&s.fileSecret, "file-secret", "", "key file addresses and the signatures of expiring ones with this secret (HMAC), so they cannot be computed from the seed")
 	fs.BoolVar(&s.tls, "tls", false, "serve https with a certificate made on first start and kept beside the state file (a local CA to trust, printed at start and served at "+mediamock.CAPath+")")
 	fs.StringVar(&s.tlsCert, "tls-cert", "", "serve https with this PEM certificate (with its chain) instead; needs --tls-key")
 	fs.StringVar(&s.tlsKey, "tls-key", "", "the PEM key of --tls-cert")
