@@ -81,15 +81,8 @@ a flag's value is visible to every user of the machine.
 
 func parseConformanceSettings(args []string, getenv func(string) string, stdout, stderr io.Writer) (*conformanceSettings, error) {
 	s, fs := conformanceFlags()
-	if err := parseFlags(fs, args, stdout, stderr); err != nil {
-		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
 	var err error
-	s.source, err = applyEnv(fs, conformanceEnvName, getenv)
-	if err != nil {
+	if s.source, err = parseCommandLine(fs, args, conformanceEnvName, getenv, stdout, stderr); err != nil {
 		return nil, err
 	}
 	// The Go test's names, for what neither a flag nor our own variable set.

@@ -86,6 +86,19 @@ func commandLine(name string, err error, stderr io.Writer) (code int, stop bool)
 // errShown is a command line error already told to the user.
 var errShown = errors.New("bad command line")
 
+// parseCommandLine parses a command that takes flags only: its flags
+// (parseFlags), no argument after them, then the environment variables of
+// the flags the command line left out (applyEnv, whose sources it returns).
+func parseCommandLine(fs *flag.FlagSet, args []string, env, getenv func(string) string, stdout, stderr io.Writer) (map[string]string, error) {
+	if err := parseFlags(fs, args, stdout, stderr); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return applyEnv(fs, env, getenv)
+}
+
 // parseFlags parses a command's flags: --help prints the usage on stdout
 // (flag.ErrHelp, exit 0); a bad flag prints one line and a hint on
 // stderr, not the whole usage (errShown, exit 2).

@@ -71,15 +71,8 @@ func proxyFlags() (*proxySettings, *flag.FlagSet) {
 
 func parseProxySettings(args []string, getenv func(string) string, stdout, stderr io.Writer) (*proxySettings, error) {
 	s, fs := proxyFlags()
-	if err := parseFlags(fs, args, stdout, stderr); err != nil {
-		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
 	var err error
-	s.source, err = applyEnv(fs, proxyEnvName, getenv)
-	if err != nil {
+	if s.source, err = parseCommandLine(fs, args, proxyEnvName, getenv, stdout, stderr); err != nil {
 		return nil, err
 	}
 	name := s.name

@@ -75,13 +75,7 @@ Flags (each also an environment variable; a flag wins over its variable):
 
 func parseReportSettings(args []string, getenv func(string) string, stdout, stderr io.Writer) (*reportSettings, error) {
 	s, fs := reportFlags()
-	if err := parseFlags(fs, args, stdout, stderr); err != nil {
-		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	if _, err := applyEnv(fs, reportEnvName, getenv); err != nil {
+	if _, err := parseCommandLine(fs, args, reportEnvName, getenv, stdout, stderr); err != nil {
 		return nil, err
 	}
 	var failOn []string

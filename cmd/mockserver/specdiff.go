@@ -67,14 +67,8 @@ Flags (each also an environment variable; a flag wins over its variable):
 
 func parseSpecdiffSettings(args []string, getenv func(string) string, stdout, stderr io.Writer) (*specdiffSettings, error) {
 	s, fs := specdiffFlags()
-	if err := parseFlags(fs, args, stdout, stderr); err != nil {
-		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
 	var err error
-	if s.source, err = applyEnv(fs, specdiffEnvName, getenv); err != nil {
+	if s.source, err = parseCommandLine(fs, args, specdiffEnvName, getenv, stdout, stderr); err != nil {
 		return nil, err
 	}
 	name := func(f string) string {

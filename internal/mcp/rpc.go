@@ -131,14 +131,18 @@ func (m *message) named() (string, bool) {
 // does (the sessionless revision's error, which clients of every revision
 // read as a refusal of the version).
 func versionError(requested string) *jsonrpc.Error {
-	data, _ := json.Marshal(sdk.UnsupportedProtocolVersionData{Supported: sdk.SupportedProtocolVersions(), Requested: requested})
+	data, _ := json.Marshal(sdk.UnsupportedProtocolVersionData{Supported: supportedVersions, Requested: requested})
 	return &jsonrpc.Error{Code: sdk.CodeUnsupportedProtocolVersion,
-		Message: fmt.Sprintf("Unsupported protocol version %q: this server speaks %s.", requested, strings.Join(sdk.SupportedProtocolVersions(), ", ")),
+		Message: fmt.Sprintf("Unsupported protocol version %q: this server speaks %s.", requested, strings.Join(supportedVersions, ", ")),
 		Data:    data}
 }
 
+// supportedVersions are the protocol revisions the server speaks (the
+// SDK's), read once: every request's header is checked against them.
+var supportedVersions = sdk.SupportedProtocolVersions()
+
 // knownVersion reports whether the server speaks a protocol revision.
-func knownVersion(v string) bool { return slices.Contains(sdk.SupportedProtocolVersions(), v) }
+func knownVersion(v string) bool { return slices.Contains(supportedVersions, v) }
 
 // checkHeaders holds a sessionless request to the revision's standard
 // headers: Mcp-Method names the message's method, and Mcp-Name the tool,

@@ -211,7 +211,9 @@ func vet(data []byte) vetted {
 					ProtocolVersion string `json:"io.modelcontextprotocol/protocolVersion"`
 				} `json:"_meta"`
 			}
-			_ = json.Unmarshal(req.Params, &p)
+			if bytes.Contains(req.Params, []byte(`"io.modelcontextprotocol/protocolVersion"`)) {
+				_ = json.Unmarshal(req.Params, &p) // a message of the sessionless revision: its version
+			}
 			switch version := p.Meta.ProtocolVersion; {
 			case version != "" && !knownVersion(version) && len(raws) == 1:
 				id, _ := json.Marshal(req.ID.Raw())
