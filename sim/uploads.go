@@ -60,6 +60,9 @@ func (e *Engine) Upload(ctx context.Context, p Principal, in UploadInput) (Asset
 		img, err = checkImage(in.Data)
 	case in.ImageURL != "":
 		img, err = e.resolveImage(ctx, p.WorkspaceID, in.ImageURL, true)
+		if strings.HasPrefix(in.ImageURL, "data:") {
+			in.ImageURL = "" // decoded: the URI's megabytes go while the image is stored
+		}
 	default:
 		return Asset{}, InvalidError([]Violation{{In: "body", Field: "image_url", Reason: "an image source is required: image_url (JSON or form field) or a file part (multipart)"}})
 	}

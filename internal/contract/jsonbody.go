@@ -84,8 +84,8 @@ func validateJSONBody(input *openapi3filter.RequestValidationInput, rb *openapi3
 		return nil
 	}
 	schema := rb.Content.Get(input.Request.Header.Get("Content-Type")).Schema
-	var value any
-	if err := json.Unmarshal(data, &value); err != nil {
+	value, err := decodeAny(data)
+	if err != nil {
 		return &openapi3filter.RequestError{Input: input, RequestBody: rb, Reason: "failed to decode request body",
 			Err: &openapi3filter.ParseError{Kind: openapi3filter.KindInvalidFormat, Cause: jsonSyntax(err)}}
 	}

@@ -41,9 +41,9 @@ type message struct {
 	ID      json.RawMessage `json:"id"`
 	Method  string          `json:"method"`
 	Params  struct {
-		Name      string                     `json:"name"`
-		Arguments map[string]json.RawMessage `json:"arguments"`
-		URI       string                     `json:"uri"`
+		Name      string    `json:"name"`
+		Arguments arguments `json:"arguments"`
+		URI       string    `json:"uri"`
 		Meta      struct {
 			ProgressToken      json.RawMessage `json:"progressToken"`
 			ProtocolVersion    string          `json:"io.modelcontextprotocol/protocolVersion"`
@@ -56,6 +56,49 @@ type message struct {
 	} `json:"params"`
 	Result json.RawMessage `json:"result"`
 	Error  json.RawMessage `json:"error"`
+}
+
+// arguments are a tool call's arguments as the front reads them from a
+// POST's body: each value shares the body's bytes, so a 10 MB argument is
+// not copied out of the message; object is the object as sent, which is
+// the operation's body as it stands when every argument belongs in the
+// body (tool.request). The body is read whole into a buffer of its own
+// that nothing changes, which makes the sharing safe.
+type arguments struct {
+	m      map[string]json.RawMessage
+	object []byte
+	bad    bool // neither an object nor null: the SDK answers such a call
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (a *arguments) UnmarshalJSON(b []byte) error {
+	switch t := bytes.TrimSpace(b); {
+	case string(t) == "null":
+		return nil
+	case len(t) == 0 || t[0] != '{':
+		a.bad = true
+		return nil
+	}
+	var m map[string]sharedRaw
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	a.m = make(map[string]json.RawMessage, len(m))
+	for k, v := range m {
+		a.m[k] = json.RawMessage(v)
+	}
+	a.object = b
+	return nil
+}
+
+// sharedRaw is a json.RawMessage that shares the document's bytes rather
+// than copying them (see arguments).
+type sharedRaw []byte
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (r *sharedRaw) UnmarshalJSON(b []byte) error {
+	*r = b
+	return nil
 }
 
 // progress is the call's progress token, nil without one.
@@ -226,6 +269,9 @@ func (f *Front) decode(data []byte) (body, *jsonrpc.Error) {
 		b.odd = true
 	}
 	for _, m := range b.msgs {
+		b.odd = b.odd || m.Params.Arguments.bad
+	}
+	for _, m := range b.msgs {
 		if m.Method == "" && m.Result == nil && m.Error == nil {
 			return b, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid request: a message without a method is a response, and carries a result or an error."}
 		}
@@ -269,7 +315,7 @@ func sessionless(r *http.Request, m *message) bool {
 // serveCall answers a tool call the front answers itself (answers).
 func (f *Front) serveCall(w *front.Writer, r *http.Request, x *exchange, m *message, stateless bool) {
 	t := f.toolNamed(m.Params.Name)
-	tc := toolCall{tool: t, args: m.Params.Arguments, drop: w.Abort}
+	tc := toolCall{tool: t, args: m.Params.Arguments.m, object: m.Params.Arguments.object, drop: w.Abort}
 	var events *eventStream
 	if token := m.progress(); token != nil {
 		events = &eventStream{w: w}

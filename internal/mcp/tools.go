@@ -98,6 +98,9 @@ type toolCall struct {
 	args map[string]json.RawMessage
 	bad  bool            // the arguments are not a JSON object
 	raw  json.RawMessage // the arguments as sent, for the journal of a call over stdio
+	// object is the arguments' object as sent in a POST's body, the
+	// operation's body as it stands when every argument belongs in it.
+	object []byte
 	// progress, when the call carries a progress token, reports the
 	// statuses a long poll reads.
 	progress func(status string)
@@ -115,8 +118,11 @@ type toolCall struct {
 func (f *Front) call(ctx context.Context, tc toolCall, c caller) *sdk.CallToolResult {
 	env, t := f.env, tc.tool
 	started := env.WallClock()
-	capWait(tc.args, env.MCPMaxWait)
-	hreq, vars, query, extra, rerr := t.request(ctx, tc.args, tc.bad)
+	object := tc.object
+	if capWait(tc.args, env.MCPMaxWait) {
+		object = nil // the wait the call asked for is not the one it gets
+	}
+	hreq, vars, query, extra, rerr := t.request(ctx, tc.args, object, tc.bad)
 	if tc.progress != nil {
 		hreq = hreq.WithContext(sim.WithProgress(hreq.Context(), tc.progress))
 	}
@@ -174,13 +180,14 @@ func decodeArguments(raw json.RawMessage) (args map[string]json.RawMessage, bad 
 // args are the call's arguments, decoded once; the request takes them
 // apart (it deletes the parameters from the map). bad says the arguments
 // were not a JSON object.
-func (t *tool) request(ctx context.Context, args map[string]json.RawMessage, bad bool) (*http.Request, map[string]string, url.Values, []sim.Violation, error) {
+func (t *tool) request(ctx context.Context, args map[string]json.RawMessage, object []byte, bad bool) (*http.Request, map[string]string, url.Values, []sim.Violation, error) {
 	if bad {
 		return stub(ctx, t.method), nil, nil, nil, sim.InvalidError([]sim.Violation{{In: "arguments", Reason: "the arguments must be a JSON object"}})
 	}
 	if args == nil {
 		args = map[string]json.RawMessage{}
 	}
+	given := len(args)
 	var violations []sim.Violation
 	vars := map[string]string{}
 	path := t.path
@@ -205,6 +212,9 @@ func (t *tool) request(ctx context.Context, args map[string]json.RawMessage, bad
 	}
 	var body []byte
 	switch {
+	case t.args.Body && len(args) > 0 && len(args) == given && object != nil:
+		body = object // every argument is the body's: the object as sent, not a copy
+		clear(args)
 	case t.args.Body && (len(args) > 0 || t.args.BodyRequired):
 		body = bodyOf(args)
 		clear(args) // the body holds them now: a large argument is not held twice
@@ -240,16 +250,18 @@ func (t *tool) request(ctx context.Context, args map[string]json.RawMessage, bad
 // answers, with the job as it then is, before an MCP client that gives up
 // on a long call does. A wait that is not a number is left to the
 // validator.
-func capWait(args map[string]json.RawMessage, limit int) {
+func capWait(args map[string]json.RawMessage, limit int) (capped bool) {
 	if limit <= 0 {
-		return
+		return false
 	}
 	if v, ok := args["wait_seconds"]; ok {
 		var n float64
 		if json.Unmarshal(v, &n) == nil && n > float64(limit) {
 			args["wait_seconds"] = json.RawMessage(strconv.Itoa(limit))
+			return true
 		}
 	}
+	return false
 }
 
 // bodyOf writes arguments as a JSON object, keys sorted and values as

@@ -98,7 +98,7 @@ func createUpload(c *Call) (int, any, error) {
 		return 0, nil, err
 	}
 	// The form is read: let its bytes go while the file is stored.
-	c.Request.Body = http.NoBody
+	c.Request.Body, c.Request.GetBody = http.NoBody, nil
 	a, err := c.eng().Upload(c.Request.Context(), c.Principal, in)
 	return http.StatusCreated, c.View.Asset(a), err
 }

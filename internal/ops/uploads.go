@@ -19,11 +19,11 @@ func (c *Call) uploadInput() (sim.UploadInput, error) {
 			return in, nil
 		}
 		var body struct {
-			ImageURL string `json:"image_url"`
-			Title    string `json:"title"`
+			ImageURL wire.DataURIString `json:"image_url"` // shares the body's bytes
+			Title    string             `json:"title"`
 		}
 		err := c.decode(&body)
-		in.ImageURL, in.Title = body.ImageURL, body.Title
+		in.ImageURL, in.Title = string(body.ImageURL), body.Title
 		return in, err
 	}
 	mr, err := c.Request.MultipartReader()

@@ -1,0 +1,5 @@
+//go:build !race
+
+package mediamock_test
+
+const raceEnabled = false
