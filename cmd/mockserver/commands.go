@@ -67,6 +67,8 @@ against openapi.json, and the findings are reported (and, with --record, the acc
 and completed assets are recorded as a fixture).`,
 			flags: func() *flag.FlagSet { _, fs := proxyFlags(); return fs }, env: proxyEnvName,
 			envDoc: "Each flag is also an environment variable with a prefix of its own, `MOCKSERVER_PROXY_`, so that a proxy and a server configured in one environment do not take each other's `" + envName("addr") + "`; a flag wins over its variable."},
+		{name: "mockserver fixtures timing", synopsis: "--recording DIR [--write F]", summary: "the timing of each model a recording learned, as fixture timing",
+			about: timingAbout, flags: func() *flag.FlagSet { _, fs := timingFlags(); return fs }},
 		{name: "mockserver conformance", synopsis: "--url URL", summary: "the conformance suite against a server of the API",
 			about: conformanceAbout, flags: func() *flag.FlagSet { _, fs := conformanceFlags(); return fs },
 			env: func(f string) string {

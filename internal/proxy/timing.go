@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -293,13 +294,24 @@ func (tt *timingTracker) timings() Timings {
 	return out
 }
 
-// writeTimings writes the timings to dir/timing.json, whole or not at all.
+// writeTimings writes the timings to dir/timing.json, whole or not at
+// all: one job a line.
 func writeTimings(dir string, t Timings) (string, error) {
-	data, err := json.MarshalIndent(t, "", "  ")
-	if err != nil {
-		return "", err
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "{\"format\": %q, \"jobs\": [", t.Format)
+	for i, j := range t.Jobs {
+		line, err := json.Marshal(j)
+		if err != nil {
+			return "", err
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n  ")
+		b.Write(line)
 	}
-	return writeAtomic(dir, TimingFile, append(data, '\n'))
+	b.WriteString("\n]}\n")
+	return writeAtomic(dir, TimingFile, b.Bytes())
 }
 
 // ReadTimings reads a recording's timing samples: the file, or
