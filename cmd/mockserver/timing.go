@@ -42,6 +42,16 @@ func timingFlags() (*timingSettings, *flag.FlagSet) {
 	fs.StringVar(&s.recording, "recording", "", "a record directory of proxy --record, or its "+proxy.TimingFile+" (required)")
 	fs.StringVar(&s.write, "write", "", "set the learned models' timing in this fixture file (made, extending the default, when missing)")
 	fs.StringVar(&s.as, "as", proxy.AsSamples, "the form written: samples (the durations recorded, replayed) or lognormal")
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprint(w, `Usage: mockserver fixtures timing --recording DIR [--write F] [--as samples|lognormal]
+
+`+timingAbout+`
+
+Flags:
+`)
+		printFlags(w, fs, noEnv, 12)
+	}
 	return s, fs
 }
 

@@ -131,7 +131,7 @@ func learnedByModel(t *testing.T, dir string) map[string]proxy.Learned {
 // body, in order.
 func runJobs(t *testing.T, fixture string, seed uint64, recordDir string, jobs []string) []byte {
 	t.Helper()
-	srv := mediamock.RunT(t, mediamock.WithFixtures(fixture), mediamock.WithSeed(seed), mediamock.WithClock(mediamock.ClockManual),
+	srv := mediamock.RunT(t, mediamock.WithFixtures(fixture), mediamock.WithSeed(seed), mediamock.WithClock(mediamock.ClockVirtual),
 		func(o *mediamock.Options) { o.PublicURL = "http://mock.test" })
 	p, err := proxy.New(proxy.Options{Upstream: srv.BaseURL(), Document: mediamock.OpenAPIDocument, RecordDir: recordDir, Now: srv.Now})
 	if err != nil {
