@@ -270,15 +270,14 @@ const MaxSpeechSeconds = fixtures.MaxSpeechSeconds
 func SpeechSeconds(text string) int { return fixtures.SpeechSeconds(text) }
 
 // durations draws a job's queue and processing times from its timing
-// profile, its size and its own random generator, divided by the speed.
+// profile (fixed durations jittered, or distributions), its size and its
+// own random generator, divided by the speed. The queue is drawn first.
 func (e *Engine) durations(t fixtures.Timing, rng *seed.RNG, outputs, seconds, chars int) (time.Duration, time.Duration) {
-	jitter := func(x float64) time.Duration {
-		f := 1 + t.Jitter*(2*rng.Float64()-1)
-		return time.Duration(x * f / e.speed * float64(time.Second)).Round(time.Millisecond)
+	scale := func(x float64) time.Duration {
+		return time.Duration(x / e.speed * float64(time.Second)).Round(time.Millisecond)
 	}
-	q := jitter(t.QueuedSeconds)
-	p := jitter(t.ProcessingSeconds + t.PerExtraOutputSeconds*float64(outputs-1) +
-		t.PerOutputSecond*float64(seconds) + t.PerThousandCharacters*float64(chars)/1000)
+	q := scale(t.DrawQueued(rng))
+	p := scale(t.DrawProcessing(rng, outputs, seconds, chars))
 	return q, max(p, time.Millisecond)
 }
 

@@ -64,9 +64,11 @@ state file by default. Stdout carries only protocol messages; the log goes to st
 		{name: "mockserver proxy", synopsis: "--upstream URL", summary: "a validating proxy in front of a server of the API",
 			about: `A validating reverse proxy in front of any server of the API: every exchange is checked
 against openapi.json, and the findings are reported (and, with --record, the account, models
-and completed assets are recorded as a fixture).`,
+and completed assets are recorded as a fixture, and the timing of the jobs created through it).`,
 			flags: func() *flag.FlagSet { _, fs := proxyFlags(); return fs }, env: proxyEnvName,
 			envDoc: "Each flag is also an environment variable with a prefix of its own, `MOCKSERVER_PROXY_`, so that a proxy and a server configured in one environment do not take each other's `" + envName("addr") + "`; a flag wins over its variable."},
+		{name: "mockserver fixtures timing", synopsis: "--recording DIR [--write F]", summary: "the timing of each model a recording learned, as fixture timing",
+			about: timingAbout, flags: func() *flag.FlagSet { _, fs := timingFlags(); return fs }},
 		{name: "mockserver conformance", synopsis: "--url URL", summary: "the conformance suite against a server of the API",
 			about: conformanceAbout, flags: func() *flag.FlagSet { _, fs := conformanceFlags(); return fs },
 			env: func(f string) string {

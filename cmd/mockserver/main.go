@@ -7,6 +7,7 @@
 //	mockserver mcp --api-key mk_test_all_scopes  # an MCP server over stdio, with a simulation of its own
 //	mockserver mcp --api-key mk_test_all_scopes --url http://127.0.0.1:8080  # stdio bridged to a running server
 //	mockserver proxy --upstream https://api.example.com  # check a real server's exchanges against the contract
+//	mockserver fixtures timing --recording recorded --write recorded/fixture.json  # the timing a recording learned, as fixture timing
 //	mockserver conformance --url https://api.example.com/api/v1 --junit conformance.xml  # the conformance suite, keys from MOCKSERVER_CONFORMANCE_KEY_*
 //	mockserver spec-diff --against theirs.json --journal journal.json  # what changed, what your traffic used first
 package main
@@ -54,6 +55,9 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if len(args) > 0 && args[0] == "spec-diff" {
 		return runSpecdiff(ctx, args[1:], getenv, stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "fixtures" {
+		return runFixtures(args[1:], stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "version" {
 		fmt.Fprintln(stdout, "mockserver", version)
 		return 0
@@ -66,7 +70,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 }
 
 // commands lists every command, for the errors that name one.
-const commands = "mcp, keys, proxy, conformance, report, spec-diff, health, version"
+const commands = "mcp, keys, proxy, fixtures timing, conformance, report, spec-diff, health, version"
 
 // commandLine ends a command whose command line did not parse: stop is
 // true with exit code 0 after --help and 2 after an error, told to the

@@ -57,7 +57,7 @@ func proxyFlags() (*proxySettings, *flag.FlagSet) {
 	fs.StringVar(&s.addr, "addr", "127.0.0.1:8081", "listen address; clients use http://ADDR/api/v1")
 	fs.StringVar(&s.report, "report", "", "append one JSON line per exchange with violations (or not fully checked) to this file")
 	fs.BoolVar(&s.reportStderr, "report-stderr", true, "also write the report lines to stderr")
-	fs.StringVar(&s.record, "record", "", "write the recorded account, models and completed assets to DIR/fixture.json at shutdown")
+	fs.StringVar(&s.record, "record", "", "write the recorded account, models and completed assets to DIR/fixture.json, and each job's timing to DIR/timing.json, at shutdown")
 	fs.Int64Var(&s.maxValidate, "max-validate-bytes", proxy.DefaultMaxValidateBytes, "bytes of one body kept for validation; larger bodies pass unchecked")
 	fs.DurationVar(&s.dial, "dial-timeout", check.DefaultDialTimeout, "longest time to connect to the upstream")
 	fs.DurationVar(&s.tlsHandshake, "tls-handshake-timeout", check.DefaultTLSHandshakeTimeout, "longest TLS handshake with the upstream")

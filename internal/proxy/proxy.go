@@ -68,13 +68,16 @@ type Options struct {
 	// could not be fully checked; nil writes none.
 	Report io.Writer
 	// RecordDir, when set, receives fixture.json at Close: the recorded
-	// account, models and completed assets as a fixture the mock loads.
+	// account, models and completed assets as a fixture the mock loads;
+	// and timing.json: how long each job created through the proxy queued
+	// and processed (Timings).
 	RecordDir string
 	// Logger receives the proxy's log lines; nil discards them.
 	Logger *slog.Logger
 	// Transport reaches the upstream; nil is check.NewTransport(check.Timeouts{}).
 	Transport http.RoundTripper
-	// Now reads the wall clock for report lines; nil is time.Now.
+	// Now reads the clock for report lines and for the timing of the jobs
+	// a recording measures; nil is time.Now.
 	Now func() time.Time
 }
 
@@ -180,6 +183,7 @@ type exchange struct {
 	skipped string
 	inAPI   bool
 	done    bool
+	sent    time.Time // when the request reached the proxy, on Options.Now
 }
 
 type exchangeKey struct{}
@@ -194,7 +198,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("No proxy endpoint at %s; the report is at GET %s.", r.URL.Path, ReportPath))
 		return
 	}
-	x := &exchange{url: r.URL, header: r.Header.Clone(), inAPI: strings.HasPrefix(r.URL.Path, check.BasePath+"/")}
+	x := &exchange{url: r.URL, header: r.Header.Clone(), inAPI: strings.HasPrefix(r.URL.Path, check.BasePath+"/"), sent: p.now()}
 	x.pending = p.checker.Begin(r.Method, r.URL, r.Header.Get("Authorization"))
 	defer func() {
 		if !x.done {
@@ -290,9 +294,26 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		p.writeLine(ex, res, x.secrets)
 	}
 	if p.rec != nil && ex.ResponseSkipped == "" && check.IsJSON(resp.Header) {
-		p.rec.observe(x.header.Get("Authorization"), x.secrets, res.Operation, ex.Status, ex.ResponseBody)
+		p.rec.observe(answer{authorization: x.header.Get("Authorization"), secrets: x.secrets, opID: res.Operation, status: ex.Status,
+			request: x.body, body: ex.ResponseBody, sent: x.sent, at: p.now(), waited: waits(x.url, x.body)})
 	}
 	return nil
+}
+
+// waits reports whether a request asked to wait for its job
+// (wait_seconds above 0, in its query or its JSON body).
+func waits(u *url.URL, body []byte) bool {
+	if n, err := strconv.Atoi(u.Query().Get("wait_seconds")); err == nil && n > 0 {
+		return true
+	}
+	var b struct {
+		WaitSeconds json.Number `json:"wait_seconds"`
+	}
+	if json.Unmarshal(body, &b) != nil {
+		return false
+	}
+	n, err := b.WaitSeconds.Float64()
+	return err == nil && n > 0
 }
 
 // keepResponseBody reads up to max bytes of a JSON body into ex and puts

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mediamock/mediamock/fixtures"
 	"github.com/mediamock/mediamock/internal/check"
@@ -38,6 +39,7 @@ type recorder struct {
 	models   []json.RawMessage
 	assets   map[string]map[int64]map[string]any // by group, then id: the latest view of each asset
 	projects map[string]map[int64]map[string]any
+	timing   timingTracker // the jobs created through the proxy, and what their answers showed
 }
 
 type recCred struct {
@@ -60,22 +62,36 @@ func newRecorder(dir string, log *slog.Logger) *recorder {
 		assets: map[string]map[int64]map[string]any{}, projects: map[string]map[int64]map[string]any{}}
 }
 
-// observe notes what a successful JSON answer tells about the workspace.
-func (rc *recorder) observe(authorization string, secrets *check.Secrets, opID string, status int, body []byte) {
+// answer is one exchange of the API, as the recorder needs it.
+type answer struct {
+	authorization string
+	secrets       *check.Secrets
+	opID          string
+	status        int
+	request, body []byte    // JSON bodies
+	sent, at      time.Time // when the request and the answer reached the proxy
+	waited        bool      // the request asked to wait (wait_seconds above 0)
+}
+
+// observe notes what a successful JSON answer tells about the workspace,
+// and about the timing of the jobs created through the proxy.
+func (rc *recorder) observe(x answer) {
+	authorization, secrets, opID, status := x.authorization, x.secrets, x.opID, x.status
 	token := check.Bearer(authorization)
 	if token == "" || status >= 300 {
 		return
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
+	v, ok := decodeJSON(x.body)
+	if !ok {
 		return
 	}
 	v = secrets.ScrubAll(v) // a title, a prompt or a name may hold what the client sent
 	m, _ := v.(map[string]any)
+	request, _ := decodeJSON(x.request)
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
+	req, _ := request.(map[string]any)
+	rc.timing.observe(observation{opID: opID, request: req, body: v, sent: x.sent, at: x.at, waited: x.waited})
 	d := check.Digest(token)
 	cr := rc.creds[d]
 	if cr == nil {
@@ -144,6 +160,20 @@ func (rc *recorder) observe(authorization string, secrets *check.Secrets, opID s
 			put(rc.assets, rc.group(d), id, a)
 		}
 	})
+}
+
+// decodeJSON decodes a JSON body, numbers as json.Number.
+func decodeJSON(b []byte) (any, bool) {
+	if len(b) == 0 {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil, false
+	}
+	return v, true
 }
 
 func (rc *recorder) group(d string) string {
@@ -312,10 +342,20 @@ func (rc *recorder) write() (string, error) {
 	if _, err := fixtures.Parse(path, data, 0); err != nil {
 		return "", fmt.Errorf("the recording is not a fixture the mock loads: %w", err)
 	}
-	if err := os.MkdirAll(rc.dir, 0o755); err != nil {
+	if _, err := writeTimings(rc.dir, rc.timing.timings()); err != nil {
+		return "", err
+	}
+	return writeAtomic(rc.dir, FixtureFile, data)
+}
+
+// writeAtomic writes data to dir/name through a temporary file renamed
+// into place: a reader sees the old file or the new one whole.
+func writeAtomic(dir, name string, data []byte) (string, error) {
+	path := filepath.Join(dir, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("record: %w", err)
 	}
-	tmp, err := os.CreateTemp(rc.dir, ".fixture-*.json")
+	tmp, err := os.CreateTemp(dir, "."+strings.TrimSuffix(name, ".json")+"-*.json")
 	if err != nil {
 		return "", fmt.Errorf("record: %w", err)
 	}
