@@ -1,7 +1,7 @@
 """Tests of a client's view of the media generation service, against mediamock,
 with the ``mediamock`` package's pytest plugin:
 
-    pip install mediamock pytest      # the server binary comes in the wheel
+    pip install mediamock pytest      # once published; today the wheel of scripts/release
     pytest -v test_mediamock.py       # starts a server for the session
     MEDIAMOCK_URL=http://127.0.0.1:8080 pytest -v test_mediamock.py   # or uses a running one
 

@@ -1,7 +1,8 @@
 // Tests of a client's view of the media generation service, against
 // mediamock, with @mediamock/server and Node's own test runner:
 //
-//   npm install                      # typescript, @types/node, @mediamock/server (with its binary)
+//   npm install                      # typescript, @types/node, @mediamock/server (with its binary;
+//                                    # not published yet: install dist/npm's tarballs of scripts/release)
 //   npm test                         # tsc, then node --test: starts a server for the file
 //   MEDIAMOCK_URL=http://127.0.0.1:8080 npm test    # or uses a running one
 //
