@@ -127,9 +127,25 @@ func New(o Options) (*Server, error) {
 	if o.FetchImages {
 		images = fetch.New()
 	}
+	useTLS := o.TLS || o.TLSCert != "" || o.TLSKey != ""
+	if o.NoListener && useTLS {
+		return nil, errors.New("TLS needs a listener (NoListener is set)")
+	}
+	addr := o.Addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	// The port first: a busy one stops the start before a state file or
+	// a temporary folder is made.
+	if !o.NoListener {
+		if s.ln, err = net.Listen("tcp", addr); err != nil {
+			return nil, fmt.Errorf("listen on %s: %w (another server may be using the port; --addr 127.0.0.1:0 picks a free one)", addr, err)
+		}
+	}
 	path := o.DBPath
 	if path == "" {
 		if s.tmpDir, err = os.MkdirTemp("", "mediamock-"); err != nil {
+			s.closeListener()
 			return nil, err
 		}
 		path = filepath.Join(s.tmpDir, "state.db")
@@ -141,6 +157,7 @@ func New(o Options) (*Server, error) {
 		Images: images, Log: log, FileSecret: o.FileSecret, Stop: o.Stop, Fates: rules,
 	})
 	if err != nil {
+		s.closeListener()
 		s.removeTemp()
 		return nil, err
 	}
@@ -149,6 +166,7 @@ func New(o Options) (*Server, error) {
 		err = ops.Check(api)
 	}
 	if err != nil {
+		s.closeListener()
 		s.eng.Close()
 		s.removeTemp()
 		return nil, err
@@ -161,6 +179,7 @@ func New(o Options) (*Server, error) {
 		MaxMCPSessions: o.MaxMCPSessions, MaxMCPWorkspaceSessions: o.MaxMCPWorkspaceSessions, MCPMaxWait: o.MCPMaxWait,
 		Journals: journal.NewRings(min(o.JournalSize, SandboxJournalSize), o.JournalBodyBytes)}
 	if err := s.env.AdoptLegacyFaults(); err != nil { // an older state file's
+		s.closeListener()
 		s.eng.Close()
 		s.removeTemp()
 		return nil, err
@@ -174,23 +193,10 @@ func New(o Options) (*Server, error) {
 		defer s.driver.Done()
 		s.eng.Drive(s.stop)
 	}()
-	useTLS := o.TLS || o.TLSCert != "" || o.TLSKey != ""
-	if o.NoListener && useTLS {
-		s.Close()
-		return nil, errors.New("TLS needs a listener (NoListener is set)")
-	}
 	if o.NoListener {
 		s.url = "http://" + memoryHost
 		s.env.ListenURL = s.url
 		return s, nil
-	}
-	addr := o.Addr
-	if addr == "" {
-		addr = "127.0.0.1:0"
-	}
-	if s.ln, err = net.Listen("tcp", addr); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	scheme := "http"
 	if useTLS {
@@ -269,6 +275,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	var err error
 	if s.httpSrv != nil {
 		err = s.httpSrv.Shutdown(ctx)
+	} else {
+		s.closeListener() // a start that failed after taking the port
 	}
 	s.driver.Wait()
 	if s.transport != nil {
@@ -289,6 +297,13 @@ func (s *Server) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return s.Shutdown(ctx)
+}
+
+// closeListener lets the port go when a start fails before serving.
+func (s *Server) closeListener() {
+	if s.ln != nil {
+		s.ln.Close()
+	}
 }
 
 func (s *Server) removeTemp() {

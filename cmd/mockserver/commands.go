@@ -99,6 +99,9 @@ and completed assets are recorded as a fixture, and the timing of the jobs creat
 				return ""
 			},
 			envDoc: "The flags read the server's variables: without `--url`, the address is `" + envName("addr") + "` when set (https when `" + envName("tls") + "` or `" + envName("tls-cert") + "` is), else the address the server wrote beside its state file; `--db` defaults to `" + envName("db") + "`."},
+		{name: "mockserver help", synopsis: "[command]", summary: "the help of a command (its --help)",
+			about: `Prints the help of a command, as its --help does: mockserver help proxy is mockserver
+proxy --help; mockserver help alone is mockserver --help.`},
 		{name: "mockserver version", summary: "the version",
 			about: `Prints the version: the one stamped at build time (-ldflags "-X main.version=1.2.3"),
 else the module's (a tagged version, or dev- and the commit of a checkout).`},

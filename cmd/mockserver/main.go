@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"os/signal"
 	"runtime/debug"
 	"strings"
@@ -62,6 +63,9 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		fmt.Fprintln(stdout, "mockserver", version)
 		return 0
 	}
+	if len(args) > 0 && args[0] == "help" { // mockserver help [command]: the command's --help
+		return Run(ctx, append(slices.Clone(args[1:]), "--help"), getenv, stdin, stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "keys" {
 		return runKeys(args[1:], getenv, stdout, stderr)
 	}
@@ -70,7 +74,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 }
 
 // commands lists every command, for the errors that name one.
-const commands = "mcp, keys, proxy, fixtures timing, conformance, report, spec-diff, health, version"
+const commands = "mcp, keys, proxy, fixtures timing, conformance, report, spec-diff, health, version, help"
 
 // commandLine ends a command whose command line did not parse: stop is
 // true with exit code 0 after --help and 2 after an error, told to the

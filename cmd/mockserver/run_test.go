@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -549,5 +550,55 @@ func TestRunExitsWithParent(t *testing.T) {
 	}
 	if _, err := os.Stat(db + ".addr"); !os.IsNotExist(err) {
 		t.Errorf("the address file stays: %v", err)
+	}
+}
+
+// mockserver help [command] is the command's --help; help alone is the
+// serve command's; an unknown command is a usage error.
+func TestRunHelpCommand(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"help"}, "Usage: mockserver [flags]"},
+		{[]string{"help", "proxy"}, "Usage of mockserver proxy"},
+		{[]string{"help", "fixtures", "timing"}, "--recording"},
+		{[]string{"help", "keys"}, "-fixtures"},
+	} {
+		var out, errs bytes.Buffer
+		code := Run(context.Background(), tc.args, fakeEnv{}.get, nil, &out, &errs)
+		if code != 0 || !strings.Contains(out.String(), tc.want) {
+			t.Errorf("%v: exit %d, stdout lacks %q:\n%s%s", tc.args, code, tc.want, out.String(), errs.String())
+		}
+	}
+	var out, errs bytes.Buffer
+	if code := Run(context.Background(), []string{"help", "nope"}, fakeEnv{}.get, nil, &out, &errs); code != 2 || !strings.Contains(errs.String(), `unknown command "nope"`) {
+		t.Errorf("help nope: exit %d, stderr %q", code, errs.String())
+	}
+}
+
+// A busy port stops the start with a line that names the port, and leaves
+// no state file, address file or TLS folder behind.
+func TestRunBusyPortLeavesNothing(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	dir := t.TempDir()
+	env := fakeEnv{"MOCKSERVER_ADDR": busy.Addr().String(), "MOCKSERVER_DB": filepath.Join(dir, "mediamock.db"), "MOCKSERVER_TLS": "true"}
+	var stdout, stderr bytes.Buffer
+	if code := Run(context.Background(), nil, env.get, nil, &stdout, &stderr); code != 1 {
+		t.Fatalf("exit %d on a busy port, want 1: %s", code, stderr.String())
+	}
+	if msg := stderr.String(); !strings.Contains(msg, busy.Addr().String()) || !strings.Contains(msg, "address already in use") {
+		t.Errorf("stderr %q does not name the busy port", msg)
+	}
+	left, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range left {
+		t.Errorf("a failed start left %s behind", e.Name())
 	}
 }
