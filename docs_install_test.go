@@ -124,3 +124,29 @@ func TestDocsNameOnlyVariablesTheCodeReads(t *testing.T) {
 		}
 	}
 }
+
+// packages/python/pyproject.toml (pip install ./packages/python) carries
+// the repository's version, in PEP 440's spelling (1.2.3-dev is 1.2.3.dev0,
+// -rc.N is rcN), as the release's wheels do.
+func TestPyprojectVersionFollowsVERSION(t *testing.T) {
+	data, err := os.ReadFile("VERSION")
+	require.NoError(t, err)
+	m := regexp.MustCompile(`^(\d+\.\d+\.\d+)(?:-(dev|alpha\.(\d+)|beta\.(\d+)|rc\.(\d+)))?$`).FindStringSubmatch(strings.TrimSpace(string(data)))
+	require.NotNil(t, m, "VERSION is X.Y.Z[-dev|-alpha.N|-beta.N|-rc.N]")
+	want := m[1]
+	switch {
+	case m[2] == "dev":
+		want += ".dev0"
+	case m[3] != "":
+		want += "a" + m[3]
+	case m[4] != "":
+		want += "b" + m[4]
+	case m[5] != "":
+		want += "rc" + m[5]
+	}
+	toml, err := os.ReadFile("packages/python/pyproject.toml")
+	require.NoError(t, err)
+	got := regexp.MustCompile(`(?m)^version = "([^"]+)"$`).FindSubmatch(toml)
+	require.NotNil(t, got, "pyproject.toml has a version line")
+	assert.Equal(t, want, string(got[1]), "pyproject.toml's version follows VERSION")
+}
