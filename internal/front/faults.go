@@ -21,6 +21,7 @@ import (
 
 	"github.com/mediamock/mediamock/internal/evolve"
 	"github.com/mediamock/mediamock/internal/fault"
+	"github.com/mediamock/mediamock/internal/metrics"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
@@ -444,6 +445,19 @@ func (b *brokenBody) Read(p []byte) (int, error) {
 func (b *brokenBody) Close() error { return b.r.Close() }
 
 // journal names the faults met, and their rules, for the journal entry.
+// countHeaderFaults counts the faults a Mock-Fault header injected in m,
+// and reports whether any fault struck the exchange.
+func (st *faultState) countHeaderFaults(m *metrics.Metrics) (struck bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, h := range st.met {
+		if h.Rule == "header" {
+			m.HeaderFault(h.Kind)
+		}
+	}
+	return len(st.met) > 0
+}
+
 func (st *faultState) journal() (kinds, rules string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
