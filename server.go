@@ -163,7 +163,7 @@ func New(o Options) (*Server, error) {
 		MaxMCPSessions: o.MaxMCPSessions, MaxMCPWorkspaceSessions: o.MaxMCPWorkspaceSessions, MCPMaxWait: o.MCPMaxWait,
 		Journals: journal.NewRings(min(o.JournalSize, SandboxJournalSize), o.JournalBodyBytes)}
 	s.env.Metrics = metrics.New(metricOperations(api), metrics.Sources{
-		Engine: s.eng, Faults: rules, JournalWaits: s.env.Journal.Waiting, FaultKinds: fault.KindNames(),
+		Engine: s.eng, Faults: rules, JournalWaits: s.env.Journal.Waiting, FaultKinds: fault.KindNames(), HeaderKinds: fault.RequestKinds,
 		MCPSessions: func() int { return s.fronts.MCPSessions() }})
 	if err := s.env.AdoptLegacyFaults(); err != nil { // an older state file's
 		s.eng.Close()

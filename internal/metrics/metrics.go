@@ -17,6 +17,7 @@ package metrics
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"sync/atomic"
 
@@ -70,9 +71,9 @@ type Sources struct {
 	MCPSessions func() int
 	// JournalWaits counts the waits for a journal entry in progress.
 	JournalWaits func() int
-	// FaultKinds are the kinds of fault a header may name: the values of
-	// the kind label.
-	FaultKinds []string
+	// FaultKinds are the kinds of fault a rule may have, and HeaderKinds
+	// those a Mock-Fault header may ask for: the values of the kind label.
+	FaultKinds, HeaderKinds []string
 }
 
 // Metrics are a server's metrics: the request counters and the
@@ -87,8 +88,8 @@ type Metrics struct {
 // New returns the metrics of a server whose operations (operationIds of
 // both documents) are operations.
 func New(operations []string, src Sources) *Metrics {
-	m := &Metrics{Requests: newRequests(operations, src.FaultKinds), registry: prometheus.NewRegistry()}
-	m.registry.MustRegister(&requestCollector{r: m.Requests, faults: src.Faults}, &stateCollector{src: src},
+	m := &Metrics{Requests: newRequests(operations, src.HeaderKinds), registry: prometheus.NewRegistry()}
+	m.registry.MustRegister(&requestCollector{r: m.Requests, faults: src.Faults, kinds: src.FaultKinds}, &stateCollector{src: src},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.handler = promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
 	return m
@@ -237,6 +238,7 @@ var (
 type requestCollector struct {
 	r      *Requests
 	faults FaultHits
+	kinds  []string // of the rules
 }
 
 func (c *requestCollector) Describe(ch chan<- *prometheus.Desc) {
@@ -266,14 +268,22 @@ func (c *requestCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 	// Every kind is listed, at 0 too.
-	var byRule map[string]uint64
 	if c.faults != nil {
-		byRule = c.faults.HitsByKind()
-	}
-	for i, kind := range r.kindOf {
-		if i < len(r.kindOf)-1 || byRule[kind] > 0 {
+		byRule := c.faults.HitsByKind()
+		for _, kind := range c.kinds {
 			ch <- prometheus.MustNewConstMetric(faultHitsDesc, prometheus.CounterValue, float64(byRule[kind]), kind, "rule")
 		}
+		var other uint64
+		for kind, n := range byRule {
+			if !slices.Contains(c.kinds, kind) {
+				other += n
+			}
+		}
+		if other > 0 {
+			ch <- prometheus.MustNewConstMetric(faultHitsDesc, prometheus.CounterValue, float64(other), "other", "rule")
+		}
+	}
+	for i, kind := range r.kindOf {
 		if n := r.header[i].Load(); i < len(r.kindOf)-1 || n > 0 {
 			ch <- prometheus.MustNewConstMetric(faultHitsDesc, prometheus.CounterValue, float64(n), kind, "header")
 		}
