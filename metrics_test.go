@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/mediamock/mediamock"
 	"github.com/mediamock/mediamock/controlapi"
+	"github.com/mediamock/mediamock/internal/metrics"
 	"github.com/mediamock/mediamock/internal/testkit"
 )
 
@@ -244,4 +247,29 @@ func TestJournalKeepsTraceparent(t *testing.T) {
 	assert.Empty(t, journal.Entries[0].Traceparent, "the ill-formed one, newest first")
 	assert.Equal(t, good, journal.Entries[1].Traceparent)
 	assert.Contains(t, body, `"traceparent":"`+good+`"`)
+}
+
+// TestMetricsReference: docs/reference/metrics.md has a row for every
+// metric of the server, with its type and labels, and names none that is
+// not one.
+func TestMetricsReference(t *testing.T) {
+	data, err := os.ReadFile("docs/reference/metrics.md")
+	require.NoError(t, err)
+	doc := string(data)
+	defined := map[string]bool{}
+	for _, m := range metrics.Reference() {
+		defined[m.Name] = true
+		labels := make([]string, len(m.Labels))
+		for i, l := range m.Labels {
+			labels[i] = "`" + l + "`"
+		}
+		row := fmt.Sprintf("| `%s` | %s | %s |", m.Name, m.Type, strings.Join(labels, ", "))
+		if len(labels) == 0 {
+			row = fmt.Sprintf("| `%s` | %s | |", m.Name, m.Type)
+		}
+		assert.Contains(t, doc, row, "the reference's row of %s", m.Name)
+	}
+	for _, name := range regexp.MustCompile("`(mediamock_[a-z_]+)`").FindAllStringSubmatch(doc, -1) {
+		assert.True(t, defined[name[1]], "the reference names %s, which the server does not have", name[1])
+	}
 }

@@ -223,16 +223,35 @@ func (r *Requests) HeaderFault(kind string) {
 	r.header[i].Add(1)
 }
 
+// Info describes one metric, as the reference page lists it.
+type Info struct {
+	// Name is the metric's full name; Type is counter, gauge or histogram.
+	Name, Type string
+	Labels     []string
+	Help       string
+}
+
+// infos are the metrics defined, in the order they are.
+var infos []Info
+
+// define describes a metric of the server.
+func define(name, typ, help string, labels ...string) *prometheus.Desc {
+	name = Namespace + "_" + name
+	infos = append(infos, Info{Name: name, Type: typ, Labels: labels, Help: help})
+	return prometheus.NewDesc(name, help, labels, nil)
+}
+
+// Reference lists every metric of a server (beside the Go runtime's and
+// the process's), for its reference page.
+func Reference() []Info { return slices.Clone(infos) }
+
 var (
-	requestsDesc = prometheus.NewDesc(Namespace+"_requests_total",
-		"Requests answered, by front, operation (operationId; none, or other for one outside the documents) and status. For an MCP tool call, the status the operation answered.",
-		[]string{"front", "operation", "status"}, nil)
-	limitedDesc = prometheus.NewDesc(Namespace+"_too_many_requests_total",
-		"Requests answered 429, by front and cause: rate_limit (the workspace's rate window) or fault (forced by an injected fault).",
-		[]string{"front", "cause"}, nil)
-	faultHitsDesc = prometheus.NewDesc(Namespace+"_fault_hits_total",
-		"Injected faults that struck, by kind and by what injected them: a rule (of any scope) or a Mock-Fault header.",
-		[]string{"kind", "via"}, nil)
+	requestsDesc = define("requests_total", "counter",
+		"Requests answered, by front, operation (operationId; none, or other for one outside the documents) and status. For an MCP tool call, the status the operation answered.", "front", "operation", "status")
+	limitedDesc = define("too_many_requests_total", "counter",
+		"Requests answered 429, by front and cause: rate_limit (the workspace's rate window) or fault (forced by an injected fault).", "front", "cause")
+	faultHitsDesc = define("fault_hits_total", "counter",
+		"Injected faults that struck, by kind and by what injected them: a rule (of any scope) or a Mock-Fault header.", "kind", "via")
 )
 
 type requestCollector struct {

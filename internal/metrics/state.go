@@ -10,37 +10,30 @@ import (
 )
 
 var (
-	jobsDesc = prometheus.NewDesc(Namespace+"_jobs",
-		"Jobs held, by modality (encore for Encore creations) and status.",
-		[]string{"modality", "status"}, nil)
-	queuedDesc = prometheus.NewDesc(Namespace+"_queue_depth",
-		"Jobs waiting for a slot, by modality, over every workspace.",
-		[]string{"modality"}, nil)
-	runningDesc = prometheus.NewDesc(Namespace+"_jobs_running",
-		"Jobs holding a slot, by modality, over every workspace.",
-		[]string{"modality"}, nil)
-	limitDesc = prometheus.NewDesc(Namespace+"_concurrency_limit",
-		"How many jobs of a modality one workspace runs at once.",
-		[]string{"modality"}, nil)
-	atLimitDesc = prometheus.NewDesc(Namespace+"_workspaces_at_concurrency_limit",
-		"Workspaces running their limit of jobs of a modality: their next job queues.",
-		[]string{"modality"}, nil)
-	durationDesc = prometheus.NewDesc(Namespace+"_job_duration_seconds",
-		"Durations of the jobs that ended, from creation to the final status, on the mock's clock, by modality and final status.",
-		[]string{"modality", "status"}, nil)
-	creditsDesc = prometheus.NewDesc(Namespace+"_credits_total",
-		"Credits moved, by ledger entry type: charge, refund, grant, gift (what a monthly gift covered).",
-		[]string{"movement"}, nil)
-	pollsDesc = prometheus.NewDesc(Namespace+"_long_polls_open",
-		"Reads waiting for a job to change (wait_seconds), REST and MCP.", nil, nil)
-	journalWaitsDesc = prometheus.NewDesc(Namespace+"_journal_waits_open",
-		"Waits for a journal entry in progress (GET /_mock/journal/wait).", nil, nil)
-	sessionsDesc = prometheus.NewDesc(Namespace+"_mcp_sessions_open",
-		"MCP sessions open.", nil, nil)
-	sandboxesDesc = prometheus.NewDesc(Namespace+"_sandboxes",
-		"Sandboxes that exist.", nil, nil)
-	scrapeErrorDesc = prometheus.NewDesc(Namespace+"_state_read_errors_total",
-		"Scrapes whose read of the state failed (the state's metrics were left out).", nil, nil)
+	jobsDesc = define("jobs", "gauge",
+		"Jobs held, by modality (encore for Encore creations) and status.", "modality", "status")
+	queuedDesc = define("queue_depth", "gauge",
+		"Jobs waiting for a slot, by modality, over every workspace.", "modality")
+	runningDesc = define("jobs_running", "gauge",
+		"Jobs holding a slot, by modality, over every workspace.", "modality")
+	limitDesc = define("concurrency_limit", "gauge",
+		"How many jobs of a modality one workspace runs at once.", "modality")
+	atLimitDesc = define("workspaces_at_concurrency_limit", "gauge",
+		"Workspaces running their limit of jobs of a modality: their next job queues.", "modality")
+	durationDesc = define("job_duration_seconds", "histogram",
+		"Durations of the jobs that ended, from creation to the final status, on the mock's clock, by modality and final status.", "modality", "status")
+	creditsDesc = define("credits_total", "counter",
+		"Credits moved, by ledger entry type: charge, refund, grant, gift (what a monthly gift covered).", "movement")
+	pollsDesc = define("long_polls_open", "gauge",
+		"Reads waiting for a job to change (wait_seconds), REST and MCP.")
+	journalWaitsDesc = define("journal_waits_open", "gauge",
+		"Waits for a journal entry in progress (GET /_mock/journal/wait).")
+	sessionsDesc = define("mcp_sessions_open", "gauge",
+		"MCP sessions open.")
+	sandboxesDesc = define("sandboxes", "gauge",
+		"Sandboxes that exist.")
+	scrapeErrorDesc = define("state_read_errors_total", "counter",
+		"Scrapes whose read of the state failed (the state's metrics were left out).")
 )
 
 // stateCollector reads the state at a scrape.
