@@ -273,3 +273,49 @@ func TestMetricsReference(t *testing.T) {
 		assert.True(t, defined[name[1]], "the reference names %s, which the server does not have", name[1])
 	}
 }
+
+// TestMetricsQueuesAndLongPolls: past a workspace's concurrency limit its
+// jobs queue, and the metrics say how many wait against the limit; a long
+// poll in progress is counted while it waits.
+func TestMetricsQueuesAndLongPolls(t *testing.T) {
+	srv := mediamock.RunT(t, func(o *mediamock.Options) { o.Clock, o.NoListener = mediamock.ClockManual, true })
+	families := scrape(t, srv)
+	limit := sum(families, "mediamock_concurrency_limit", map[string]string{"modality": "image"})
+	require.Positive(t, limit)
+	var first float64
+	for i := range int(limit) + 2 {
+		gen := testkit.API(t, srv, "POST", "/generations", `{"modality":"image","model_id":"imagen-4","prompt":"a queue"}`)
+		if i == 0 {
+			first = gen["assets"].([]any)[0].(map[string]any)["id"].(float64)
+		}
+	}
+	families = scrape(t, srv)
+	assert.Equal(t, limit, sum(families, "mediamock_jobs_running", map[string]string{"modality": "image"}))
+	assert.Equal(t, 2.0, sum(families, "mediamock_queue_depth", map[string]string{"modality": "image"}))
+	assert.Equal(t, 1.0, sum(families, "mediamock_workspaces_at_concurrency_limit", map[string]string{"modality": "image"}))
+	assert.Equal(t, limit+2, sum(families, "mediamock_jobs", map[string]string{"modality": "image"}))
+	assert.Equal(t, 0.0, sum(families, "mediamock_queue_depth", map[string]string{"modality": "video"}))
+
+	// A long poll on the manual clock waits until the clock moves.
+	polled := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequest("GET", fmt.Sprintf("%s/generations/%d?wait_seconds=30", srv.BaseURL(), int(first)), nil)
+		req.Header.Set("Authorization", "Bearer "+mediamock.KeyAllScopes)
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			polled <- 0
+			return
+		}
+		resp.Body.Close()
+		polled <- resp.StatusCode
+	}()
+	testkit.Poll(t, "the long poll waits", func() bool {
+		return sum(scrape(t, srv), "mediamock_long_polls_open", nil) == 1
+	})
+	status, body := testkit.Control(t, srv, "POST", "/clock/advance", `{"duration":"1h"}`)
+	require.Equal(t, http.StatusOK, status, body)
+	assert.Equal(t, http.StatusOK, testkit.Receive(t, polled, "the long poll's answer"))
+	families = scrape(t, srv)
+	assert.Equal(t, 0.0, sum(families, "mediamock_long_polls_open", nil))
+	assert.Equal(t, 0.0, sum(families, "mediamock_queue_depth", nil))
+}
