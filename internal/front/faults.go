@@ -446,16 +446,18 @@ func (b *brokenBody) Close() error { return b.r.Close() }
 
 // journal names the faults met, and their rules, for the journal entry.
 // countHeaderFaults counts the faults a Mock-Fault header injected in m,
-// and reports whether any fault struck the exchange.
-func (st *faultState) countHeaderFaults(m *metrics.Metrics) (struck bool) {
+// and reports whether a status fault (of a rule or a header) forced the
+// answer's status.
+func (st *faultState) countHeaderFaults(m *metrics.Metrics) (forced bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	for _, h := range st.met {
 		if h.Rule == "header" {
 			m.HeaderFault(h.Kind)
 		}
+		forced = forced || h.Kind == fault.Status
 	}
-	return len(st.met) > 0
+	return forced
 }
 
 func (st *faultState) journal() (kinds, rules string) {

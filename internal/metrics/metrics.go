@@ -183,8 +183,8 @@ func (r *Requests) opIndex(op string) int {
 }
 
 // Count counts a request of front that called operation op ("" for none)
-// and was answered status; faulted says an injected fault struck it (a
-// 429 it answered was forced).
+// and was answered status; faulted says an injected status fault forced
+// that status (a 429 it answered was not the rate window's).
 func (r *Requests) Count(front, op string, status int, faulted bool) {
 	if r == nil {
 		return
