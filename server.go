@@ -38,11 +38,13 @@ import (
 	"time"
 
 	"github.com/mediamock/mediamock/internal/contract"
+	"github.com/mediamock/mediamock/internal/control"
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/fetch"
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/internal/metrics"
 	"github.com/mediamock/mediamock/internal/mux"
 	"github.com/mediamock/mediamock/internal/ops"
 	"github.com/mediamock/mediamock/internal/tlsca"
@@ -178,6 +180,9 @@ func New(o Options) (*Server, error) {
 		AllowedHosts: allowedHosts(o), MaxSandboxes: o.MaxSandboxes,
 		MaxMCPSessions: o.MaxMCPSessions, MaxMCPWorkspaceSessions: o.MaxMCPWorkspaceSessions, MCPMaxWait: o.MCPMaxWait,
 		Journals: journal.NewRings(min(o.JournalSize, SandboxJournalSize), o.JournalBodyBytes)}
+	s.env.Metrics = metrics.New(metricOperations(api), metrics.Sources{
+		Engine: s.eng, Faults: rules, JournalWaits: s.env.Journal.Waiting, FaultKinds: fault.KindNames(), HeaderKinds: fault.RequestKinds,
+		MCPSessions: func() int { return s.fronts.MCPSessions() }})
 	if err := s.env.AdoptLegacyFaults(); err != nil { // an older state file's
 		s.closeListener()
 		s.eng.Close()
@@ -322,6 +327,16 @@ func operations(api *contract.Contract) []journal.Operation {
 		out = append(out, journal.Operation{ID: op.ID, Method: op.Method, Path: BasePath + op.Path, Declared: api.Statuses(op.ID)})
 	}
 	return out
+}
+
+// metricOperations are the values the operation label of the metrics may
+// take: the operationIds of openapi.json and of control.json.
+func metricOperations(api *contract.Contract) []string {
+	var out []string
+	for _, op := range api.Operations() {
+		out = append(out, op.ID)
+	}
+	return append(out, control.Routes()...)
 }
 
 // sleep waits d of wall time, or until ctx ends.

@@ -49,6 +49,10 @@ type JournalEntry struct {
 	InjectedLatencyMS int64 `json:"injected_latency_ms,omitempty"`
 	// RequestContentType is the request's Content-Type.
 	RequestContentType string `json:"request_content_type,omitempty"`
+	// Traceparent is the request's W3C traceparent header (Trace
+	// Context), when it sent one that is well-formed; an ill-formed one is
+	// not kept.
+	Traceparent string `json:"traceparent,omitempty"`
 	// RequestBytes counts the whole request body.
 	RequestBytes int64 `json:"request_bytes"`
 	// RequestBody is the request body, up to the journal's cap.

@@ -15,6 +15,7 @@ func (t *tx) record(ws *Workspace, e LedgerEntry) error {
 	}
 	e.ID, e.At, e.Balance = id, FormatTime(t.now), ws.Balance
 	t.ledgerRecorded(ws.ID, e)
+	t.meterCredits(e)
 	return putJSON(b, key(ws.ID, id), e)
 }
 

@@ -103,6 +103,8 @@ type Engine struct {
 	hub      *hub
 	feed     feed // committed changes, for subscribers
 	cov      coverage
+	meter    meter                  // counters for metrics (metrics.go)
+	polls    atomic.Int64           // long polls waiting
 	epoch    atomic.Uint64          // resets and restores so far; part of file addresses
 	commits  atomic.Uint64          // write transactions committed
 	pages    pageCache              // the ids of recent list pages, until the next write

@@ -292,6 +292,7 @@ func (t *tx) failJob(job *Job, why *Problem) error {
 // endJob releases the job's slot and starts the next queued job of its lane.
 func (t *tx) endJob(job *Job) error {
 	job.FinishedAt = StampOf(t.now)
+	t.meterEnded(job)
 	if err := t.unschedule(job.Due); err != nil {
 		return err
 	}

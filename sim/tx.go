@@ -16,6 +16,7 @@ type tx struct {
 	nextDue int64                 // the earliest pending event when the transaction ended
 	notes   map[lifecycleNote]int // lifecycle paths taken, counted once committed
 	changes []Change              // what subscribers hear once committed
+	meter   meterNotes            // what the metrics count once committed
 
 	reloadPrincipals  bool         // tokens or workspaces changed: reload them all
 	addedTokens       []Token      // tokens added: cached once committed
@@ -85,6 +86,7 @@ func (t *tx) afterCommit() error {
 	if t.notes != nil {
 		e.cov.add(t.notes)
 	}
+	e.meter.add(&t.meter)
 	if t.reloadPrincipals {
 		if err := e.db.View(e.loadPrincipals); err != nil {
 			return fmt.Errorf("reload state after commit: %w", err)

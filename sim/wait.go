@@ -116,6 +116,7 @@ func waitFor[T any](ctx context.Context, e *Engine, ws, jobID uint64, wait time.
 		}
 		if !waited {
 			waited = true
+			defer e.pollStarted()()
 			e.cov.add(map[lifecycleNote]int{{ws, "long_poll_waited"}: 1})
 		}
 		if e.clock.Mode() == ClockVirtual {

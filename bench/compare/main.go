@@ -7,7 +7,15 @@
 // kept: the ratios and the targets rest on wrk's figures. It prints one
 // table (requests per second by both generators, p50, p99, start time,
 // RSS idle, after and peak, the ratios to the bare servers) and each
-// target next to what it measured.
+// target next to what it measured, and the CPU time each server spent
+// per request of every load (list page, creation, MCP tool call without a
+// session and in one), read from /proc/<pid>/stat before and after the
+// load and divided by the requests it served, beside the bare servers'.
+//
+// A measurement holds only on a quiet machine: before each round it reads
+// the 1-minute load average and waits (up to -settle) for it to fall under
+// -max-load; a round that begins above it marks the run NOT QUIET, and
+// -require-quiet refuses to report one (exit status 2).
 //
 //	go run ./bench/compare                 # 8 s per load, 32 connections, 3 rounds of wrk
 //	go run ./bench/compare -d 4s -prism=false -rounds 1
@@ -22,6 +30,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -61,9 +70,11 @@ type result struct {
 	mcpSessionP99 time.Duration
 	// The same loads by wrk, when it is installed.
 	wrkList, wrkCreate, wrkMCP, wrkMCPSession wrkRun
-	// ownList is the CPU cost per request of the list load by the
-	// program's own generator (its rates are the fields above).
-	ownList          wrkRun
+	// ownList, ownCreate, ownMCP and ownMCPSession are the CPU cost per
+	// request of each load by the program's own generator (its rates are
+	// the fields above).
+	ownList, ownCreate, ownMCP, ownMCPSession wrkRun
+
 	start            time.Duration
 	rssIdle, rssPeak int64 // KiB
 	rssAfter         int64 // KiB, after the loads
@@ -76,7 +87,11 @@ func main() {
 	prism := flag.Bool("prism", true, "also measure Prism (installed with npx)")
 	pollN := flag.Int("polls", 10000, "long polls held open at once (0: none)")
 	rounds := flag.Int("rounds", 3, "rounds of wrk loads over every server (medians kept)")
+	maxLoad := flag.Float64("max-load", 1.0, "the 1-minute load average above which a round does not begin on a quiet machine")
+	settle := flag.Duration("settle", 90*time.Second, "how long to wait before a round for the load average to fall under -max-load")
+	requireQuiet := flag.Bool("require-quiet", false, "refuse to report a run whose rounds did not all begin on a quiet machine (exit status 2)")
 	flag.Parse()
+	gate := newQuietGate(*maxLoad, *settle)
 
 	dir, err := os.MkdirTemp("", "mediamock-compare-")
 	check(err)
@@ -120,13 +135,15 @@ func main() {
 	// The list pages come first: creations put assets still running at
 	// the head of the library, whose renderings are not kept.
 	for _, t := range targets {
+		gate.before(t.name + ": list and MCP loads")
 		t.ownLoads(*conc, *dur, false)
 	}
-	wrkRounds(targets, *rounds, *conc, *dur, false)
+	wrkRounds(gate, targets, *rounds, *conc, *dur, false)
 	for _, t := range targets {
+		gate.before(t.name + ": creations")
 		t.ownLoads(*conc, *dur, true)
 	}
-	wrkRounds(targets, *rounds, *conc, *dur, true)
+	wrkRounds(gate, targets, *rounds, *conc, *dur, true)
 	var results []result
 	for _, t := range targets {
 		t.finish()
@@ -137,8 +154,18 @@ func main() {
 	if *pollN > 0 {
 		polls = longPolls(bin, dir, fix, *pollN, 5*time.Second)
 	}
+	if *requireQuiet && !gate.quiet() {
+		fmt.Fprintln(os.Stderr, "compare: no report:", gate.report())
+		os.Exit(2)
+	}
+	fmt.Println(gate.report())
+	fmt.Println()
 	print(results, *conc, *dur)
-	summary(results, start, polls)
+	summary(results, start, polls, gate.quiet())
+	if !gate.quiet() {
+		fmt.Println()
+		fmt.Println(gate.report())
+	}
 }
 
 // measure starts a server, times its start to the first 2xx, loads it with
@@ -248,7 +275,7 @@ func (t *target) byWrk(into *wrkRun, conc int, dur time.Duration, method, path, 
 	}
 	before := t.cpu()
 	run, err := wrkLoad(t.dir, t.url, method, path, body, conc, dur, headers...)
-	if n := run.rps * dur.Seconds(); err == nil && n > 0 {
+	if n := run.served(dur); err == nil && n > 0 {
 		run.serverCPU = time.Duration(float64(t.cpu()-before) / n)
 	}
 	if err != nil {
@@ -272,27 +299,23 @@ func (t *target) cpu() time.Duration {
 // ownLoads loads the server with the program's own generator: the list
 // page and the MCP tool calls (by wrk too), or creations.
 func (t *target) ownLoads(conc int, dur time.Duration, creations bool) {
-	r, p, url := &t.r, t.p, t.url
+	r, p := &t.r, t.p
 	if r.skipped != "" {
 		return
 	}
 	if creations {
 		if p.create != "" {
-			r.createRPS, _, r.createP99 = load(url, "POST", p.create, createBody, conc, dur)
+			r.createRPS, _, r.createP99 = t.own(&r.ownCreate, conc, dur, "POST", p.create, createBody)
 		}
 		return
 	}
-	before, self := t.cpu(), selfCPU()
-	r.listRPS, r.listP50, r.listP99 = load(url, "GET", p.list, "", conc, dur)
-	if n := r.listRPS * dur.Seconds(); n > 0 {
-		r.ownList = wrkRun{rps: r.listRPS, genCPU: time.Duration(float64(selfCPU()-self) / n), serverCPU: time.Duration(float64(t.cpu()-before) / n)}
-	}
+	r.listRPS, r.listP50, r.listP99 = t.own(&r.ownList, conc, dur, "GET", p.list, "")
 	if p.mcp {
-		r.mcpRPS, _, r.mcpP99 = load(url, "POST", "/mcp", mcpListBody, conc, dur, mcpHeaders...)
+		r.mcpRPS, _, r.mcpP99 = t.own(&r.ownMCP, conc, dur, "POST", "/mcp", mcpListBody, mcpHeaders...)
 		t.byWrk(&r.wrkMCP, conc, dur, "POST", "/mcp", mcpListBody, mcpHeaders...)
-		if id, err := mcpSession(t.client, url); err == nil {
+		if id, err := mcpSession(t.client, t.url); err == nil {
 			session := []string{"Accept: application/json, text/event-stream", "Mcp-Protocol-Version: 2025-11-25", "Mcp-Session-Id: " + id}
-			r.mcpSessionRPS, _, r.mcpSessionP99 = load(url, "POST", "/mcp", mcpSessionBody, conc, dur, session...)
+			r.mcpSessionRPS, _, r.mcpSessionP99 = t.own(&r.ownMCPSession, conc, dur, "POST", "/mcp", mcpSessionBody, session...)
 			t.byWrk(&r.wrkMCPSession, conc, dur, "POST", "/mcp", mcpSessionBody, session...)
 		} else {
 			fmt.Fprintln(os.Stderr, "compare: no MCP session:", err)
@@ -300,14 +323,31 @@ func (t *target) ownLoads(conc int, dur time.Duration, creations bool) {
 	}
 }
 
+// own runs one load by the program's own generator and notes into the
+// CPU time per request it served of the server and of the generator. It
+// returns the rate, p50 and p99.
+func (t *target) own(into *wrkRun, conc int, dur time.Duration, method, path, body string, headers ...string) (float64, time.Duration, time.Duration) {
+	before, self := t.cpu(), selfCPU()
+	rps, p50, p99 := load(t.url, method, path, body, conc, dur, headers...)
+	// load's rate is its 2xx answers over the duration.
+	if n := math.Round(rps * dur.Seconds()); n > 0 {
+		*into = wrkRun{rps: rps, p50: p50, p99: p99, requests: int64(n),
+			genCPU: time.Duration(float64(selfCPU()-self) / n), serverCPU: time.Duration(float64(t.cpu()-before) / n)}
+	}
+	return rps, p50, p99
+}
+
 // wrkRounds loads every server with wrk, the list page or creations, one
 // server after another, rounds times over, and keeps each figure's median.
-func wrkRounds(ts []*target, rounds, conc int, dur time.Duration, creations bool) {
+// Each round begins on a quiet machine, or is noted by gate.
+func wrkRounds(gate *quietGate, ts []*target, rounds, conc int, dur time.Duration, creations bool) {
 	if wrkPath == "" || rounds < 1 {
 		return
 	}
+	what := map[bool]string{false: "list", true: "creations"}[creations]
 	runs := make([][]wrkRun, len(ts))
-	for range rounds {
+	for round := range rounds {
+		gate.before(fmt.Sprintf("wrk round %d of %d (%s)", round+1, rounds, what))
 		for i, t := range ts {
 			if t.r.skipped != "" || (creations && t.p.create == "") {
 				continue
@@ -595,17 +635,45 @@ func print(rs []result, conc int, dur time.Duration) {
 		by = "the program's own generator (wrk is not installed: apt-get install wrk)"
 	}
 	fmt.Printf("\n%d connections, %s per load, GOMAXPROCS %d, %d CPUs, %s/%s; ratios, p50 and p99 by %s\n", conc, dur, runtime.GOMAXPROCS(0), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, by)
-	// Why the two generators disagree: on two shared cores, a generator's
-	// CPU per request is CPU the server does not get.
-	fmt.Printf("\nCPU time per list request (user+system), by generator:\n")
+	cpuTable(rs, bare, small)
+}
+
+// cpuTable prints the CPU time per request each server spent on each
+// load, by generator, beside the bare servers', and the generators' own for
+// the list page: on two shared cores, a generator's CPU per request is CPU
+// the server does not get, which is why the two generators disagree.
+func cpuTable(rs []result, bare, small *result) {
+	fmt.Printf("\nServer CPU time per request (user+system of the server process over the load, /proc/<pid>/stat, divided by the requests it served):\n")
 	cw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(cw, "server\town: generator\tserver\twrk: generator\tserver\t\n")
-	for _, r := range rs {
-		if r.skipped == "" {
-			fmt.Fprintf(cw, "%s\t%s\t%s\t%s\t%s\t\n", r.name, us(r.ownList.genCPU), us(r.ownList.serverCPU), us(r.wrkList.genCPU), us(r.wrkList.serverCPU))
+	fmt.Fprintf(cw, "server\tlist (own)\t(wrk)\tvs bare\tcreation (own)\t(wrk)\tvs bare 1 KB\tMCP sessionless (own)\t(wrk)\tMCP session (own)\t(wrk)\tgenerator, list (own)\t(wrk)\t\n")
+	// best is the figure of wrk where it ran, else the own generator's.
+	best := func(own, wrk wrkRun) time.Duration {
+		if wrk.serverCPU > 0 {
+			return wrk.serverCPU
 		}
+		return own.serverCPU
+	}
+	ratio := func(d time.Duration, of *result, pick func(*result) time.Duration) string {
+		if of == nil || of.skipped != "" || d == 0 || pick(of) == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.1fx", float64(d)/float64(pick(of)))
+	}
+	listOf := func(r *result) time.Duration { return best(r.ownList, r.wrkList) }
+	createOf := func(r *result) time.Duration { return best(r.ownCreate, r.wrkCreate) }
+	for i := range rs {
+		r := &rs[i]
+		if r.skipped != "" {
+			continue
+		}
+		fmt.Fprintf(cw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.name,
+			us(r.ownList.serverCPU), us(r.wrkList.serverCPU), ratio(listOf(r), bare, listOf),
+			us(r.ownCreate.serverCPU), us(r.wrkCreate.serverCPU), ratio(createOf(r), small, createOf),
+			us(r.ownMCP.serverCPU), us(r.wrkMCP.serverCPU), us(r.ownMCPSession.serverCPU), us(r.wrkMCPSession.serverCPU),
+			us(r.ownList.genCPU), us(r.wrkList.genCPU))
 	}
 	cw.Flush()
+	fmt.Printf("(the kernel counts CPU time in ticks of 10 ms: a load of a few thousand requests reads to a few µs per request)\n")
 }
 
 func us(d time.Duration) string {
@@ -625,8 +693,9 @@ func selfCPU() time.Duration {
 }
 
 // summary prints each target of the performance issue next to what this
-// run measured.
-func summary(rs []result, start time.Duration, polls pollResult) {
+// run measured; on a machine that was not quiet, whether a target was met
+// says so.
+func summary(rs []result, start time.Duration, polls pollResult, quiet bool) {
 	find := func(prefix string) *result {
 		for i := range rs {
 			if strings.HasPrefix(rs[i].name, prefix) && rs[i].skipped == "" {
@@ -643,6 +712,9 @@ func summary(rs []result, start time.Duration, polls pollResult) {
 		mark := "yes"
 		if !met {
 			mark = "NO"
+		}
+		if !quiet {
+			mark += " (not quiet)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", target, measured, mark)
 	}

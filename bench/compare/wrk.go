@@ -16,6 +16,9 @@ type wrkRun struct {
 	rps      float64
 	p50, p99 time.Duration
 	bad      int64 // non-2xx answers and socket errors
+	// requests counts the answers of the load (wrk's "N requests in"; the
+	// 2xx answers of the program's own generator).
+	requests int64
 	// genCPU and serverCPU are the CPU time per request of the load
 	// generator and of the server: on two shared cores, what one spends
 	// the other cannot.
@@ -63,10 +66,19 @@ func wrkLoad(dir, url, method, path, body string, conc int, dur time.Duration, h
 		return r, fmt.Errorf("wrk: %v: %s", err, lastLine(out))
 	}
 	r, err = parseWrk(string(out))
-	if n := r.rps * dur.Seconds(); err == nil && n > 0 {
+	if n := r.served(dur); err == nil && n > 0 {
 		r.genCPU = time.Duration(float64(cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime()) / n)
 	}
 	return r, err
+}
+
+// served is how many requests the load served: wrk's count, or its rate
+// times the duration when it printed none.
+func (r wrkRun) served(dur time.Duration) float64 {
+	if r.requests > 0 {
+		return float64(r.requests)
+	}
+	return r.rps * dur.Seconds()
 }
 
 // parseWrk reads wrk's report: requests per second, the latency
@@ -87,6 +99,8 @@ func parseWrk(out string) (wrkRun, error) {
 		case len(f) == 2 && f[0] == "99%":
 			r.p99 = wrkDuration(f[1])
 			got++
+		case len(f) >= 3 && f[1] == "requests" && f[2] == "in":
+			r.requests, _ = strconv.ParseInt(f[0], 10, 64)
 		case len(f) == 2 && f[0] == "non2xx":
 			n, _ := strconv.ParseInt(f[1], 10, 64)
 			r.bad += n

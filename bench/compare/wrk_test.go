@@ -28,8 +28,11 @@ non2xx 4
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.rps != 24854.33 || r.p50 != 1020*time.Microsecond || r.p99 != 812*time.Microsecond || r.bad != 7 {
+	if r.rps != 24854.33 || r.p50 != 1020*time.Microsecond || r.p99 != 812*time.Microsecond || r.bad != 7 || r.requests != 200080 {
 		t.Fatalf("%+v", r)
+	}
+	if n := r.served(8 * time.Second); n != 200080 {
+		t.Fatal("served:", n)
 	}
 	if _, err := parseWrk("unable to connect to 127.0.0.1:1 Connection refused\n"); err == nil {
 		t.Fatal("a report without figures must be an error")

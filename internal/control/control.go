@@ -95,6 +95,7 @@ const (
 	opSnapshot = "getSnapshot"
 	opRestore  = "restoreSnapshot"
 	opHealth   = "getHealth"
+	opMetrics  = "getMetrics"
 )
 
 var table = sync.OnceValue(func() *front.Table {
@@ -136,6 +137,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		front.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
 		return
 	}
+	w.SetAnswer(m.Name, "") // for the metrics
 	c := &call{env: f.env, w: w, r: r, vars: m.Vars}
 	if m.Name != opHealth {
 		var err error
@@ -165,6 +167,12 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 			return
 		}
 		f.events(c)
+	case opMetrics:
+		if err := f.validate(r, m); err != nil {
+			front.WriteError(w, err)
+			return
+		}
+		f.env.Metrics.Handler().ServeHTTP(w, r)
 	case opHealth: // no parameters, no body: nothing to validate
 		status, body, err := health(c)
 		front.Answer(w, status, body, err)

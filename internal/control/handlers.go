@@ -57,6 +57,7 @@ var routes = []route{
 	{"GET", "/journal/wait", "waitJournal", waitJournal},
 	{"GET", "/coverage", "getCoverage", coverage},
 	{"GET", "/report", "getReport", clientReport},
+	{"GET", "/metrics", opMetrics, nil},
 	{"DELETE", "/coverage", "resetCoverage", resetCoverage},
 	{"POST", "/reset", "reset", reset},
 	{"GET", "/snapshot", opSnapshot, nil},

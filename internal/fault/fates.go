@@ -36,7 +36,7 @@ func (s *Set) JobFate(ws uint64, lane, model string, u float64) (stage, code str
 			}
 			r.Matched++
 			if u < *r.Rate {
-				r.Hits++
+				s.hit(r)
 				return "", "", true, true
 			}
 			return "", "", false, true
@@ -58,7 +58,7 @@ func (s *Set) PlatformFails(ws uint64, platform string) bool {
 		for _, r := range sc.rules {
 			if r.Kind == PlatformFailure && (r.Platform == platform || r.Platform == "all") {
 				r.Matched++
-				r.Hits++
+				s.hit(r)
 				return true
 			}
 		}

@@ -141,6 +141,15 @@ var Kinds = func() []string {
 // KindTable is every fault kind, in the order the documents list them.
 func KindTable() []Kind { return slices.Clone(kinds) }
 
+// KindNames lists the names of every kind, in the table's order.
+func KindNames() []string {
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = k.Name
+	}
+	return out
+}
+
 // RequestKinds are the kinds that strike requests (not jobs or deliveries
 // in the engine): the failure paths of the coverage.
 var RequestKinds = func() []string {

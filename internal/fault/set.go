@@ -37,6 +37,7 @@ type Set struct {
 	mu     sync.Mutex
 	next   uint64
 	scopes map[uint64]*scope
+	hits   map[string]uint64 // by kind, since the server started: never reset
 }
 
 type scope struct {
@@ -233,7 +234,7 @@ func (s *Set) strike(sc *scope, i int) (n uint64, ok bool) {
 	if r.Probability != nil && seed.For(s.seed, "fault/strike/"+strconv.FormatUint(r.index, 10), n).Float64() >= *r.Probability {
 		return n, false
 	}
-	r.Hits++
+	s.hit(r)
 	if r.First > 0 && r.Hits >= int64(r.First) {
 		sc.rules = append(sc.rules[:i:i], sc.rules[i+1:]...)
 		s.count.Add(-1)
@@ -252,7 +253,7 @@ func (s *Set) Count(ws uint64, id string, struck bool) {
 			if r.ID == id {
 				r.Matched++
 				if struck {
-					r.Hits++
+					s.hit(r)
 				}
 				return
 			}
@@ -310,4 +311,25 @@ func (s *Set) HasKind(kind string) bool {
 		}
 	}
 	return false
+}
+
+// hit counts a strike of rule r. The caller holds s.mu.
+func (s *Set) hit(r *rule) {
+	r.Hits++
+	if s.hits == nil {
+		s.hits = map[string]uint64{}
+	}
+	s.hits[r.Kind]++
+}
+
+// HitsByKind counts the strikes of the rules of every scope by kind, since
+// the server started: clearing or deleting rules does not take them back.
+func (s *Set) HitsByKind() map[string]uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]uint64, len(s.hits))
+	for k, n := range s.hits {
+		out[k] = n
+	}
+	return out
 }

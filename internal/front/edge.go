@@ -283,6 +283,13 @@ func (env *Env) record(w *Writer, r *http.Request, started time.Time) {
 			slog.String("request_id", w.Header().Get("X-Request-Id")))
 		_ = h.Handle(context.Background(), rec)
 	}
+	if env.Metrics != nil {
+		op, st := w.op, status
+		if w.call != nil {
+			op, st = w.call.Operation, w.call.Status
+		}
+		env.Metrics.Count(w.door.Front, op, st, w.faults.countHeaderFaults(env.Metrics))
+	}
 	if env.Journal == nil || !w.door.Journaled {
 		w.releaseCaptures()
 		return
@@ -291,6 +298,7 @@ func (env *Env) record(w *Writer, r *http.Request, started time.Time) {
 		ID: w.Header().Get("X-Request-Id"), Front: w.door.Front, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
 		MCPMethod: w.mcpMethod, Operation: w.op, Status: status, ErrorCode: w.errCode,
 		InjectedLatencyMS: w.latency.Milliseconds(), RequestContentType: r.Header.Get("Content-Type"),
+		Traceparent: Traceparent(r.Header.Get("Traceparent")),
 	}
 	if w.call != nil {
 		e.Operation, e.Status, e.ErrorCode = w.call.Operation, w.call.Status, w.call.ErrorCode
@@ -346,6 +354,9 @@ func (env *Env) Record(e journal.Entry, started time.Time, b Bodies) {
 		e.Method = capped(e.Method)
 	}
 	e.Path, e.Query, e.MCPMethod, e.RequestContentType = capped(e.Path), capped(e.Query), capped(e.MCPMethod), capped(e.RequestContentType)
+	if e.Traceparent != "" {
+		e.Traceparent = strings.Clone(e.Traceparent)
+	}
 	now := env.WallClock()
 	e.Time, e.SimTime = started.UTC(), env.Eng.Clock().Now().UTC() // UTC drops the monotonic reading too
 	e.DurationMS = float64(now.Sub(started).Microseconds()) / 1000

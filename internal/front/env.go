@@ -16,6 +16,7 @@ import (
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/internal/metrics"
 	"github.com/mediamock/mediamock/internal/problem"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
@@ -30,7 +31,9 @@ type Env struct {
 	API      *contract.Contract // openapi.json
 	Journal  *journal.Journal   // nil when off
 	Coverage *journal.Counts
-	Log      *slog.Logger
+	// Metrics count every request that passed the edge; nil counts none.
+	Metrics *metrics.Metrics
+	Log     *slog.Logger
 	// WallClock reads wall time, for latencies and journal times.
 	WallClock func() time.Time
 	// Stop ends when shutdown begins: long polls answer at once.

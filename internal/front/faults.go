@@ -22,6 +22,7 @@ import (
 	"github.com/mediamock/mediamock/internal/evolve"
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/internal/metrics"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -444,6 +445,21 @@ func (b *brokenBody) Read(p []byte) (int, error) {
 func (b *brokenBody) Close() error { return b.r.Close() }
 
 // journal names the faults met, and their rules, for the journal entry.
+// countHeaderFaults counts the faults a Mock-Fault header injected in m,
+// and reports whether a status fault (of a rule or a header) forced the
+// answer's status.
+func (st *faultState) countHeaderFaults(m *metrics.Metrics) (forced bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, h := range st.met {
+		if h.Rule == "header" {
+			m.HeaderFault(h.Kind)
+		}
+		forced = forced || h.Kind == fault.Status
+	}
+	return forced
+}
+
 func (st *faultState) journal() (kinds, rules string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()

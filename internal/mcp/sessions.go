@@ -143,6 +143,15 @@ func (b *sessionBook) victim(held map[uint64]int, mine int) string {
 	return id
 }
 
+// OpenSessions counts the sessions open.
+func (f *Front) OpenSessions() int {
+	n := 0
+	for range f.server.Sessions() {
+		n++
+	}
+	return n
+}
+
 // endSession ends session id if it is open.
 func (f *Front) endSession(id string) {
 	for ss := range f.server.Sessions() {

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mediamock/mediamock/internal/contract"
@@ -47,6 +48,7 @@ type Fronts struct {
 	mcp     *mcp.Front
 	mcpErr  error
 	mcpOnce sync.Once
+	mcpLive atomic.Pointer[mcp.Front] // mcp once made, for readers outside mcpOnce
 	mcpDoor front.Door
 	caPath  string
 	// CA, when set before the server serves, is the certificate authority
@@ -109,8 +111,22 @@ func (f *Fronts) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // MCP is the MCP front, made on first use.
 func (f *Fronts) MCP() (*mcp.Front, error) {
-	f.mcpOnce.Do(func() { f.mcp, f.mcpErr = mcp.New(f.env) })
+	f.mcpOnce.Do(func() {
+		f.mcp, f.mcpErr = mcp.New(f.env)
+		if f.mcpErr == nil {
+			f.mcpLive.Store(f.mcp)
+		}
+	})
 	return f.mcp, f.mcpErr
+}
+
+// MCPSessions counts the MCP sessions open (none before the MCP front is
+// made).
+func (f *Fronts) MCPSessions() int {
+	if m := f.mcpLive.Load(); m != nil {
+		return m.OpenSessions()
+	}
+	return 0
 }
 
 // serveCA serves the authority a client trusts.
