@@ -387,7 +387,7 @@ type transportWriter struct {
 	// complete says a sessionless result is complete (completeResult): the
 	// SDK leaves a resources/read result without a resultType.
 	complete bool
-	held bytes.Buffer
+	held     bytes.Buffer
 	// head and priming are held back until the stream's first message.
 	head    int
 	priming []byte
