@@ -65,9 +65,8 @@ var (
 	// REST caps bodies itself, after authentication.
 	restDoor = front.Door{Front: "rest", Journaled: true, Faults: true}
 	// The dashboard's own thumbnails and files stay out of the journal.
-	pageDoor = front.Door{Front: "rest"}
-	ctlDoor  = front.Door{Front: "control"} // caps bodies itself
-
+	pageDoor  = front.Door{Front: "rest"}
+	ctlDoor   = front.Door{Front: "control"} // caps bodies itself
 	uiDoor    = front.Door{Front: "dashboard"}
 	oauthDoor = front.Door{Front: "oauth"}
 )
