@@ -39,10 +39,12 @@ type settings struct {
 	maxBody                                                    int64
 	shutdownTimeout, readTimeout, writeTimeout, idleTimeout    time.Duration
 	source                                                     map[string]string // flag -> where its value came from
-	// apiKey and url are the mcp command's: the key its stdio session
-	// calls with, and a running server to bridge to.
+	// apiKey, url and control are the mcp command's: the key its stdio
+	// session calls with, a running server to bridge to, and whether it
+	// serves the control MCP server instead of the service's.
 	apiKey, url string
 	mcp         bool
+	control     bool
 }
 
 // envName is the environment variable of a flag: --public-url is MOCKSERVER_PUBLIC_URL.
@@ -86,8 +88,9 @@ func serveFlags(mcp bool) (*settings, *flag.FlagSet) {
 	fs.StringVar(&s.addr, "addr", addr, "listen address")
 	if mcp {
 		fs.StringVar(&s.db, "db", db, "bbolt state file (default: a temporary one, removed at exit)")
-		fs.StringVar(&s.apiKey, "api-key", "", "API key or access token every tool call is made with (required)")
+		fs.StringVar(&s.apiKey, "api-key", "", "API key or access token every tool call is made with (required, but with --control)")
 		fs.StringVar(&s.url, "url", "", "bridge stdio to the MCP server of a running mockserver at this address, instead of running a simulation")
+		fs.BoolVar(&s.control, "control", false, "serve the control MCP server (the control API as tools, /_mock/mcp) instead of the service's; its calls are made with --control-token")
 	} else {
 		fs.StringVar(&s.db, "db", db, "bbolt state file (kept across restarts)")
 	}
@@ -208,7 +211,7 @@ func (s *settings) newLogger(w io.Writer) (*slog.Logger, error) {
 func usage(fs *flag.FlagSet, mcp bool) {
 	w := fs.Output()
 	if mcp {
-		fmt.Fprintf(w, "Usage: mockserver mcp --api-key KEY [flags]\n\n%s\n\nFlags (each also an environment variable):\n", mcpAbout)
+		fmt.Fprintf(w, "Usage: mockserver mcp --api-key KEY [flags]\n       mockserver mcp --control [--control-token T] [flags]\n\n%s\n\nFlags (each also an environment variable):\n", mcpAbout)
 	} else {
 		usageCommands(w)
 		fmt.Fprintf(w, "\n%s\n\nFlags (each also an environment variable; a flag wins over its variable):\n", serveAbout)
