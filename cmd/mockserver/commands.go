@@ -27,7 +27,7 @@ type command struct {
 const (
 	serveAbout = `A stateful simulator of the media generation service's REST API v1, its MCP server,
 a control API under /_mock and a dashboard at /_mock/ui/.`
-	mcpAbout         = `An MCP server over stdio: a simulation of its own, or with --url a bridge to a running server.
+	mcpAbout = `An MCP server over stdio: a simulation of its own, or with --url a bridge to a running server.
 With --control it is the control MCP server (the control API as tools) instead of the service's.`
 	conformanceAbout = `Runs the conformance suite against a server of the API (the real service, a staging
 build, this mock), prints the table of rules and checks, and writes JSON and JUnit XML
