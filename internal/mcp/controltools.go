@@ -49,8 +49,8 @@ func controlTools(doc *contract.Contract, prefix string) ([]*tool, error) {
 		if description == "." {
 			description = ""
 		}
-		if op.Method == http.MethodGet && slices.Contains(args.Query, "timeout") {
-			description += "\n\nIt waits on the wall clock, up to its timeout: the server's --mcp-max-wait, when set, caps the timeout."
+		if slices.Contains(args.Query, "timeout") {
+			description += "\n\nIt waits on the wall clock, up to its timeout: the server's --mcp-max-wait, when set, caps the timeout (and is the timeout when none is given)."
 		}
 		t := &tool{}
 		*t = tool{op: op.ID, method: op.Method, path: prefix + op.Path, args: args}
@@ -131,7 +131,10 @@ func controlAnnotations(op contract.Operation, title string) *sdk.ToolAnnotation
 // content), a tool error when it is not a success.
 func (c *Control) call(ctx context.Context, t *tool, raw json.RawMessage, who controlCaller) *sdk.CallToolResult {
 	args, bad := decodeArguments(raw)
-	if c.env.MCPMaxWait > 0 && t.method == http.MethodGet {
+	if c.env.MCPMaxWait > 0 && !bad && slices.Contains(t.args.Query, "timeout") {
+		if args == nil {
+			args = map[string]json.RawMessage{}
+		}
 		capTimeout(args, c.env.MCPMaxWait)
 	}
 	r, _, _, violations, err := t.request(ctx, args, bad)
@@ -161,14 +164,13 @@ func (c *Control) call(ctx context.Context, t *tool, raw json.RawMessage, who co
 	return controlResult(rec.status, rec.header.Get("Content-Type"), rec.body.Bytes())
 }
 
-// capTimeout lowers a wait's timeout argument to limit seconds.
+// capTimeout lowers a wait's timeout argument to limit seconds, and sets
+// it when absent (the control API's default may be longer). A timeout that
+// is not a number is left to the validator.
 func capTimeout(args map[string]json.RawMessage, limit int) {
 	v, ok := args["timeout"]
-	if !ok {
-		return
-	}
 	var n float64
-	if json.Unmarshal(v, &n) == nil && n > float64(limit) {
+	if !ok || json.Unmarshal(v, &n) == nil && n > float64(limit) {
 		args["timeout"] = json.RawMessage(strconv.Itoa(limit))
 	}
 }
