@@ -276,11 +276,28 @@ func TestControlMCPGuards(t *testing.T) {
 	t.Run("batch of 50 bad calls", func(t *testing.T) {
 		var calls []string
 		for i := range 50 {
-			calls = append(calls, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"fail_next","arguments":{"count":-%d}}}`, i+1, i))
+			name := []string{"fail_next", "no_such_tool", "get_sandbox", "advance_clock"}[i%4]
+			calls = append(calls, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{"count":-%d}}}`, i+1, name, i))
 		}
-		resp, body := controlRPC(t, srv, http.Header{}, "["+strings.Join(calls, ",")+"]")
-		assert.Less(t, resp.StatusCode, 500, body)
+		batch := "[" + strings.Join(calls, ",") + "]"
+		// Without a session, the batch is refused whole.
+		resp, body := controlRPC(t, srv, http.Header{}, batch)
+		assert.Equal(t, http.StatusBadRequest, resp.StatusCode, body)
 		assert.Contains(t, body, `"error"`)
+		// In a session of the revision that has batches (2025-03-26),
+		// each call gets its JSON-RPC or tool error.
+		resp, body = controlRPC(t, srv, http.Header{}, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+		require.Equal(t, http.StatusOK, resp.StatusCode, body)
+		session := http.Header{"Mcp-Session-Id": {resp.Header.Get("Mcp-Session-Id")}, "Mcp-Protocol-Version": {"2025-03-26"}}
+		require.NotEmpty(t, session.Get("Mcp-Session-Id"))
+		resp, body = controlRPC(t, srv, session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		require.Less(t, resp.StatusCode, 300, body)
+		resp, body = controlRPC(t, srv, session, batch)
+		assert.Equal(t, http.StatusOK, resp.StatusCode, body)
+		for i := range 50 {
+			assert.Contains(t, body, fmt.Sprintf(`"id":%d,`, i+1), "call %d is answered", i+1)
+		}
+		assert.Equal(t, 50, strings.Count(body, `"isError":true`)+strings.Count(body, `"error":{"code":-3`), body)
 	})
 	t.Run("burst of 50 bad calls", func(t *testing.T) {
 		var wg sync.WaitGroup
