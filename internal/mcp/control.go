@@ -110,15 +110,6 @@ type controlCaller struct {
 	host          string // the Host its calls are made to
 }
 
-// Tools lists the control MCP server's tools, in control.json's order.
-func (c *Control) Tools() []*sdk.Tool {
-	out := make([]*sdk.Tool, len(c.tools))
-	for i, t := range c.tools {
-		out[i] = t.def
-	}
-	return out
-}
-
 // newServer makes an MCP server with the control tools, resources and
 // prompts; who tells who sent a message.
 func (c *Control) newServer(who func(*sdk.RequestExtra) controlCaller) *sdk.Server {
