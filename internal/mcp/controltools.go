@@ -44,6 +44,8 @@ func controlTools(doc *contract.Contract, prefix string) ([]*tool, error) {
 				description += "\n\nA sandbox's control token scopes it to its sandbox."
 			case "own":
 				description += "\n\nA sandbox's control token reaches its sandbox's own records only."
+			case "shared":
+				description += "\n\nIt needs the server's control token (when the server has one): a sandbox's is refused."
 			}
 		}
 		if description == "." {
