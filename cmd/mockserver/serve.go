@@ -120,7 +120,7 @@ func serveFlags(mcp bool) (*settings, *flag.FlagSet) {
 	fs.IntVar(&s.journalSize, "journal-size", 500, "requests the journal keeps (0 turns it off)")
 	fs.IntVar(&s.journalBody, "journal-body-bytes", 4096, "bytes of each body the journal keeps")
 	fs.IntVar(&s.maxSandboxes, "max-sandboxes", 1000, "how many sandboxes may exist at once (one more is refused with 409)")
-	fs.IntVar(&s.mcpMaxWait, "mcp-max-wait", 0, "cap the wait_seconds of MCP tool calls at this many seconds, 1 to 55 (0: no cap); many MCP clients give up on a call after 60 s")
+	fs.IntVar(&s.mcpMaxWait, "mcp-max-wait", 0, "cap the wait_seconds of MCP tool calls (and the timeout of the control MCP server's wait_journal) at this many seconds, 1 to 55 (0: no cap); many MCP clients give up on a call after 60 s")
 	fs.Uint64Var(&s.oauthApprove, "oauth-approve", 0, "approve every OAuth authorization request at once for this workspace id, without the consent page (for OAuth clients in tests)")
 	fs.BoolVar(&s.coverage, "coverage-report", false, "print the coverage table to stderr at shutdown")
 	fs.DurationVar(&s.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long requests in flight may take at shutdown")
