@@ -200,7 +200,7 @@ func TestControlMCPIsolation(t *testing.T) {
 	assert.Contains(t, theirFaults, `"fail_next":[]`, "the other sandbox's faults are untouched")
 
 	// Without the server's token or a live sandbox's, nothing is reached.
-	for _, token := range []string{"", "wrong", "sbc_1_0000000000000000"} {
+	for _, token := range []string{"", "wrong", "sbc_1_0000000000000000", mediamock.KeyAllScopes} {
 		h := http.Header{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/list"}}
 		if token != "" {
 			h.Set("Authorization", "Bearer "+token)
