@@ -46,3 +46,29 @@ func Example_mcpClient() {
 	fmt.Println(res.IsError, res.StructuredContent.(map[string]any)["workspace_name"])
 	// Output: false Acme Studio
 }
+
+// An agent's session with the control MCP server: the control API as
+// tools (docs/how-to/steer-from-an-agent.md). Without a control token on
+// the server, the session needs no credential.
+func Example_controlMCP() {
+	ctx := context.Background()
+	srv, err := mediamock.New(mediamock.Options{})
+	if err != nil {
+		panic(err)
+	}
+	defer srv.Close()
+
+	transport := &mcp.StreamableClientTransport{Endpoint: srv.ControlMCPURL(), HTTPClient: srv.Client()}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).Connect(ctx, transport, nil)
+	if err != nil {
+		panic(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_sandbox", Arguments: map[string]any{"name": "agent"}})
+	if err != nil {
+		panic(err)
+	}
+	sb := res.StructuredContent.(map[string]any)
+	fmt.Println(res.IsError, sb["object"], sb["name"], sb["from"])
+	// Output: false sandbox agent Acme Studio
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/mediamock/mediamock/internal/control"
 	"github.com/mediamock/mediamock/internal/mcp"
@@ -20,6 +21,9 @@ const (
 	ControlPath = control.Path
 	// MCPPath is where the MCP server is served (Streamable HTTP).
 	MCPPath = mcp.Path
+	// ControlMCPPath is where the control MCP server is served (Streamable
+	// HTTP), under the control API's prefix.
+	ControlMCPPath = mcp.ControlPath
 	// FilesPath is where generated and uploaded files are served, outside
 	// the API's base path, like a CDN: no authentication, no rate limit.
 	FilesPath = wire.FilesPath
@@ -54,4 +58,26 @@ func (s *Server) ServeMCP(ctx context.Context, in io.Reader, out io.Writer, apiK
 		return err
 	}
 	return f.ServeStdio(ctx, in, out, apiKey, base)
+}
+
+// ControlMCPURL is the address of the control MCP server (Streamable
+// HTTP), URL() + "/_mock/mcp": the control API as MCP tools, for an agent
+// that steers the simulation.
+func (s *Server) ControlMCPURL() string { return s.url + ControlMCPPath }
+
+// ServeControlMCP serves one session of the control MCP server over in and
+// out (stdio: newline-delimited JSON-RPC) until in ends or ctx does. Every
+// tool call is a control request made with controlToken: the server's
+// control token, a sandbox's (that sandbox alone), or "" on a server
+// without one.
+func (s *Server) ServeControlMCP(ctx context.Context, in io.Reader, out io.Writer, controlToken string) error {
+	c, err := s.fronts.ControlMCP()
+	if err != nil {
+		return err
+	}
+	authorization := ""
+	if controlToken != "" {
+		authorization = "Bearer " + controlToken
+	}
+	return c.ServeStdio(ctx, in, out, authorization, strings.TrimPrefix(strings.TrimPrefix(s.url, "http://"), "https://"))
 }

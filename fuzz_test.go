@@ -2,11 +2,13 @@ package mediamock_test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -19,7 +21,7 @@ import (
 )
 
 var fuzzServer = sync.OnceValues(func() (*mediamock.Server, error) {
-	return mediamock.New(mediamock.Options{NoListener: true, Clock: mediamock.ClockVirtual, JournalSize: 50})
+	return mediamock.New(mediamock.Options{NoListener: true, Clock: mediamock.ClockVirtual, JournalSize: 50, MCPMaxWait: 1})
 })
 
 var fuzzMethods = []string{"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"}
@@ -84,6 +86,11 @@ func fuzzSeeds(tb testing.TB) []fuzzSeed {
 		{1, "/mcp", 1, 1, mcp(3, "tools/call", `{"name":"create_generation","arguments":{"modality":"image","model_id":"imagen-4","prompt":"a fox"},`+sessionless+`}`), 200},
 		{1, "/mcp", 1, 1, mcp(4, "resources/list", `{`+sessionless+`}`), 200},
 		{1, "/mcp", 1, 1, mcp(5, "tools/list", `{}`), 400}, // a session-era request without its session
+		// The control MCP server, sessionless.
+		{1, "/_mock/mcp", 0, 1, mcp(6, "tools/list", `{`+sessionless+`}`), 200},
+		{1, "/_mock/mcp", 0, 1, mcp(7, "tools/call", `{"name":"fail_next","arguments":{"count":1,"modality":"video"},`+sessionless+`}`), 200},
+		{1, "/_mock/mcp", 0, 1, mcp(8, "resources/read", `{"uri":"mediamock-control://journal",`+sessionless+`}`), 200},
+		{1, "/_mock/mcp", 0, 1, mcp(9, "prompts/get", `{"name":"rehearse_429_storm","arguments":{"count":"3"},`+sessionless+`}`), 200},
 		{0, "/_mock/clock", 0, 0, "", 200},
 		{1, "/_mock/clock/advance", 0, 1, `{"duration":"30s"}`, 200},
 		{1, "/_mock/faults/fail-next", 0, 1, `{"count":1}`, 200},
@@ -113,19 +120,19 @@ func fuzzRequest(method uint8, path string, token, ctype uint8, body []byte) (*h
 	if ct := fuzzTypes[int(ctype)%len(fuzzTypes)]; ct != "" {
 		req.Header.Set("Content-Type", ct)
 	}
-	if strings.HasPrefix(path, "/mcp") {
+	if strings.HasPrefix(path, "/mcp") || strings.HasPrefix(path, "/_mock/mcp") {
 		// The MCP transport wants both, or refuses before any tool runs.
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		if bytes.Contains(body, []byte(`"io.modelcontextprotocol/protocolVersion":"2026-07-28"`)) {
 			req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
 			var msg struct {
 				Method string
-				Params struct{ Name string }
+				Params struct{ Name, URI string }
 			}
 			if json.Unmarshal(body, &msg) == nil {
 				req.Header.Set("Mcp-Method", msg.Method)
-				if msg.Params.Name != "" {
-					req.Header.Set("Mcp-Name", msg.Params.Name)
+				if name := cmp.Or(msg.Params.Name, msg.Params.URI); name != "" {
+					req.Header.Set("Mcp-Name", name)
 				}
 			}
 		}
@@ -171,6 +178,9 @@ func FuzzHandler(f *testing.F) {
 		if strings.HasPrefix(path, "/_mock/journal/wait") || strings.HasPrefix(path, "/_mock/events") {
 			return // they wait on the wall clock by design (up to 55 s, or a stream): the fuzzer would stall
 		}
+		if strings.HasPrefix(path, "/_mock/mcp") && callsAny(body, "wait_journal", "reset", "set_clock") {
+			return // the same operations as tools of the control MCP server (its server caps a wait at 1 s, too)
+		}
 		req, err := fuzzRequest(method, path, token, ctype, body)
 		if err != nil {
 			return
@@ -208,10 +218,34 @@ func errorObject(path string, data []byte) bool {
 		Code    *int64
 		Message string
 	}
-	if strings.HasPrefix(path, "/mcp") && e.JSONRPC == "2.0" && json.Unmarshal(e.Error, &rpc) == nil && rpc.Code != nil && rpc.Message != "" {
+	if (strings.HasPrefix(path, "/mcp") || strings.HasPrefix(path, "/_mock/mcp")) && e.JSONRPC == "2.0" && json.Unmarshal(e.Error, &rpc) == nil && rpc.Code != nil && rpc.Message != "" {
 		return true
 	}
 	var code string
 	return (strings.HasPrefix(path, "/oauth/") || strings.HasPrefix(path, "/.well-known/")) &&
 		json.Unmarshal(e.Error, &code) == nil && code != "" && e.Desc != ""
+}
+
+// callsAny reports whether an MCP body (a message or a batch, its strings
+// unescaped as the server reads them) calls one of the tools named.
+func callsAny(body []byte, names ...string) bool {
+	var msgs []struct {
+		Params struct{ Name string }
+	}
+	if json.Unmarshal(body, &msgs) != nil {
+		msgs = msgs[:0]
+		var one struct {
+			Params struct{ Name string }
+		}
+		if json.Unmarshal(body, &one) != nil {
+			return false
+		}
+		msgs = append(msgs, one)
+	}
+	for _, m := range msgs {
+		if slices.Contains(names, m.Params.Name) {
+			return true
+		}
+	}
+	return false
 }

@@ -101,7 +101,9 @@ type Options struct {
 	// MCPMaxWait, when positive, caps the wait_seconds of MCP tool calls
 	// (whole seconds, at most 55): many MCP clients give up on a call
 	// after 60 s, and a 55 s wait plus latency can cross that; the call
-	// then answers with the job still running. 0: the API's 55.
+	// then answers with the job still running. 0: the API's 55. It caps
+	// (and sets, when none is given) the timeout of the control MCP
+	// server's wait_journal too.
 	MCPMaxWait int
 	// OAuthApprove, when not zero, makes the authorization server approve
 	// every authorization request at once for that workspace, without its

@@ -122,6 +122,40 @@ func TestMCPOverStdio(t *testing.T) {
 		require.NoError(t, cs.Close())
 		assert.Contains(t, stderr.String(), "mediamock bridge ready")
 	})
+
+	// The control MCP server over stdio: an agent steers the simulation
+	// (its own, or a running server's through the bridge) while the
+	// client under test talks to the service's /mcp.
+	service := func(t *testing.T) func(key, mcpURL string) *sdk.ClientSession {
+		return func(key, mcpURL string) *sdk.ClientSession {
+			transport := &sdk.StreamableClientTransport{Endpoint: mcpURL, MaxRetries: -1,
+				HTTPClient: &http.Client{Transport: testkit.Bearer{Key: key, Base: http.DefaultTransport}}}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			cs, err := sdk.NewClient(&sdk.Implementation{Name: "client-under-test", Version: "1"}, nil).Connect(ctx, transport, nil)
+			require.NoError(t, err)
+			t.Cleanup(func() { cs.Close() })
+			return cs
+		}
+	}
+	t.Run("control, own simulation", func(t *testing.T) {
+		cs, stderr := startStdio(t, bin, "mcp", "--control", "--clock", "virtual", "--seed", "3")
+		testkit.Rehearse(t, cs, service(t))
+		require.NoError(t, cs.Close())
+		assert.Contains(t, stderr.String(), `msg="mediamock ready" mcp=stdio server=control`)
+	})
+	t.Run("control, bridged to a running server", func(t *testing.T) {
+		e := start(t)
+		cs, stderr := startStdio(t, bin, "mcp", "--control", "--url", e.root)
+		testkit.Rehearse(t, cs, service(t))
+		require.NoError(t, cs.Close())
+		assert.Contains(t, stderr.String(), "mediamock bridge ready")
+		var list struct {
+			Data []any `json:"data"`
+		}
+		e.call(req{method: "GET", path: "/_mock/sandboxes"}).expect(http.StatusOK).Decode(&list)
+		assert.Empty(t, list.Data, "the agent deleted its sandbox on the test's server")
+	})
 }
 
 // stdioScript is what a test pipes into `mockserver mcp`: the handshake,

@@ -27,7 +27,8 @@ type command struct {
 const (
 	serveAbout = `A stateful simulator of the media generation service's REST API v1, its MCP server,
 a control API under /_mock and a dashboard at /_mock/ui/.`
-	mcpAbout         = `An MCP server over stdio: a simulation of its own, or with --url a bridge to a running server.`
+	mcpAbout = `An MCP server over stdio: a simulation of its own, or with --url a bridge to a running server.
+With --control it is the control MCP server (the control API as tools) instead of the service's.`
 	conformanceAbout = `Runs the conformance suite against a server of the API (the real service, a staging
 build, this mock), prints the table of rules and checks, and writes JSON and JUnit XML
 reports. Exit 0 when nothing failed, 1 when a rule or check failed, 2 on a usage error.`
@@ -46,7 +47,7 @@ func commandList() []command {
 		{name: "mockserver", synopsis: "[flags]", summary: "the simulator (the default command)", about: serveAbout,
 			flags: func() *flag.FlagSet { _, fs := serveFlags(false); return fs }, env: envName,
 			envDoc: "Each flag is also an environment variable; a flag wins over its variable."},
-		{name: "mockserver mcp", synopsis: "--api-key KEY [flags]", summary: "an MCP server over stdio", about: mcpAbout + `
+		{name: "mockserver mcp", synopsis: "--api-key KEY | --control [flags]", summary: "an MCP server over stdio", about: mcpAbout + `
 It takes the serve command's flags and variables, with a free loopback port and a temporary
 state file by default. Stdout carries only protocol messages; the log goes to stderr.`,
 			flags: func() *flag.FlagSet { _, fs := serveFlags(true); return fs }, env: envName,

@@ -6,6 +6,7 @@
 //	mockserver health --url http://127.0.0.1:8080  # exit 0 when the server is healthy
 //	mockserver mcp --api-key mk_test_all_scopes  # an MCP server over stdio, with a simulation of its own
 //	mockserver mcp --api-key mk_test_all_scopes --url http://127.0.0.1:8080  # stdio bridged to a running server
+//	mockserver mcp --control  # the control MCP server over stdio: the control API as tools
 //	mockserver proxy --upstream https://api.example.com  # check a real server's exchanges against the contract
 //	mockserver fixtures timing --recording recorded --write recorded/fixture.json  # the timing a recording learned, as fixture timing
 //	mockserver conformance --url https://api.example.com/api/v1 --junit conformance.xml  # the conformance suite, keys from MOCKSERVER_CONFORMANCE_KEY_*

@@ -23,10 +23,12 @@ import (
 // settings, a temporary state and a free loopback port for the file
 // addresses and the control API), or, with --url, a bridge to the /mcp of
 // a running server, so that an agent and a test suite share one
-// simulation. Stdout carries only protocol messages; the log goes to stderr.
+// simulation. With --control it serves the control MCP server instead (the
+// control API as tools), its calls made with --control-token. Stdout
+// carries only protocol messages; the log goes to stderr.
 func runMCP(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	s, err := parseCommand(true, args, getenv, stdout, stderr)
-	if err == nil && s.apiKey == "" {
+	if err == nil && s.apiKey == "" && !s.control {
 		err = errors.New("mcp needs an API key: --api-key or MOCKSERVER_API_KEY")
 	}
 	if code, stop := commandLine("mockserver", err, stderr); stop {
@@ -45,6 +47,20 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 		return code
 	}
 	defer srv.Close()
+	if s.control {
+		log.Info("mediamock ready", "mcp", "stdio", "server", "control", "url", srv.BaseURL(), "clock", string(opts.Clock),
+			"speed", strconv.FormatFloat(opts.Speed, 'g', -1, 64), "seed", opts.Seed, "db", opts.DBPath, "version", version)
+		if err := srv.ServeControlMCP(ctx, stdin, stdout, s.controlToken); err != nil {
+			log.Error("mcp session", "err", err)
+			return 1
+		}
+		if err := srv.Close(); err != nil {
+			log.Error("shutdown", "err", err)
+			return 1
+		}
+		log.Info("stopped")
+		return 0
+	}
 	if _, ok := srv.WorkspaceID(s.apiKey); !ok {
 		fmt.Fprintf(stderr, "mockserver: %s: not an API key or access token of the simulation\n", s.name("api-key"))
 		return 2
@@ -64,13 +80,16 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 }
 
 // bridge relays MCP messages between stdio and the Streamable HTTP endpoint
-// of a running server, adding the API key to every request.
+// of a running server, adding the API key to every request (the control
+// token, to the control MCP server's, with --control).
 func bridge(ctx context.Context, s *settings, stdin io.Reader, stdout io.Writer, log *slog.Logger) int {
-	endpoint := strings.TrimRight(s.url, "/")
-	if !strings.HasSuffix(endpoint, mediamock.MCPPath) {
-		endpoint += mediamock.MCPPath
+	path, key := mediamock.MCPPath, s.apiKey
+	if s.control {
+		path, key = mediamock.ControlMCPPath, s.controlToken
 	}
-	client := &http.Client{Transport: bearerTransport{key: s.apiKey, base: http.DefaultTransport}}
+	endpoint := strings.TrimRight(s.url, "/")
+	endpoint = strings.TrimSuffix(strings.TrimSuffix(endpoint, mediamock.ControlMCPPath), mediamock.MCPPath) + path
+	client := &http.Client{Transport: bearerTransport{key: key, base: http.DefaultTransport}}
 	// The standalone event stream would be opened after the handshake, which
 	// a relay does not take part in: every answer comes on its request's
 	// own stream.
@@ -152,6 +171,8 @@ type bearerTransport struct {
 
 func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.key)
+	if b.key != "" {
+		r.Header.Set("Authorization", "Bearer "+b.key)
+	}
 	return b.base.RoundTrip(r)
 }

@@ -39,10 +39,12 @@ type settings struct {
 	maxBody                                                    int64
 	shutdownTimeout, readTimeout, writeTimeout, idleTimeout    time.Duration
 	source                                                     map[string]string // flag -> where its value came from
-	// apiKey and url are the mcp command's: the key its stdio session
-	// calls with, and a running server to bridge to.
+	// apiKey, url and control are the mcp command's: the key its stdio
+	// session calls with, a running server to bridge to, and whether it
+	// serves the control MCP server instead of the service's.
 	apiKey, url string
 	mcp         bool
+	control     bool
 }
 
 // envName is the environment variable of a flag: --public-url is MOCKSERVER_PUBLIC_URL.
@@ -86,8 +88,9 @@ func serveFlags(mcp bool) (*settings, *flag.FlagSet) {
 	fs.StringVar(&s.addr, "addr", addr, "listen address")
 	if mcp {
 		fs.StringVar(&s.db, "db", db, "bbolt state file (default: a temporary one, removed at exit)")
-		fs.StringVar(&s.apiKey, "api-key", "", "API key or access token every tool call is made with (required)")
+		fs.StringVar(&s.apiKey, "api-key", "", "API key or access token every tool call is made with (required, but with --control)")
 		fs.StringVar(&s.url, "url", "", "bridge stdio to the MCP server of a running mockserver at this address, instead of running a simulation")
+		fs.BoolVar(&s.control, "control", false, "serve the control MCP server (the control API as tools, /_mock/mcp) instead of the service's; its calls are made with --control-token")
 	} else {
 		fs.StringVar(&s.db, "db", db, "bbolt state file (kept across restarts)")
 	}
@@ -117,7 +120,7 @@ func serveFlags(mcp bool) (*settings, *flag.FlagSet) {
 	fs.IntVar(&s.journalSize, "journal-size", 500, "requests the journal keeps (0 turns it off)")
 	fs.IntVar(&s.journalBody, "journal-body-bytes", 4096, "bytes of each body the journal keeps")
 	fs.IntVar(&s.maxSandboxes, "max-sandboxes", 1000, "how many sandboxes may exist at once (one more is refused with 409)")
-	fs.IntVar(&s.mcpMaxWait, "mcp-max-wait", 0, "cap the wait_seconds of MCP tool calls at this many seconds, 1 to 55 (0: no cap); many MCP clients give up on a call after 60 s")
+	fs.IntVar(&s.mcpMaxWait, "mcp-max-wait", 0, "cap the wait_seconds of MCP tool calls (and the timeout of the control MCP server's wait_journal) at this many seconds, 1 to 55 (0: no cap); many MCP clients give up on a call after 60 s")
 	fs.Uint64Var(&s.oauthApprove, "oauth-approve", 0, "approve every OAuth authorization request at once for this workspace id, without the consent page (for OAuth clients in tests)")
 	fs.BoolVar(&s.coverage, "coverage-report", false, "print the coverage table to stderr at shutdown")
 	fs.DurationVar(&s.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long requests in flight may take at shutdown")
@@ -208,7 +211,7 @@ func (s *settings) newLogger(w io.Writer) (*slog.Logger, error) {
 func usage(fs *flag.FlagSet, mcp bool) {
 	w := fs.Output()
 	if mcp {
-		fmt.Fprintf(w, "Usage: mockserver mcp --api-key KEY [flags]\n\n%s\n\nFlags (each also an environment variable):\n", mcpAbout)
+		fmt.Fprintf(w, "Usage: mockserver mcp --api-key KEY [flags]\n       mockserver mcp --control [--control-token T] [flags]\n\n%s\n\nFlags (each also an environment variable):\n", mcpAbout)
 	} else {
 		usageCommands(w)
 		fmt.Fprintf(w, "\n%s\n\nFlags (each also an environment variable; a flag wins over its variable):\n", serveAbout)

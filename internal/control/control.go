@@ -218,3 +218,16 @@ func (f *Front) guard(r *http.Request, op string) (scope, error) {
 	}
 	return s, nil
 }
+
+// Authorize refuses a request to the control MCP server that the control
+// API would refuse whatever its operation: a foreign Host or Origin, or a
+// credential that is neither the server's control token nor a live
+// sandbox's (with neither configured, none is needed). Each tool call is
+// then a control request of its own, judged as every other.
+func (f *Front) Authorize(r *http.Request) error {
+	if err := f.env.Guard(r, "the control MCP server"); err != nil {
+		return err
+	}
+	_, err := f.credential(r, "")
+	return err
+}

@@ -384,7 +384,10 @@ type transportWriter struct {
 	// hold keeps the whole answer of a batch until every call of it has
 	// put its window on the head.
 	hold bool
-	held bytes.Buffer
+	// complete says a sessionless result is complete (completeResult): the
+	// SDK leaves a resources/read result without a resultType.
+	complete bool
+	held     bytes.Buffer
 	// head and priming are held back until the stream's first message.
 	head    int
 	priming []byte
@@ -414,6 +417,9 @@ func (t *transportWriter) Write(b []byte) (int, error) {
 	n := len(b)
 	if t.handshake {
 		b = stripCacheable(b)
+	}
+	if t.complete {
+		b = completeResult(b)
 	}
 	if _, err := t.write(b); err != nil {
 		return 0, err

@@ -9,6 +9,11 @@
 // same handler (package ops) with the same wire shapes. Protocol messages
 // (initialize, tools/list, resources/list, resources/read, ping,
 // notifications) authenticate but do not count.
+//
+// The package also serves the control MCP server (Control, at
+// ControlPath and over stdio): the control API's operations as tools,
+// generated from control.json, each call a request to the control API's
+// own handler with the caller's credential.
 package mcp
 
 import (

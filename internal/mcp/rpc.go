@@ -247,6 +247,11 @@ func decodeHeader(v string) (string, bool) {
 // message, a message with neither method nor result nor error).
 func (f *Front) decode(data []byte) (body, *jsonrpc.Error) {
 	f.decodes.Add(1)
+	return decodeBody(data)
+}
+
+// decodeBody reads a POST's body: a message or a batch (Front.decode).
+func decodeBody(data []byte) (body, *jsonrpc.Error) {
 	var b body
 	data = bytes.TrimSpace(data)
 	var err error

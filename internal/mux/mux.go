@@ -50,7 +50,13 @@ type Fronts struct {
 	mcpOnce sync.Once
 	mcpLive atomic.Pointer[mcp.Front] // mcp once made, for readers outside mcpOnce
 	mcpDoor front.Door
-	caPath  string
+	// ctlMCP, the control MCP server, is made on first use too.
+	ctlMCP     *mcp.Control
+	ctlMCPErr  error
+	ctlMCPOnce sync.Once
+	ctlMCPDoor front.Door
+	loadCtl    func() (*contract.Contract, error)
+	caPath     string
 	// CA, when set before the server serves, is the certificate authority
 	// served at Config.CAPath.
 	CA []byte
@@ -70,9 +76,12 @@ var (
 // New makes the fronts of env (but the MCP one, made on first use).
 func New(env *front.Env, c Config) *Fronts {
 	f := &Fronts{env: env, rest: rest.New(env, c.Service), ctl: control.New(env, c.Control, c.LoadControl),
-		ui: dashboard.New(env), auth: oauth.New(env), caPath: c.CAPath}
+		ui: dashboard.New(env), auth: oauth.New(env), caPath: c.CAPath, loadCtl: c.LoadControl}
 	// MCP checks its tool results itself: its HTTP bodies are JSON-RPC.
 	f.mcpDoor = front.Door{Front: "mcp", Journaled: true, Faults: true, BodyLimit: env.BodyCap}
+	// The control MCP server stays out of the journal, as the control API
+	// does, and meets no fault.
+	f.ctlMCPDoor = front.Door{Front: "control", BodyLimit: env.BodyCap}
 	f.auth.Approve = c.OAuthApprove
 	return f
 }
@@ -89,6 +98,15 @@ func (f *Fronts) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		env.Serve(w, r, uiDoor, f.serveCA)
 	case dashboard.Serves(r):
 		env.Serve(w, r, uiDoor, f.ui.Serve)
+	case r.URL.Path == mcp.ControlPath:
+		env.Serve(w, r, f.ctlMCPDoor, func(w *front.Writer, r *http.Request) {
+			c, err := f.ControlMCP()
+			if err != nil {
+				front.WriteError(w, err)
+				return
+			}
+			c.Serve(w, r)
+		})
 	case front.HasPathPrefix(r.URL.Path, control.Path):
 		env.Serve(w, r, ctlDoor, f.ctl.Serve)
 	case oauth.Serves(r):
@@ -127,6 +145,21 @@ func (f *Fronts) MCPSessions() int {
 		return m.OpenSessions()
 	}
 	return 0
+}
+
+// ControlMCP is the control MCP server, made on first use: its tools call
+// the control API in process, through the edge as a request of its own.
+func (f *Fronts) ControlMCP() (*mcp.Control, error) {
+	f.ctlMCPOnce.Do(func() {
+		doc, err := f.loadCtl()
+		if err != nil {
+			f.ctlMCPErr = err
+			return
+		}
+		api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { f.env.Serve(w, r, ctlDoor, f.ctl.Serve) })
+		f.ctlMCP, f.ctlMCPErr = mcp.NewControl(f.env, mcp.ControlConfig{Document: doc, Prefix: control.Path, API: api, Authorize: f.ctl.Authorize})
+	})
+	return f.ctlMCP, f.ctlMCPErr
 }
 
 // serveCA serves the authority a client trusts.
