@@ -56,7 +56,7 @@ func controlReference(doc *contract.Contract, tools []*tool) []byte {
 			left = append(left, "`"+op.ID+"` (`"+op.Method+" /_mock"+op.Path+"`)")
 		}
 	}
-	p.Para("Left out, since no tool result carries what they move (an event stream as it comes, a binary state of up to gigabytes): " +
+	p.Para("Left out, since no tool result carries what they move (an event stream as it comes, a binary state of up to gigabytes, the Prometheus text a scraper reads): " +
 		joinList(left) + ". Read them from the control API itself.")
 
 	p.Heading(2, "Tools")
