@@ -18,11 +18,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mediamock/mediamock/internal/mcp"
 	"io"
 	"os"
-	"slices"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -133,6 +134,7 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error
 var version = "dev"
 
 func init() {
+	defer func() { mcp.SetVersion(version) }() // MCP clients are told the same
 	if version != "dev" {
 		return
 	}

@@ -57,6 +57,10 @@ func TestRunMCPServesStdio(t *testing.T) {
 	if err != nil {
 		t.Fatalf("connect: %v; log:\n%s", err, stderr.String())
 	}
+	// The server tells MCP clients the version mockserver version prints.
+	if info := cs.InitializeResult().ServerInfo; info.Name != "mediamock" || info.Version != version {
+		t.Errorf("serverInfo %+v, want mediamock %s", info, version)
+	}
 	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "get_account", Arguments: map[string]any{}})
 	if err != nil || res.IsError {
 		t.Fatalf("get_account: %v %+v", err, res)

@@ -35,7 +35,7 @@ import (
 const ControlPath = "/_mock/mcp"
 
 // ControlImplementation names the control MCP server to MCP clients.
-var ControlImplementation = &sdk.Implementation{Name: "mediamock-control", Title: "Media generation service mock: the simulation's controls", Version: "1.0.0"}
+var ControlImplementation = &sdk.Implementation{Name: "mediamock-control", Title: "Media generation service mock: the simulation's controls", Version: moduleVersion()}
 
 // maxControlSessions caps the open sessions of the handshake-era
 // revisions; each ends after sessionIdle without a request.

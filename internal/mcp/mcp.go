@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 
@@ -35,7 +36,33 @@ import (
 const Path = "/mcp"
 
 // Implementation names the server to MCP clients.
-var Implementation = &sdk.Implementation{Name: "mediamock", Title: "Media generation service (mock)", Version: "1.0.0"}
+var Implementation = &sdk.Implementation{Name: "mediamock", Title: "Media generation service (mock)", Version: moduleVersion()}
+
+// SetVersion sets the version both MCP servers tell their clients
+// (serverInfo.version). The binary calls it at start with its own, so that
+// an MCP client and `mockserver version` agree; call it before any server
+// is made. Without it the version is the mediamock module's in the build
+// (a library user's go.mod), else "dev".
+func SetVersion(v string) {
+	Implementation.Version, ControlImplementation.Version = v, v
+}
+
+// moduleVersion is the mediamock module's version in the build: the main
+// module's when mediamock is the main module, else its dependency's.
+func moduleVersion() string {
+	const path = "github.com/mediamock/mediamock"
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if info.Main.Path == path && info.Main.Version != "" && info.Main.Version != "(devel)" {
+			return info.Main.Version
+		}
+		for _, d := range info.Deps {
+			if d.Path == path && d.Version != "" && d.Version != "(devel)" {
+				return d.Version
+			}
+		}
+	}
+	return "dev"
+}
 
 // Front serves the MCP server of one server.
 type Front struct {

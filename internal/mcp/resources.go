@@ -156,7 +156,7 @@ func (f *Front) serveRead(w *front.Writer, x *exchange, id json.RawMessage, uri 
 		head = append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"result":{`...)
 		tail = []byte(`]`)
 		if stateless {
-			head = append(append(append(head, `"_meta":`...), serverMeta...), `,"ttlMs":0,"cacheScope":"`+scope+`",`...)
+			head = append(append(append(head, `"_meta":`...), serverMeta()...), `,"ttlMs":0,"cacheScope":"`+scope+`",`...)
 			tail = append(tail, `,"resultType":"complete"`...)
 		}
 		return append(head, `"contents":[`...), append(tail, "}}"...)

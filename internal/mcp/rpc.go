@@ -342,10 +342,11 @@ func (f *Front) serveCall(w *front.Writer, r *http.Request, x *exchange, m *mess
 
 // serverMeta is the _meta of a sessionless result: the server names
 // itself in every one.
-var serverMeta = func() []byte {
+// Made on first use, after SetVersion.
+var serverMeta = sync.OnceValue(func() []byte {
 	impl, _ := json.Marshal(Implementation)
 	return append(append([]byte(`{"`+sdk.MetaKeyServerInfo+`":`), impl...), '}')
-}()
+})
 
 // resultMessage is a tool call's answer as the SDK writes it (_meta and
 // resultType in the sessionless revision; content, structuredContent,
@@ -358,12 +359,12 @@ func resultMessage(id json.RawMessage, res *sdk.CallToolResult, stateless bool) 
 		return errorMessage(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()})
 	}
 	data, _ := res.StructuredContent.(json.RawMessage)
-	b := make([]byte, 0, len(content)+len(data)+len(serverMeta)+128)
+	b := make([]byte, 0, len(content)+len(data)+len(serverMeta())+128)
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, id...)
 	b = append(b, `,"result":{`...)
 	if stateless {
-		b = append(append(append(b, `"_meta":`...), serverMeta...), ',')
+		b = append(append(append(b, `"_meta":`...), serverMeta()...), ',')
 	}
 	b = append(append(b, `"content":`...), content...)
 	if len(data) > 0 {
