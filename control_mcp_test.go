@@ -121,9 +121,10 @@ func TestControlMCPTools(t *testing.T) {
 		}
 	}
 	assert.Len(t, list.Tools, want, "one tool per operation of control.json with JSON answers")
-	// What is left out streams or moves a binary state, which no tool
-	// result carries: the event stream, the snapshot and its restore.
-	assert.ElementsMatch(t, []string{"streamEvents", "getSnapshot", "restoreSnapshot"}, left)
+	// What is left out streams, moves a binary state or is a scraper's
+	// text, which no tool result carries: the event stream, the snapshot
+	// and its restore, the Prometheus metrics.
+	assert.ElementsMatch(t, []string{"streamEvents", "getSnapshot", "restoreSnapshot", "getMetrics"}, left)
 	assert.True(t, *tools["reset"].Annotations.DestructiveHint)
 	assert.True(t, *tools["reset_sandbox"].Annotations.DestructiveHint)
 	assert.False(t, *tools["create_sandbox"].Annotations.DestructiveHint)
