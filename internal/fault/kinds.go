@@ -128,11 +128,11 @@ var kinds = []Kind{
 		Doc: "the service's moderation stops a job (a generation's or an Encore creation's) created while the rule stands: at `at` `creation` (default) the creation answers 422 `content_moderated`, nothing is created or charged and the ledger does not move; at `processing` it is accepted and charged, then fails with `content_moderated` and its credits are refunded."},
 	{Name: OutputFailure, Stage: Fate, Params: []string{"model", "outputs"}, Targets: []string{TargetModality, TargetProbability, TargetFirst},
 		Doc: "`outputs` of a generation of two or more outputs (1 by default, at most all but one) fail with `output_failed` while the others complete; each failed output's credits (the model's `credits_per_output`) are refunded, and the generation is `completed`. Generations of one output are not targeted."},
-	{Name: AccountDisconnected, Stage: Publish, Params: []string{"social_account_id", "platform"}, Targets: []string{TargetProbability, TargetFirst},
-		Doc: "a publication's delivery to the social account `social_account_id` (or to the accounts of `platform`) fails with `account_disconnected` while the other deliveries publish; the account then reads `publishable: false` (reconnect it in the app: a reset) and later publications to it answer 400.",
+	{Name: AccountDisconnected, Stage: Publish, Params: []string{"platform", "social_account_id"}, Targets: []string{TargetProbability, TargetFirst},
+		Doc: "a publication's delivery to the social account `social_account_id`, or to the accounts of `platform` (both: that account, on that platform), fails with `account_disconnected` while the other deliveries publish; the account then reads `publishable: false` (reconnect it in the app: a reset) and later publications to it answer 400.",
 		check: func(s *Spec, bad badFunc) {
-			if (s.SocialAccountID == 0) == (s.Platform == "") {
-				bad("social_account_id", "give social_account_id or platform, one of the two")
+			if s.SocialAccountID == 0 && s.Platform == "" {
+				bad("social_account_id", "give social_account_id or platform (or both: the account of that id on that platform)")
 			}
 			if s.Platform == "all" {
 				bad("platform", "names one platform")
