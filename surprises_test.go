@@ -215,6 +215,14 @@ func TestProductionSurprises(t *testing.T) {
 			assert.Equal(t, http.StatusBadRequest, status, again)
 			assert.Equal(t, 1, sb.Coverage().Lifecycle["social_account_disconnected"])
 			balanced(t, sb, 1000-perOutput, 2) // publishing is free
+
+			require.NoError(t, sb.Reset())
+			_, accounts = callAs(t, srv, sb.APIKey, "GET", "/social/accounts", "")
+			for _, a := range accounts["data"].([]any) {
+				if a := a.(map[string]any); a["platform"] == "instagram" {
+					assert.Equal(t, true, a["publishable"], "a reset reconnects it")
+				}
+			}
 		})
 	}
 }
