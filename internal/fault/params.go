@@ -65,7 +65,7 @@ var params = []Param{
 	{Name: "outputs", Title: "Outputs", Schema: `{"type": "integer", "minimum": 1, "maximum": 3, "default": 1}`,
 		Doc: "`output_failure`: how many outputs of a generation fail; 1 when absent, at most all but one."},
 	{Name: "social_account_id", Title: "Social account id", Schema: `{"type": "integer", "minimum": 1, "format": "int64"}`,
-		Doc: "`account_disconnected`: the social account whose deliveries fail (instead of `platform`)."},
+		Doc: "`account_disconnected`: the social account whose deliveries fail (with `platform` too: that account, on that platform)."},
 }
 
 const msSchema = `{"type": "integer", "minimum": 0, "maximum": 120000}`
