@@ -47,6 +47,27 @@ func TestDocsRehearseFailures(t *testing.T) {
 	}
 }
 
+func TestDocsProductionSurprises(t *testing.T) {
+	srv := mediamock.RunT(t, mediamock.WithClock(mediamock.ClockManual))
+	sb := srv.Sandbox(t)
+	for _, spec := range []mediamock.FaultSpec{
+		{Kind: "moderation", First: 1},                            // the next creation: 422 content_moderated
+		{Kind: "moderation", At: "processing", Modality: "video"}, // videos: charged, failed, refunded
+		{Kind: "output_failure", Outputs: 2, Model: "imagen-4"},   // two outputs fail, each refunded
+		{Kind: "account_disconnected", Platform: "instagram"},     // reconnect it in the app
+	} {
+		if _, err := sb.AddFault(spec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// ... your client, with sb.APIKey; then sb.RunUntilIdle(time.Hour)
+	ledger, err := sb.Ledger() // every charge and refund, with the balance after it
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(ledger)
+}
+
 func TestDocsEvolve(t *testing.T) {
 	srv := mediamock.RunT(t, mediamock.WithEvolve()) // every answer (Options.Evolve)
 	sb := srv.Sandbox(t)                             // or one sandbox's, some parts

@@ -111,6 +111,7 @@ func tour(t *testing.T, srv *mediamock.Server, key string) []evolvedExchange {
 	do("GET", "/assets"+idPath, "")
 	do("GET", "/assets/999999", "")
 	do("POST", "/generations", `{"modality":"image","model_id":"flux-2-pro"}`)
+	do("POST", "/generations", `{"modality":"image","model_id":"flux-2-pro","prompt":"a fox [mock:moderation]"}`)
 	for _, p := range []string{"/projects", "/characters", "/brand_kits", "/social/accounts", "/social/publications", "/encore/effects"} {
 		do("GET", p, "")
 	}
@@ -156,7 +157,7 @@ func TestEvolvedAnswersAreAdditive(t *testing.T) {
 		}
 	}
 	assert.Positive(t, unknownEnums, "some answers carry a value the document does not list")
-	assert.True(t, statuses[200] && statuses[201] && statuses[400] && statuses[404], "successes and errors: %v", statuses)
+	assert.True(t, statuses[200] && statuses[201] && statuses[400] && statuses[404] && statuses[422], "successes and errors: %v", statuses)
 }
 
 // What evolves is the bytes on the way out: the simulation's own state

@@ -43,6 +43,13 @@ func TestEveryKindCountsItsHits(t *testing.T) {
 	create := func(t *testing.T, srv *mediamock.Server) {
 		testkit.API(t, srv, "POST", "/generations", `{"modality":"image","model_id":"imagen-4","prompt":"a heron"}`)
 	}
+	refused := func(t *testing.T, srv *mediamock.Server) {
+		status, body, _ := testkit.REST(t, srv, mediamock.KeyAllScopes, "POST", "/generations", `{"modality":"image","model_id":"imagen-4","prompt":"a heron"}`)
+		require.Equal(t, http.StatusUnprocessableEntity, status, body)
+	}
+	createTwo := func(t *testing.T, srv *mediamock.Server) {
+		testkit.API(t, srv, "POST", "/generations", `{"modality":"image","model_id":"imagen-4","prompt":"two herons","count":2}`)
+	}
 	mcpPost := func(t *testing.T, srv *mediamock.Server) {
 		req, err := http.NewRequest("POST", srv.MCPURL(), strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 		require.NoError(t, err)
@@ -79,22 +86,25 @@ func TestEveryKindCountsItsHits(t *testing.T) {
 		spec    mediamock.FaultSpec
 		provoke func(*testing.T, *mediamock.Server)
 	}{
-		fault.Reset:            {onAccount(mediamock.FaultSpec{Kind: fault.Reset}), getAccount},
-		fault.EmptyReply:       {onAccount(mediamock.FaultSpec{Kind: fault.EmptyReply}), getAccount},
-		fault.Truncate:         {onAccount(mediamock.FaultSpec{Kind: fault.Truncate}), getAccount},
-		fault.SlowBody:         {onAccount(mediamock.FaultSpec{Kind: fault.SlowBody, BytesPerSecond: 1 << 30}), getAccount},
-		fault.Garbage:          {onAccount(mediamock.FaultSpec{Kind: fault.Garbage}), getAccount},
-		fault.Latency:          {onAccount(mediamock.FaultSpec{Kind: fault.Latency, Distribution: "fixed", MS: &zero}), getAccount},
-		fault.Status:           {onAccount(mediamock.FaultSpec{Kind: fault.Status, Status: 503}), getAccount},
-		fault.Evolve:           {onAccount(mediamock.FaultSpec{Kind: fault.Evolve}), getAccount},
-		fault.FileExpiry:       {mediamock.FaultSpec{Kind: fault.FileExpiry, TTLSeconds: &one}, download},
-		fault.FileTruncate:     {mediamock.FaultSpec{Kind: fault.FileTruncate}, download},
-		fault.MCPSessionExpire: {mediamock.FaultSpec{Kind: fault.MCPSessionExpire}, toolCall("2025-11-25")},
-		fault.MCPStreamDrop:    {mediamock.FaultSpec{Kind: fault.MCPStreamDrop, Operation: "getAccount"}, toolCall("")},
-		fault.MCPUnavailable:   {mediamock.FaultSpec{Kind: fault.MCPUnavailable}, mcpPost},
-		fault.JobFailure:       {mediamock.FaultSpec{Kind: fault.JobFailure}, create},
-		fault.FailureRate:      {mediamock.FaultSpec{Kind: fault.FailureRate, Rate: new(1.0)}, create},
-		fault.PlatformFailure:  {mediamock.FaultSpec{Kind: fault.PlatformFailure, Platform: "instagram"}, publish},
+		fault.Reset:               {onAccount(mediamock.FaultSpec{Kind: fault.Reset}), getAccount},
+		fault.EmptyReply:          {onAccount(mediamock.FaultSpec{Kind: fault.EmptyReply}), getAccount},
+		fault.Truncate:            {onAccount(mediamock.FaultSpec{Kind: fault.Truncate}), getAccount},
+		fault.SlowBody:            {onAccount(mediamock.FaultSpec{Kind: fault.SlowBody, BytesPerSecond: 1 << 30}), getAccount},
+		fault.Garbage:             {onAccount(mediamock.FaultSpec{Kind: fault.Garbage}), getAccount},
+		fault.Latency:             {onAccount(mediamock.FaultSpec{Kind: fault.Latency, Distribution: "fixed", MS: &zero}), getAccount},
+		fault.Status:              {onAccount(mediamock.FaultSpec{Kind: fault.Status, Status: 503}), getAccount},
+		fault.Evolve:              {onAccount(mediamock.FaultSpec{Kind: fault.Evolve}), getAccount},
+		fault.FileExpiry:          {mediamock.FaultSpec{Kind: fault.FileExpiry, TTLSeconds: &one}, download},
+		fault.FileTruncate:        {mediamock.FaultSpec{Kind: fault.FileTruncate}, download},
+		fault.MCPSessionExpire:    {mediamock.FaultSpec{Kind: fault.MCPSessionExpire}, toolCall("2025-11-25")},
+		fault.MCPStreamDrop:       {mediamock.FaultSpec{Kind: fault.MCPStreamDrop, Operation: "getAccount"}, toolCall("")},
+		fault.MCPUnavailable:      {mediamock.FaultSpec{Kind: fault.MCPUnavailable}, mcpPost},
+		fault.JobFailure:          {mediamock.FaultSpec{Kind: fault.JobFailure}, create},
+		fault.FailureRate:         {mediamock.FaultSpec{Kind: fault.FailureRate, Rate: new(1.0)}, create},
+		fault.PlatformFailure:     {mediamock.FaultSpec{Kind: fault.PlatformFailure, Platform: "instagram"}, publish},
+		fault.Moderation:          {mediamock.FaultSpec{Kind: fault.Moderation}, refused},
+		fault.OutputFailure:       {mediamock.FaultSpec{Kind: fault.OutputFailure}, createTwo},
+		fault.AccountDisconnected: {mediamock.FaultSpec{Kind: fault.AccountDisconnected, Platform: "instagram"}, publish},
 	}
 	for _, kind := range fault.Kinds {
 		t.Run(kind, func(t *testing.T) {

@@ -9,7 +9,8 @@ type FaultSpec struct {
 	// Kind is the fault: reset, empty_reply, truncate, slow_body,
 	// garbage_then_close, latency, status, file_expiry, file_truncate,
 	// mcp_session_expire, mcp_stream_drop, mcp_unavailable, evolve,
-	// job_failure, failure_rate or platform_failure.
+	// job_failure, failure_rate, platform_failure, moderation,
+	// output_failure or account_disconnected.
 	Kind string `json:"kind"`
 	// Class targets requests of one class: api (the service's
 	// operations), files (the files behind the URLs) or mcp; "" is every
@@ -83,8 +84,19 @@ type FaultSpec struct {
 	// Rate is the share of jobs failure_rate fails, 0 to 1.
 	Rate *float64 `json:"rate,omitempty"`
 	// Platform is the platform whose deliveries platform_failure fails
-	// ("all": every one).
+	// ("all": every one), or whose accounts account_disconnected
+	// disconnects.
 	Platform string `json:"platform,omitempty"`
+	// At is where moderation stops a job: creation (when ""), refused
+	// with 422 content_moderated and nothing charged, or processing,
+	// accepted, charged, then failed with content_moderated and refunded.
+	At string `json:"at,omitempty"`
+	// Outputs is how many outputs of a generation output_failure fails; 1
+	// when 0, at most all but one.
+	Outputs int `json:"outputs,omitempty"`
+	// SocialAccountID is the social account account_disconnected
+	// disconnects; 0: by Platform.
+	SocialAccountID uint64 `json:"social_account_id,omitempty"`
 }
 
 // Spec is FaultSpec by the name FaultRule embeds it under: rule.Spec is

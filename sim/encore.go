@@ -148,6 +148,10 @@ func (e *Engine) CreateEncore(ctx context.Context, p Principal, req EncoreReques
 		if err != nil {
 			return err
 		}
+		moderated := t.moderation(ws.ID, "encore", eff.Slug, text)
+		if moderated == ModeratedAtCreation {
+			return Moderated("photo")
+		}
 		cost := int64(eff.Credits)
 		if ws.Balance < cost {
 			return insufficient(cost, ws.Balance, "Encore effect "+eff.Slug)
@@ -179,7 +183,7 @@ func (e *Engine) CreateEncore(ctx context.Context, p Principal, req EncoreReques
 		if err := t.b(bOwners).Put(key("e", c.ID), u64(ws.ID)); err != nil {
 			return err
 		}
-		if err := t.decideFate(job, "encore", eff.Slug, eff.FailureRate, text); err != nil {
+		if err := t.decideFate(job, "encore", eff.Slug, eff.FailureRate, text, moderated); err != nil {
 			return err
 		}
 		ws.Balance -= cost

@@ -35,6 +35,8 @@ const (
 	EINTERNAL     = problem.EINTERNAL     // anything unexpected (500)
 	EUNSUPPORTED  = problem.EUNSUPPORTED  // unsupported media type (415)
 	ENOTALLOWED   = problem.ENOTALLOWED   // method not allowed (405)
+	// EUNPROCESSABLE: well formed, but the service will not do it (422).
+	EUNPROCESSABLE = problem.EUNPROCESSABLE
 )
 
 // AsError returns err as an *Error, wrapping anything else as internal.

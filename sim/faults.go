@@ -22,6 +22,10 @@ import (
 //	[mock:delay=DURATION]        no provider queue, processing takes DURATION (45, 45s, 2m)
 //	[mock:stuck]                 never finishes (until the control API fails it)
 //	[mock:fail-platform=NAME]    publications: the delivery to platform NAME fails ("all" for every one)
+//	[mock:moderation]            refused at creation: 422 content_moderated, nothing charged
+//	[mock:moderation=processing] accepted and charged, then failed with content_moderated, refunded
+//	[mock:fail-outputs=K]        K outputs of the generation fail (at most all but one), each refunded
+//	[mock:disconnected=ACCOUNT]  publications: the delivery to ACCOUNT (an id, or a platform) fails with account_disconnected
 var magicPattern = regexp.MustCompile(`\[mock:([a-z-]+)(?:=([A-Za-z0-9_.-]+))?\]`)
 
 // MaxMagicDelay bounds [mock:delay=...]: longer delays are cut to it.
@@ -35,6 +39,9 @@ type Magic struct {
 	Delay         time.Duration // -1 when not set
 	Stuck         bool
 	FailPlatforms []string
+	Moderation    string   // creation or processing; "" when not asked for
+	FailOutputs   int      // how many outputs fail
+	Disconnected  []string // social account ids or platforms
 }
 
 // ParseMagic reads the magic markers of a text.
@@ -63,6 +70,19 @@ func ParseMagic(text string) Magic {
 		case "fail-platform":
 			if arg != "" {
 				m.FailPlatforms = append(m.FailPlatforms, strings.ToLower(arg))
+			}
+		case "moderation":
+			m.Moderation = ModeratedAtCreation
+			if arg == ModeratedWhileProcessing {
+				m.Moderation = arg
+			}
+		case "fail-outputs":
+			if n, err := strconv.Atoi(arg); err == nil && n > 0 {
+				m.FailOutputs = n
+			}
+		case "disconnected":
+			if arg != "" {
+				m.Disconnected = append(m.Disconnected, strings.ToLower(arg))
 			}
 		}
 	}
@@ -95,7 +115,29 @@ type Fates interface {
 	JobFate(ws uint64, lane, model string, u float64) (stage, code string, failed, decided bool)
 	// PlatformFails reports whether deliveries of workspace ws to platform fail.
 	PlatformFails(ws uint64, platform string) bool
+	// Moderated decides whether moderation stops a job of workspace ws:
+	// ModeratedAtCreation, ModeratedWhileProcessing, or "" (it does not).
+	Moderated(ws uint64, lane, model string) string
+	// FailedOutputs decides how many of a generation's outputs fail (0:
+	// none; never all).
+	FailedOutputs(ws uint64, lane, model string, outputs int) int
+	// AccountDisconnected reports whether the delivery of workspace ws to
+	// social account (of platform) finds it disconnected.
+	AccountDisconnected(ws, account uint64, platform string) bool
 }
+
+// Where moderation stops a job.
+const (
+	ModeratedAtCreation      = "creation"   // refused: 422 content_moderated, nothing charged
+	ModeratedWhileProcessing = "processing" // accepted, charged, failed with content_moderated, refunded
+)
+
+// Error codes of the surprises a client meets in production.
+const (
+	CodeContentModerated    = "content_moderated"
+	CodeOutputFailed        = "output_failed"
+	CodeAccountDisconnected = "account_disconnected"
+)
 
 // noFates injects no failure.
 type noFates struct{}
@@ -103,7 +145,10 @@ type noFates struct{}
 func (noFates) JobFate(uint64, string, string, float64) (string, string, bool, bool) {
 	return "", "", false, false
 }
-func (noFates) PlatformFails(uint64, string) bool { return false }
+func (noFates) PlatformFails(uint64, string) bool               { return false }
+func (noFates) Moderated(uint64, string, string) string         { return "" }
+func (noFates) FailedOutputs(uint64, string, string, int) int   { return 0 }
+func (noFates) AccountDisconnected(uint64, uint64, string) bool { return false }
 
 // LegacyFaults are the faults an older state file kept in itself, for one
 // scope (GlobalFaults or a workspace): the server takes them over as rules
@@ -163,16 +208,37 @@ func (e *Engine) TakeLegacyFaults() (map[uint64]LegacyFaults, error) {
 	})
 }
 
+// moderation decides at a job's creation whether the service's moderation
+// stops it: the text's marker, else a moderation rule (Fates).
+// ModeratedAtCreation refuses the creation (Moderated's error), before
+// anything is charged; ModeratedWhileProcessing goes to decideFate.
+func (t *tx) moderation(ws uint64, lane, model, text string) string {
+	if m := ParseMagic(text).Moderation; m != "" {
+		return m
+	}
+	return t.e.fates.Moderated(ws, lane, model)
+}
+
+// Moderated is the error of a creation the service's moderation refuses:
+// 422 content_moderated; nothing was created or charged.
+func Moderated(what string) *Error {
+	return &Error{Kind: EUNPROCESSABLE, Code: CodeContentModerated,
+		Message: "The " + what + " was blocked by the service's content moderation; nothing was created or charged."}
+}
+
 // decideFate settles at creation whether a job will fail, and how: from the
-// magic markers of its text, then the fault rules (Fates: its workspace's
-// job_failure rules, then the global ones, then a failure_rate rule), else
-// the model's rate, drawn from the job's own random generator.
+// magic markers of its text, then moderation (moderated, from moderation),
+// then the fault rules (Fates: its workspace's job_failure rules, then the
+// global ones, then a failure_rate rule), else the model's rate, drawn from
+// the job's own random generator. A generation of two or more outputs that
+// does not fail may lose some of them (FailOutputs): its text's marker, or
+// an output_failure rule.
 //
 // The fault store lives beside the state, not in the transaction: when a
 // group commit fails (an I/O error, or another write of the group
 // panicked) and each write runs again alone, a job_failure rule's count the
 // first attempt took is not given back.
-func (t *tx) decideFate(job *Job, lane, model string, rate float64, text string) error {
+func (t *tx) decideFate(job *Job, lane, model string, rate float64, text, moderated string) error {
 	mg := ParseMagic(text)
 	if mg.Delay >= 0 {
 		job.QueuedFor, job.ProcessFor = 0, int64(max(mg.Delay, time.Millisecond))
@@ -185,13 +251,25 @@ func (t *tx) decideFate(job *Job, lane, model string, rate float64, text string)
 		job.Fate, job.FailStage = "fail", mg.FailStage
 		job.Failure = problemFor(mg.FailCode)
 		return nil
+	case moderated == ModeratedWhileProcessing:
+		job.Fate, job.FailStage, job.Failure = "fail", StatusProcessing, problemFor(CodeContentModerated)
+		return nil
 	}
 	stage, code, failed, decided := t.e.fates.JobFate(job.WorkspaceID, lane, model, Rand(t.e.seed, "fate", job.ID).Float64())
 	switch {
 	case failed:
 		job.Fate, job.FailStage, job.Failure = "fail", or(stage, StatusProcessing), problemFor(code)
+		return nil
 	case !decided && rate > 0 && Rand(t.e.seed, "fate", job.ID).Float64() < rate:
 		job.Fate, job.FailStage, job.Failure = "fail", StatusProcessing, problemFor("")
+		return nil
+	}
+	if n := len(job.AssetIDs); job.Type == "generation" && n > 1 {
+		k := mg.FailOutputs
+		if k == 0 {
+			k = t.e.fates.FailedOutputs(job.WorkspaceID, lane, model, n)
+		}
+		job.FailOutputs = min(k, n-1)
 	}
 	return nil
 }
@@ -201,6 +279,8 @@ var problemMessages = map[string]string{
 	"provider_unavailable": "The provider was unavailable; the job never started.",
 	"content_policy":       "The provider refused the prompt under its content policy.",
 	"timeout":              "The provider did not finish in time.",
+	CodeContentModerated:   "The prompt was blocked by the service's content moderation; the credits were refunded.",
+	CodeOutputFailed:       "This output failed; its credits were refunded.",
 }
 
 func problemFor(code string) *Problem {

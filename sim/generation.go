@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mediamock/mediamock/fixtures"
@@ -53,6 +54,10 @@ func (e *Engine) CreateGeneration(ctx context.Context, p Principal, req Generati
 		if err != nil {
 			return err
 		}
+		moderated := t.moderation(ws.ID, m.Modality, m.ID, req.Prompt)
+		if moderated == ModeratedAtCreation {
+			return Moderated("prompt")
+		}
 		cost := int64(m.CreditsPerOutput) * int64(r.count)
 		gift := ws.takeGift(m.ID, t.now)
 		if !gift && ws.Balance < cost {
@@ -87,7 +92,7 @@ func (e *Engine) CreateGeneration(ctx context.Context, p Principal, req Generati
 			seconds = 0 // its timing counts the characters said
 		}
 		job.QueuedFor, job.ProcessFor = e.jobDurations(m.Timing, job.ID, r.count, seconds, len(req.Prompt))
-		if err := t.decideFate(job, m.Modality, m.ID, m.FailureRate, req.Prompt); err != nil {
+		if err := t.decideFate(job, m.Modality, m.ID, m.FailureRate, req.Prompt, moderated); err != nil {
 			return err
 		}
 		entry := LedgerEntry{Type: LedgerCharge, Amount: cost, JobID: job.ID, AssetIDs: job.AssetIDs, ModelID: m.ID,
@@ -254,7 +259,59 @@ func (t *tx) completeJob(job *Job) error {
 	if err := t.setJobStatus(job, StatusCompleted); err != nil {
 		return err
 	}
+	if err := t.failOutputs(job); err != nil {
+		return err
+	}
 	return t.endJob(job)
+}
+
+// failOutputs fails job.FailOutputs of a completed generation's outputs,
+// drawn from the seed and the job's id, and refunds each one's credits
+// (what it was charged, the model's credits_per_output; nothing when a
+// monthly gift covered it) in one ledger entry. The generation stays
+// completed: at least one output did.
+func (t *tx) failOutputs(job *Job) error {
+	n := len(job.AssetIDs)
+	if job.FailOutputs <= 0 || n < 2 {
+		return nil
+	}
+	why := problemFor(CodeOutputFailed)
+	var failed []uint64
+	var refund int64
+	order := slices.Clone(job.AssetIDs)
+	rng := Rand(t.e.seed, "outputs", job.ID)
+	for i := len(order) - 1; i > 0; i-- { // Fisher–Yates: which outputs fail
+		j := rng.IntN(i + 1)
+		order[i], order[j] = order[j], order[i]
+	}
+	for _, id := range order[:min(job.FailOutputs, n-1)] {
+		a, err := t.asset(job.WorkspaceID, id)
+		if err != nil {
+			return err
+		}
+		old := a.Status
+		refund += a.Credits
+		a.Status, a.Error, a.Credits = StatusFailed, why, 0
+		if err := t.updateAsset(a, old); err != nil {
+			return err
+		}
+		failed = append(failed, a.ID)
+	}
+	slices.Sort(failed)
+	t.note(job.WorkspaceID, "generation_outputs_failed_refunded")
+	if refund == 0 {
+		return nil
+	}
+	ws, err := t.workspace(job.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	ws.Balance += refund
+	if err := t.record(ws, LedgerEntry{Type: LedgerRefund, Amount: refund, JobID: job.ID, AssetIDs: failed, ModelID: job.ModelID,
+		Description: fmt.Sprintf("refund of %d failed output(s) of %d: %s", len(failed), n, why.Code)}); err != nil {
+		return err
+	}
+	return t.putWorkspace(ws)
 }
 
 // failJob fails the job and refunds what it charged, exactly once.

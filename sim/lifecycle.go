@@ -21,7 +21,7 @@ var LifecyclePaths = []string{
 	"generation_completed", "generation_failed_refunded", "queued_at_concurrency_limit", "monthly_gift_used",
 	"encore_completed", "encore_failed_refunded", "upload", "publication_now", "scheduled_publication_started",
 	"publication_published", "publication_partially_published", "publication_failed", "publication_cancelled",
-	"long_poll_waited",
+	"long_poll_waited", "generation_outputs_failed_refunded", "social_account_disconnected",
 }
 
 func (c *coverage) add(notes map[lifecycleNote]int) {

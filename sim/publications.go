@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -53,7 +54,8 @@ type Delivery struct {
 	PostURL         string   `json:"post_url,omitempty"`
 	PublishedAt     Stamp    `json:"published_at,omitempty"`
 	Error           *Problem `json:"error,omitempty"`
-	Fail            bool     `json:"fail,omitempty"` // decided at creation
+	Fail            bool     `json:"fail,omitempty"`         // decided at creation
+	Disconnected    bool     `json:"disconnected,omitempty"` // decided at creation: the account needs reconnecting
 	Due             []byte   `json:"due,omitempty"`
 }
 
@@ -137,10 +139,12 @@ func (e *Engine) CreatePublication(p Principal, req PublicationRequest) (Publica
 		if pub.ID, err = t.b(bPubs).NextSequence(); err != nil {
 			return err
 		}
-		magic := ParseMagic(req.Caption).FailPlatforms
+		magic := ParseMagic(req.Caption)
 		for _, a := range targets {
-			pub.Deliveries = append(pub.Deliveries, Delivery{SocialAccountID: a.ID, Platform: a.Platform, Handle: a.Handle,
-				Fail: t.platformFails(p.WorkspaceID, magic, a.Platform)})
+			d := Delivery{SocialAccountID: a.ID, Platform: a.Platform, Handle: a.Handle,
+				Disconnected: t.accountDisconnected(p.WorkspaceID, magic.Disconnected, a)}
+			d.Fail = !d.Disconnected && t.platformFails(p.WorkspaceID, magic.FailPlatforms, a.Platform)
+			pub.Deliveries = append(pub.Deliveries, d)
 		}
 		if req.ScheduledAt != nil {
 			pub.ScheduledAt = StampOf(req.ScheduledAt.UTC())
@@ -209,6 +213,31 @@ func (t *tx) platformFails(ws uint64, magic []string, platform string) bool {
 	return t.e.fates.PlatformFails(ws, platform)
 }
 
+// accountDisconnected reports whether a delivery to account finds it
+// disconnected: the caption's markers name it (by id or platform), or an
+// account_disconnected rule does (Fates).
+func (t *tx) accountDisconnected(ws uint64, magic []string, a SocialAccount) bool {
+	for _, m := range magic {
+		if m == a.Platform || m == strconv.FormatUint(a.ID, 10) {
+			return true
+		}
+	}
+	return t.e.fates.AccountDisconnected(ws, a.ID, a.Platform)
+}
+
+// disconnect marks a social account as needing reconnection in the app:
+// it reads publishable false from now on.
+func (t *tx) disconnect(ws, id uint64) error {
+	var a SocialAccount
+	ok, err := getJSON(t.b(bSocial), key(ws, id), &a)
+	if err != nil || !ok || !a.Publishable {
+		return err
+	}
+	a.Publishable = false
+	t.note(ws, "social_account_disconnected")
+	return putJSON(t.b(bSocial), key(ws, id), &a)
+}
+
 // startPublication begins delivering to every target.
 func (t *tx) startPublication(pub *Publication, oldStatus string) error {
 	pub.Status, pub.Due = PubPublishing, nil
@@ -251,10 +280,18 @@ func (t *tx) stepPublication(ev Event) error {
 		return nil
 	}
 	d.Due = nil
-	if d.Fail {
+	switch {
+	case d.Disconnected:
+		d.Status = PubFailed
+		d.Error = &Problem{Code: CodeAccountDisconnected,
+			Message: fmt.Sprintf("The %s account %s is disconnected; reconnect it in the app.", platformName(d.Platform), d.Handle)}
+		if err := t.disconnect(pub.WorkspaceID, d.SocialAccountID); err != nil {
+			return err
+		}
+	case d.Fail:
 		d.Status = PubFailed
 		d.Error = &Problem{Code: "platform_rejected", Message: fmt.Sprintf("%s rejected the post.", platformName(d.Platform))}
-	} else {
+	default:
 		d.Status, d.PublishedAt, d.PostURL = PubPublished, StampOf(t.now), t.e.postURL(d, pub.ID, ev.Sub, pub.MediaType)
 	}
 	pub.Status = overall(pub.Deliveries)

@@ -127,13 +127,16 @@ type Job struct {
 	Fate        string   `json:"fate,omitempty"` // "", fail, stick
 	// AtLimit says the job waited for a slot: its workspace was running
 	// its lane's limit of jobs when it was created.
-	AtLimit    bool     `json:"at_limit,omitempty"`
-	FailStage  string   `json:"fail_stage,omitempty"`
-	Failure    *Problem `json:"failure,omitempty"`
-	Due        []byte   `json:"due,omitempty"` // key of its pending event
-	CreatedAt  Stamp    `json:"created_at"`
-	StartedAt  Stamp    `json:"started_at,omitempty"`
-	FinishedAt Stamp    `json:"finished_at,omitempty"`
+	AtLimit   bool     `json:"at_limit,omitempty"`
+	FailStage string   `json:"fail_stage,omitempty"`
+	Failure   *Problem `json:"failure,omitempty"`
+	// FailOutputs is how many of a generation's outputs fail when it
+	// completes (output_failure), each refunded.
+	FailOutputs int    `json:"fail_outputs,omitempty"`
+	Due         []byte `json:"due,omitempty"` // key of its pending event
+	CreatedAt   Stamp  `json:"created_at"`
+	StartedAt   Stamp  `json:"started_at,omitempty"`
+	FinishedAt  Stamp  `json:"finished_at,omitempty"`
 }
 
 // LedgerEntry is one movement of credits.

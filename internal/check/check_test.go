@@ -301,3 +301,43 @@ func TestLabels(t *testing.T) {
 		})
 	}
 }
+
+// What clients meet in production is declared, not drift: a creation the
+// service's moderation refuses (422 content_moderated, D-41), a generation
+// completed with failed outputs (D-42), a delivery to a disconnected
+// account in a partially published publication and the account that then
+// reads publishable false (D-43). A 422 where the document declares none
+// is drift, so the check does look.
+func TestSurprisesAreDeclared(t *testing.T) {
+	const key = "mk_test_all_scopes"
+	moderated := `{"error": {"code": "content_moderated", "message": "The prompt was blocked by the service's content moderation; nothing was created or charged."}}`
+	failed := `{"id": 8, "object": "asset", "kind": "image", "status": "failed", "model": "imagen-4", "credits": 0, "created_at": "2026-01-05T09:00:00Z",
+		"error": {"code": "output_failed", "message": "This output failed; its credits were refunded."}}`
+	delivery := func(id int, platform, status, extra string) string {
+		return fmt.Sprintf(`{"social_account_id": %d, "platform": "%s", "handle": "@acme", "status": "%s"%s}`, id, platform, status, extra)
+	}
+	pub := `{"id": 3, "object": "publication", "status": "partially_published", "caption": "c", "asset_ids": [7], "media_type": "carousel",
+		"created_at": "2026-01-05T09:00:00+00:00", "published_at": "2026-01-05T09:00:06+00:00", "deliveries": [` +
+		delivery(1, "instagram", "failed", `, "error": {"code": "account_disconnected", "message": "The Instagram account @acme is disconnected; reconnect it in the app."}`) + `, ` +
+		delivery(4, "linkedin", "published", `, "post_url": "https://linkedin.example.com/feed/update/1", "published_at": "2026-01-05T09:00:06+00:00"`) + `]}`
+	accounts := `{"object": "list", "data": [{"id": 1, "object": "social_account", "platform": "instagram", "name": "Acme", "handle": "@acme", "publishable": false, "supports_images": true}],
+		"has_more": false, "publishing_allowed": true, "connect_url": "https://app.example.com/settings/social-accounts"}`
+	for _, tc := range []struct {
+		name, method, path, body string
+		status                   int
+		answer                   string
+		want                     []string
+	}{
+		{"generation refused", "POST", "/generations", genBody, 422, moderated, nil},
+		{"encore refused", "POST", "/encore/creations", `{"effect": "e", "image_url": "https://example.com/a.jpg"}`, 422, moderated, nil},
+		{"outputs failed", "GET", "/generations/7", "", 200, `{"object": "generation", "status": "completed", "assets": [` + asset(7, "completed") + `, ` + failed + `]}`, nil},
+		{"account disconnected", "GET", "/social/publications/3", "", 200, pub, nil},
+		{"account to reconnect", "GET", "/social/accounts", "", 200, accounts, nil},
+		{"a 422 elsewhere", "GET", "/brand_kits", "", 422, moderated, []string{"drift.status status"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := newChecker(t)
+			assert.Equal(t, tc.want, begin(k, key, tc.method, tc.path, tc.body).end(tc.status, tc.answer))
+		})
+	}
+}

@@ -156,7 +156,7 @@ func TestDashboardFaultRuleFormMatchesTheServer(t *testing.T) {
 	sample := map[string]any{"after_bytes": 10, "after_fraction": 0.25, "bytes_per_second": 100, "bytes": 16, "ms": 1,
 		"min_ms": 1, "max_ms": 2, "median_ms": 1, "sigma": 0.5, "status": 503, "ttl_seconds": 60, "expired_status": 404, "retry_after_seconds": 2,
 		"fields": false, "enums": false, "headers": false, "reorder": false,
-		"model": "imagen-4", "stage": "queued", "code": "content_policy", "rate": 0.5, "platform": "instagram"}
+		"model": "imagen-4", "stage": "queued", "code": "content_policy", "rate": 0.5, "platform": "instagram", "at": "processing", "outputs": 2, "social_account_id": 1}
 	for p := range params {
 		if p != "distribution" {
 			require.Contains(t, sample, p, "a sample value of the parameter %s, for this test", p)
@@ -164,7 +164,7 @@ func TestDashboardFaultRuleFormMatchesTheServer(t *testing.T) {
 	}
 	needs := map[string]map[string]any{"slow_body": {"bytes_per_second": 100}, "status": {"status": 503},
 		"file_expiry": {"ttl_seconds": 60}, "latency": {"distribution": "fixed", "ms": 1},
-		"failure_rate": {"rate": 0.5}, "platform_failure": {"platform": "instagram"}}
+		"failure_rate": {"rate": 0.5}, "platform_failure": {"platform": "instagram"}, "account_disconnected": {"platform": "instagram"}}
 	targeting := map[string]any{"operation": "*", "modality": "video", "probability": 0.5, "first": 1}
 	for tg := range targets {
 		if tg != "class" {

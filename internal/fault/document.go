@@ -110,7 +110,18 @@ func ControlDocument(doc []byte) ([]byte, error) {
 }
 
 // deliveryNote closes the kinds' description.
-const deliveryNote = "The delivery kinds (`reset`, `empty_reply`, `truncate`, `garbage_then_close`) strike after the operation ran: a creation that met one was made, and charged, as when a connection drops in production. The simulation's kinds (`job_failure`, `failure_rate`, `platform_failure`) strike jobs and deliveries, not requests: a `Mock-Fault` header cannot ask for them."
+var deliveryNote = "The delivery kinds (`reset`, `empty_reply`, `truncate`, `garbage_then_close`) strike after the operation ran: a creation that met one was made, and charged, as when a connection drops in production. The simulation's kinds (" + simulationKinds() + ") strike jobs and deliveries, not requests: a `Mock-Fault` header cannot ask for them."
+
+// simulationKinds lists the kinds decided in the simulation, as code.
+func simulationKinds() string {
+	var out []string
+	for _, k := range kinds {
+		if k.Classes == nil {
+			out = append(out, "`"+k.Name+"`")
+		}
+	}
+	return strings.Join(out, ", ")
+}
 
 func kindSchema() *object {
 	o := &object{}
@@ -153,7 +164,7 @@ var stageDocs = map[Stage]string{
 	Session: "when an MCP request arrives, before it is handled",
 	Call:    "when an MCP tool call has run, before its result is sent",
 	Shape:   "when the answer is ready to go, before its delivery",
-	Fate:    "when a job is created, in the simulation: the creation answers as ever, the job fails later",
+	Fate:    "when a job is created, in the simulation: the creation answers as ever (but for `moderation` at `creation`, a 422), the job fails later",
 	Publish: "when a publication delivers to a platform, in the simulation",
 }
 

@@ -69,5 +69,5 @@ func fullSpec() map[string]any {
 	return map[string]any{"after_bytes": 1, "after_fraction": 0.1, "bytes_per_second": 1, "bytes": 1, "distribution": "fixed",
 		"ms": 1, "min_ms": 1, "max_ms": 1, "median_ms": 1, "sigma": 1, "status": 500, "ttl_seconds": 1, "expired_status": 404,
 		"retry_after_seconds": 1, "fields": true, "enums": true, "headers": true, "reorder": true, "model": "m", "stage": "queued",
-		"code": "c", "rate": 0.5, "platform": "x"}
+		"code": "c", "rate": 0.5, "platform": "x", "at": "processing", "outputs": 2, "social_account_id": 1}
 }

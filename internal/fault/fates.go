@@ -65,3 +65,81 @@ func (s *Set) PlatformFails(ws uint64, platform string) bool {
 	}
 	return false
 }
+
+// Moderated decides at creation whether the service's moderation stops a
+// job of workspace ws, of lane (a modality, or "encore") and model: the
+// first moderation rule that targets it, the workspace's before the global
+// ones, counted and drawn like any rule. at is where: "creation" (refused,
+// nothing charged) or "processing" (failed, refunded); "" when no rule
+// strikes.
+func (s *Set) Moderated(ws uint64, lane, model string) (at string) {
+	if !s.Active() {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, sc := range s.tried(ws) {
+		for i, r := range sc.rules {
+			if r.Kind != Moderation || (r.Modality != "" && r.Modality != lane) || (r.Model != "" && r.Model != model) {
+				continue
+			}
+			if _, ok := s.strike(sc, i); ok {
+				return or(r.At, "creation")
+			}
+		}
+	}
+	return ""
+}
+
+// FailedOutputs decides at creation how many of a generation's outputs
+// fail by an output_failure rule of workspace ws, or a global one: 0 when
+// none strikes. Only generations of two or more outputs are targeted, and
+// at least one output completes.
+func (s *Set) FailedOutputs(ws uint64, lane, model string, outputs int) int {
+	if !s.Active() || outputs < 2 {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, sc := range s.tried(ws) {
+		for i, r := range sc.rules {
+			if r.Kind != OutputFailure || (r.Modality != "" && r.Modality != lane) || (r.Model != "" && r.Model != model) {
+				continue
+			}
+			if _, ok := s.strike(sc, i); ok {
+				return min(max(r.Outputs, 1), outputs-1)
+			}
+		}
+	}
+	return 0
+}
+
+// AccountDisconnected reports whether an account_disconnected rule of
+// workspace ws, or a global one, disconnects the social account a
+// delivery goes to: one naming its id, or its platform. The rule counts
+// the delivery.
+func (s *Set) AccountDisconnected(ws, account uint64, platform string) bool {
+	if !s.Active() {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, sc := range s.tried(ws) {
+		for i, r := range sc.rules {
+			if r.Kind != AccountDisconnected || (r.SocialAccountID != 0 && r.SocialAccountID != account) || (r.Platform != "" && r.Platform != platform) {
+				continue
+			}
+			if _, ok := s.strike(sc, i); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

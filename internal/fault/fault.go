@@ -51,6 +51,11 @@ var JobModalities = append(slices.Clone(Modalities), "encore")
 // JobStages are the stages where a job_failure rule fails a job.
 var JobStages = []string{"queued", "processing"}
 
+// ModerationPoints are where a moderation rule stops a job: at its
+// creation (refused, nothing charged) or while processing (failed,
+// refunded).
+var ModerationPoints = []string{"creation", "processing"}
+
 // Platforms are what a platform_failure rule may fail: one social platform
 // of the service, or every one.
 var Platforms = append(slices.Clone(fixtures.Platforms), "all")
@@ -68,6 +73,7 @@ const (
 	MaxSigma        = 4.0
 	MaxFirst        = 1_000_000
 	MaxName         = 200 // a model id or effect slug
+	MaxOutputs      = 3   // output_failure: all but one of the most outputs a generation has (4)
 )
 
 // codePattern is what a job failure's code looks like.
@@ -102,10 +108,10 @@ const (
 	// Shape: when the answer is ready to go, before its delivery (evolve).
 	Shape
 	// Fate: when a job is created, in the simulation (job_failure,
-	// failure_rate).
+	// failure_rate, moderation, output_failure).
 	Fate
 	// Publish: when a publication delivers to a platform, in the
-	// simulation (platform_failure).
+	// simulation (platform_failure, account_disconnected).
 	Publish
 )
 
@@ -140,6 +146,9 @@ func paramsSet(s *Spec) []string {
 	add("code", s.Code != "")
 	add("rate", s.Rate != nil)
 	add("platform", s.Platform != "")
+	add("at", s.At != "")
+	add("outputs", s.Outputs != 0)
+	add("social_account_id", s.SocialAccountID != 0)
 	return out
 }
 
@@ -170,7 +179,7 @@ func Validate(s *Spec, in string, known func(string) bool) error {
 		}
 	}
 	modalities := Modalities
-	if s.Kind == JobFailure {
+	if s.Kind == JobFailure || s.Kind == Moderation {
 		modalities = JobModalities
 	}
 	if s.Modality != "" && !slices.Contains(modalities, s.Modality) {
@@ -214,6 +223,12 @@ func Validate(s *Spec, in string, known func(string) bool) error {
 	}
 	if s.Platform != "" && !slices.Contains(Platforms, s.Platform) {
 		bad("platform", fmt.Sprintf("unknown platform %q", s.Platform), anys(Platforms)...)
+	}
+	if s.At != "" && !slices.Contains(ModerationPoints, s.At) {
+		bad("at", "must be creation or processing", anys(ModerationPoints)...)
+	}
+	if s.Outputs < 0 || s.Outputs > MaxOutputs {
+		bad("outputs", fmt.Sprintf("must be between 1 and %d", MaxOutputs))
 	}
 	if len(v) > 0 {
 		return problem.InvalidError(v)

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mediamock/mediamock/internal/problem"
 )
 
 func known(op string) bool { return op == "getAccount" }
@@ -96,4 +98,69 @@ func TestParseHeader(t *testing.T) {
 	assert.ErrorContains(t, err, "twice")
 	_, err = ParseHeader([]string{"slow_body; bytes_per_second=fast"}, known)
 	assert.ErrorContains(t, err, "not an integer")
+}
+
+// The kinds of what clients meet in production: what each takes and
+// refuses, and how the simulation asks them (a workspace's rule first,
+// spent after first, and the targets each names).
+func TestProductionKinds(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		spec Spec
+		bad  string // the field refused; "" when valid
+	}{
+		{"moderation at creation", Spec{Kind: Moderation}, ""},
+		{"moderation while processing, of Encore", Spec{Kind: Moderation, At: "processing", Modality: "encore", Model: "m"}, ""},
+		{"moderation elsewhere", Spec{Kind: Moderation, At: "queued"}, "at"},
+		{"moderation has no code", Spec{Kind: Moderation, Code: "x"}, "code"},
+		{"outputs", Spec{Kind: OutputFailure, Outputs: 3, Modality: "image", First: 1}, ""},
+		{"too many outputs", Spec{Kind: OutputFailure, Outputs: 4}, "outputs"},
+		{"outputs of no Encore", Spec{Kind: OutputFailure, Modality: "encore"}, "modality"},
+		{"an account", Spec{Kind: AccountDisconnected, SocialAccountID: 12}, ""},
+		{"a platform's accounts", Spec{Kind: AccountDisconnected, Platform: "tiktok", First: 1}, ""},
+		{"no account", Spec{Kind: AccountDisconnected}, "social_account_id"},
+		{"every platform", Spec{Kind: AccountDisconnected, Platform: "all"}, "platform"},
+		{"not by modality", Spec{Kind: AccountDisconnected, Platform: "x", Modality: "image"}, "modality"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Validate(&tc.spec, "body", known)
+			if tc.bad == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			var fields []string
+			for _, v := range problem.AsError(err).Details["violations"].([]problem.Violation) {
+				fields = append(fields, v.Field)
+			}
+			assert.Contains(t, fields, tc.bad)
+		})
+	}
+
+	s := NewSet(1)
+	_, err := s.Add(Global, Spec{Kind: Moderation})
+	require.NoError(t, err)
+	_, err = s.Add(7, Spec{Kind: Moderation, At: "processing", Modality: "video", First: 1})
+	require.NoError(t, err)
+	assert.Equal(t, "processing", s.Moderated(7, "video", "veo"), "the workspace's rule first")
+	assert.Equal(t, "creation", s.Moderated(7, "video", "veo"), "spent: the global one")
+	assert.Equal(t, "creation", s.Moderated(8, "image", "imagen-4"))
+	s.ClearAll()
+	assert.Empty(t, s.Moderated(7, "image", "imagen-4"))
+
+	_, err = s.Add(Global, Spec{Kind: OutputFailure, Outputs: 3, Model: "imagen-4"})
+	require.NoError(t, err)
+	assert.Equal(t, 0, s.FailedOutputs(7, "image", "imagen-4", 1), "one output is never partial")
+	assert.Equal(t, 1, s.FailedOutputs(7, "image", "imagen-4", 2), "all but one at most")
+	assert.Equal(t, 3, s.FailedOutputs(7, "image", "imagen-4", 4))
+	assert.Equal(t, 0, s.FailedOutputs(7, "image", "seedream-4", 4), "another model")
+
+	_, err = s.Add(7, Spec{Kind: AccountDisconnected, SocialAccountID: 12})
+	require.NoError(t, err)
+	_, err = s.Add(Global, Spec{Kind: AccountDisconnected, Platform: "tiktok", SocialAccountID: 30})
+	require.NoError(t, err)
+	assert.True(t, s.AccountDisconnected(7, 12, "instagram"))
+	assert.False(t, s.AccountDisconnected(8, 12, "instagram"), "workspace 7's rule")
+	assert.False(t, s.AccountDisconnected(8, 31, "tiktok"), "both given: that account on that platform")
+	assert.True(t, s.AccountDisconnected(8, 30, "tiktok"))
 }

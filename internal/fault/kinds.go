@@ -8,22 +8,25 @@ import (
 
 // Fault kinds.
 const (
-	Reset            = "reset"              // the connection is reset (RST) after AfterBytes of the response
-	EmptyReply       = "empty_reply"        // the connection closes with no answer
-	Truncate         = "truncate"           // the body stops short of its Content-Length, then the connection closes
-	SlowBody         = "slow_body"          // the body trickles at BytesPerSecond
-	Garbage          = "garbage_then_close" // bytes that are not HTTP, then the connection closes
-	Latency          = "latency"            // wall-clock latency drawn from a distribution
-	Status           = "status"             // a 429, 500 or 503 in the spec's error object, before the operation runs
-	FileExpiry       = "file_expiry"        // file URLs older than TTLSeconds answer 403 (or 404)
-	FileTruncate     = "file_truncate"      // a file's first whole download breaks; a Range request resumes it
-	MCPSessionExpire = "mcp_session_expire" // the MCP session ends; its next request answers 404
-	MCPStreamDrop    = "mcp_stream_drop"    // a tool call's event stream closes before its result
-	MCPUnavailable   = "mcp_unavailable"    // the MCP endpoint answers 503 with Retry-After
-	Evolve           = "evolve"             // the answer gains what the next additive release may add (package evolve)
-	JobFailure       = "job_failure"        // a job created while the rule stands fails (queued or processing)
-	FailureRate      = "failure_rate"       // the share of jobs that fail, instead of each model's rate
-	PlatformFailure  = "platform_failure"   // deliveries to a social platform fail
+	Reset               = "reset"                // the connection is reset (RST) after AfterBytes of the response
+	EmptyReply          = "empty_reply"          // the connection closes with no answer
+	Truncate            = "truncate"             // the body stops short of its Content-Length, then the connection closes
+	SlowBody            = "slow_body"            // the body trickles at BytesPerSecond
+	Garbage             = "garbage_then_close"   // bytes that are not HTTP, then the connection closes
+	Latency             = "latency"              // wall-clock latency drawn from a distribution
+	Status              = "status"               // a 429, 500 or 503 in the spec's error object, before the operation runs
+	FileExpiry          = "file_expiry"          // file URLs older than TTLSeconds answer 403 (or 404)
+	FileTruncate        = "file_truncate"        // a file's first whole download breaks; a Range request resumes it
+	MCPSessionExpire    = "mcp_session_expire"   // the MCP session ends; its next request answers 404
+	MCPStreamDrop       = "mcp_stream_drop"      // a tool call's event stream closes before its result
+	MCPUnavailable      = "mcp_unavailable"      // the MCP endpoint answers 503 with Retry-After
+	Evolve              = "evolve"               // the answer gains what the next additive release may add (package evolve)
+	JobFailure          = "job_failure"          // a job created while the rule stands fails (queued or processing)
+	FailureRate         = "failure_rate"         // the share of jobs that fail, instead of each model's rate
+	PlatformFailure     = "platform_failure"     // deliveries to a social platform fail
+	Moderation          = "moderation"           // a job's prompt is moderated: refused at creation, or failed later
+	OutputFailure       = "output_failure"       // some outputs of a generation fail, each refunded
+	AccountDisconnected = "account_disconnected" // a social account's delivery fails: reconnect it
 )
 
 // Targeting fields: whom a rule strikes and how often.
@@ -120,6 +123,20 @@ var kinds = []Kind{
 		Doc: "every delivery of a publication to `platform` (`all`: every platform) fails with `platform_error` while the rule stands. `PUT /faults/platforms/{platform}` makes it.",
 		check: func(s *Spec, bad badFunc) {
 			required(s.Platform != "", "platform", bad)
+		}},
+	{Name: Moderation, Stage: Fate, Params: []string{"model", "at"}, Targets: []string{TargetModality, TargetProbability, TargetFirst},
+		Doc: "the service's moderation stops a job (a generation's or an Encore creation's) created while the rule stands: at `at` `creation` (default) the creation answers 422 `content_moderated`, nothing is created or charged and the ledger does not move; at `processing` it is accepted and charged, then fails with `content_moderated` and its credits are refunded."},
+	{Name: OutputFailure, Stage: Fate, Params: []string{"model", "outputs"}, Targets: []string{TargetModality, TargetProbability, TargetFirst},
+		Doc: "`outputs` of a generation of two or more outputs (1 by default, at most all but one) fail with `output_failed` while the others complete; each failed output's credits (the model's `credits_per_output`) are refunded, and the generation is `completed`. Generations of one output are not targeted."},
+	{Name: AccountDisconnected, Stage: Publish, Params: []string{"platform", "social_account_id"}, Targets: []string{TargetProbability, TargetFirst},
+		Doc: "a publication's delivery to the social account `social_account_id`, or to the accounts of `platform` (both: that account, on that platform), fails with `account_disconnected` while the other deliveries publish; the account then reads `publishable: false` (reconnect it in the app: a reset) and later publications to it answer 400.",
+		check: func(s *Spec, bad badFunc) {
+			if s.SocialAccountID == 0 && s.Platform == "" {
+				bad("social_account_id", "give social_account_id or platform (or both: the account of that id on that platform)")
+			}
+			if s.Platform == "all" {
+				bad("platform", "names one platform")
+			}
 		}},
 }
 

@@ -51,7 +51,7 @@ var params = []Param{
 	{Name: "reorder", Title: "Reordered keys", Schema: `{"type": "boolean", "default": true}`,
 		Doc: "`evolve`: the keys of every object in another order; absent or true: on, false: off. At least one part stays on."},
 	{Name: "model", Title: "Model", Schema: `{"type": "string", "minLength": 1, "maxLength": ` + strconv.Itoa(MaxName) + `}`,
-		Doc: "`job_failure`: only jobs of this model id or effect slug; absent: any."},
+		Doc: "`job_failure`, `moderation`, `output_failure`: only jobs of this model id or effect slug; absent: any."},
 	{Name: "stage", Title: "Stage", Schema: `{"type": "string", "enum": ["queued", "processing"], "default": "processing"}`,
 		Doc: "`job_failure`: where the job fails: `processing` (default) or `queued` (it never starts)."},
 	{Name: "code", Title: "Code", Schema: `{"type": "string", "pattern": "^[a-z][a-z0-9_]{0,63}$"}`,
@@ -59,7 +59,13 @@ var params = []Param{
 	{Name: "rate", Title: "Rate", Schema: `{"type": "number", "minimum": 0, "maximum": 1}`,
 		Doc: "`failure_rate`: the share of jobs that fail, 0 to 1."},
 	{Name: "platform", Title: "Platform", Schema: platformSchema,
-		Doc: "`platform_failure`: the platform whose deliveries fail; `all`: every platform."},
+		Doc: "`platform_failure`: the platform whose deliveries fail; `all`: every platform. `account_disconnected`: the platform whose accounts are disconnected."},
+	{Name: "at", Title: "At", Schema: `{"type": "string", "enum": ["creation", "processing"], "default": "creation"}`,
+		Doc: "`moderation`: `creation` (default): the creation is refused with 422 `content_moderated`, nothing charged; `processing`: the job is accepted and charged, then fails with `content_moderated` and is refunded."},
+	{Name: "outputs", Title: "Outputs", Schema: `{"type": "integer", "minimum": 1, "maximum": 3, "default": 1}`,
+		Doc: "`output_failure`: how many outputs of a generation fail; 1 when absent, at most all but one."},
+	{Name: "social_account_id", Title: "Social account id", Schema: `{"type": "integer", "minimum": 1, "format": "int64"}`,
+		Doc: "`account_disconnected`: the social account whose deliveries fail (with `platform` too: that account, on that platform)."},
 }
 
 const msSchema = `{"type": "integer", "minimum": 0, "maximum": 120000}`

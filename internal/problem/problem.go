@@ -34,6 +34,9 @@ const (
 	EINTERNAL     Kind = "internal"     // anything unexpected (500)
 	EUNSUPPORTED  Kind = "unsupported"  // unsupported media type (415)
 	ENOTALLOWED   Kind = "not_allowed"  // method not allowed (405)
+	// EUNPROCESSABLE: well formed, but the service will not do it, such as
+	// a prompt its moderation blocks (422).
+	EUNPROCESSABLE Kind = "unprocessable"
 )
 
 // Error is the service's error: a kind for the status, a stable wire code,

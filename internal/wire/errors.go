@@ -29,18 +29,19 @@ func ErrorOf(err error) (int, ErrorBody) {
 
 // statusOf maps an engine error kind to an HTTP status.
 var statusOf = map[sim.Kind]int{
-	sim.EINVALID:      http.StatusBadRequest,
-	sim.EUNAUTHORIZED: http.StatusUnauthorized,
-	sim.EPAYMENT:      http.StatusPaymentRequired,
-	sim.EFORBIDDEN:    http.StatusForbidden,
-	sim.ENOTFOUND:     http.StatusNotFound,
-	sim.ENOTALLOWED:   http.StatusMethodNotAllowed,
-	sim.ECONFLICT:     http.StatusConflict,
-	sim.ETOOLARGE:     http.StatusRequestEntityTooLarge,
-	sim.EUNSUPPORTED:  http.StatusUnsupportedMediaType,
-	sim.ERATELIMIT:    http.StatusTooManyRequests,
-	sim.EINTERNAL:     http.StatusInternalServerError,
-	sim.EUNAVAILABLE:  http.StatusServiceUnavailable,
+	sim.EINVALID:       http.StatusBadRequest,
+	sim.EUNAUTHORIZED:  http.StatusUnauthorized,
+	sim.EPAYMENT:       http.StatusPaymentRequired,
+	sim.EFORBIDDEN:     http.StatusForbidden,
+	sim.ENOTFOUND:      http.StatusNotFound,
+	sim.ENOTALLOWED:    http.StatusMethodNotAllowed,
+	sim.ECONFLICT:      http.StatusConflict,
+	sim.ETOOLARGE:      http.StatusRequestEntityTooLarge,
+	sim.EUNSUPPORTED:   http.StatusUnsupportedMediaType,
+	sim.EUNPROCESSABLE: http.StatusUnprocessableEntity,
+	sim.ERATELIMIT:     http.StatusTooManyRequests,
+	sim.EINTERNAL:      http.StatusInternalServerError,
+	sim.EUNAVAILABLE:   http.StatusServiceUnavailable,
 }
 
 // Status is the HTTP status of an engine error kind.

@@ -248,6 +248,17 @@ class ControlClient:
         # type: (str, int) -> Dict[str, Any]
         return self.call("PUT", "/faults/latency/" + urllib.parse.quote(operation, safe="*"), {"ms": ms})
 
+    def add_fault(self, kind, **spec):
+        # type: (str, Any) -> Dict[str, Any]
+        """Adds a fault rule of any kind of the fault kind table (``moderation``,
+        ``output_failure``, ``account_disconnected``, ``truncate``, ...) with its targeting and
+        parameters, and returns the rule (its ``id`` for ``delete_fault``)."""
+        return self.call("POST", "/faults/rules", dict(spec, kind=kind))
+
+    def delete_fault(self, rule_id):
+        # type: (str) -> Dict[str, Any]
+        return self.call("DELETE", "/faults/rules/" + urllib.parse.quote(rule_id))
+
     # -- one job's fate
     def fail_asset(self, asset_id, code=None):
         # type: (int, Optional[str]) -> Dict[str, Any]

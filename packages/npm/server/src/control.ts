@@ -75,6 +75,9 @@ export class ControlClient extends HttpClient<ControlPaths> {
   setLatency(operation: OperationId, ms: number) {
     return this.must("put", "/faults/latency/{operation}", { params: { operation }, body: { ms } });
   }
+  /** Adds a fault rule of any kind (`{kind: "moderation", at: "processing"}`); its `id` removes it. */
+  addFault(spec: ControlSchemas["FaultSpec"]) { return this.must("post", "/faults/rules", { body: spec }); }
+  deleteFault(rule: string) { return this.must("delete", "/faults/rules/{rule}", { params: { rule } }); }
 
   /** One job's fate: `fail` (with an error code), `complete` or `stick`. */
   asset(id: number, action: "fail" | "complete" | "stick", body: JobAction = {}) {
