@@ -35,7 +35,8 @@ LABEL org.opencontainers.image.title="mediamock" \
       org.opencontainers.image.url="https://github.com/mediamock/mediamock" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.revision="${REVISION}" \
-      org.opencontainers.image.base.name="${RUNTIME_IMAGE}"
+      org.opencontainers.image.base.name="${RUNTIME_IMAGE}" \
+      io.modelcontextprotocol.server.name="io.github.mediamock/mediamock"
 COPY --from=build /out/mockserver /mockserver
 COPY --from=build --chown=65532:65532 /out/data /data
 USER 65532:65532
