@@ -198,7 +198,63 @@ function tail(file, lines = 40) {
   }
 }
 
+// stateFile is where the start step leaves what a later `command: save`
+// step of the same job needs (the runner's state reaches only the post step).
+function stateFile(port) {
+  return path.join(tempDir(), `mediamock-${port}.json`);
+}
+
+// save writes the journal and the client report (JSON and JUnit XML) when
+// url is set, and a copy of the server log, into dir; prints the report's
+// text form into the log and a line into the job summary. Failures to fetch
+// are warnings: saving never fails a step.
+async function save(url, token, dir, log) {
+  fs.mkdirSync(dir, { recursive: true });
+  const headers = token ? { Authorization: `Bearer ${token}` } : {};
+  const files = [
+    ['journal.json', '/_mock/journal?limit=100000'],
+    ['report.json', '/_mock/report?format=json'],
+    ['report.xml', '/_mock/report?format=junit'],
+    [null, '/_mock/report?format=text'],
+  ];
+  const saved = [];
+  for (const [name, p] of url ? files : []) {
+    try {
+      const res = await request(url + p, { headers, timeoutMs: 30000 });
+      if (res.status !== 200) {
+        warning(`GET ${p}: HTTP ${res.status}: ${res.body.toString('utf8').slice(0, 300)}`);
+        continue;
+      }
+      if (!name) {
+        group('mediamock client report');
+        info(res.body.toString('utf8').trimEnd());
+        endGroup();
+        continue;
+      }
+      fs.writeFileSync(path.join(dir, name), res.body);
+      saved.push(name);
+      if (name === 'report.json' && process.env.GITHUB_STEP_SUMMARY) {
+        try {
+          const r = JSON.parse(res.body.toString('utf8'));
+          const findings = Array.isArray(r.findings) ? r.findings : [];
+          const rows = findings.map((f) => `| \`${f.id}\` | ${f.severity} | ${f.count} |`).join('\n');
+          fs.appendFileSync(process.env.GITHUB_STEP_SUMMARY, `### mediamock client report\n\n${findings.length} finding(s) over ` +
+            `${(r.summary || {}).requests} request(s).\n${rows ? `\n| finding | severity | count |\n|---|---|---|\n${rows}\n` : ''}\n`);
+        } catch (_) { /* the file is saved; the summary is a courtesy */ }
+      }
+    } catch (e) {
+      warning(`GET ${p}: ${e.message}`);
+    }
+  }
+  if (log && fs.existsSync(log)) {
+    fs.copyFileSync(log, path.join(dir, 'server.log'));
+    saved.push('server.log');
+  }
+  info(`mediamock files in ${dir}: ${saved.join(', ') || 'none'}`);
+  return saved;
+}
+
 module.exports = {
   ROOT, parseMetadata, metadata, inputEnvName, input, setOutput, exportVariable, saveState, getState, addPath,
-  info, warning, error, mask, group, endGroup, sleep, tempDir, request, alive, portFree, splitArgs, tail,
+  info, warning, error, mask, group, endGroup, sleep, tempDir, request, alive, portFree, splitArgs, tail, save, stateFile,
 };

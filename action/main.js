@@ -202,9 +202,35 @@ function apiKey(bin, fixtures, seed) {
   return pick ? pick[0] : '';
 }
 
+// saveNow is `command: save`: the journal, the client report and the log of
+// the server this job started on the port, saved at once, for an
+// actions/upload-artifact step after it (the post step runs after every
+// step of the job, too late for one).
+async function saveNow(port) {
+  lib.saveState('command', 'save');
+  let started;
+  try {
+    started = JSON.parse(fs.readFileSync(lib.stateFile(port), 'utf8'));
+  } catch (e) {
+    throw new Failure(`command: save finds no server that this action started on port ${port} in this job (${e.code || e.message}); ` +
+      'give it the port input of the start step');
+  }
+  lib.mask(started.token);
+  const workspace = process.env.GITHUB_WORKSPACE || process.cwd();
+  const dir = lib.input('artifacts-dir') ? path.resolve(workspace, lib.input('artifacts-dir')) : started.artifacts;
+  const running = lib.alive(started.pid);
+  if (!running) lib.warning(`mockserver (pid ${started.pid}) is not running any more; saving its log only:\n${lib.tail(started.log)}`);
+  await lib.save(running ? started.url : '', started.token, dir, started.log);
+  lib.setOutput('artifacts-dir', dir);
+  lib.setOutput('url', started.url);
+}
+
 async function main() {
   const port = Number(lib.input('port'));
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Failure(`port: want 1 to 65535, got "${lib.input('port')}"`);
+  const command = lib.input('command');
+  if (command === 'save') return saveNow(port);
+  if (command !== 'start') throw new Failure(`command: want start or save, got "${command}"`);
   const timeout = Number(lib.input('timeout'));
   if (!(timeout > 0)) throw new Failure(`timeout: want seconds above 0, got "${lib.input('timeout')}"`);
   const saveOn = lib.input('save-on');
@@ -292,6 +318,7 @@ async function main() {
   lib.saveState('artifacts-dir', artifacts);
   lib.saveState('save-on', saveOn);
   if (token) lib.saveState('control-token', token);
+  fs.writeFileSync(lib.stateFile(port), JSON.stringify({ pid: child.pid, url, log, artifacts, token }), { mode: 0o600 });
 
   lib.setOutput('url', url);
   lib.setOutput('base-url', `${url}/api/v1`);
@@ -306,7 +333,12 @@ async function main() {
   lib.info(`url=${url} base-url=${url}/api/v1 api-key=${key || '(none)'}; MEDIAMOCK_URL set for the next steps, mockserver on PATH`);
 }
 
-main().catch((e) => {
-  lib.error(e instanceof Failure ? e.message : `mediamock action: ${e.stack || e}`);
-  process.exitCode = 1;
-});
+if (require.main === module) {
+  main().catch((e) => {
+    lib.error(e instanceof Failure ? e.message : `mediamock action: ${e.stack || e}`);
+    process.exitCode = 1;
+  });
+}
+
+// For scripts/action-check, which tries the archive readers on archives of its own.
+module.exports = { untar, unzip };

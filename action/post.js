@@ -6,7 +6,6 @@
 // the server cannot be stopped.
 
 const fs = require('fs');
-const path = require('path');
 const lib = require('./lib');
 
 const GRACE_MS = 10000;
@@ -21,46 +20,6 @@ function ours(pid, bin) {
   } catch (e) {
     return e.code !== 'ENOENT' || !fs.existsSync('/proc/self/exe');
   }
-}
-
-// save writes the journal and the reports (when url is set) and the log into dir.
-async function save(url, token, dir, log) {
-  fs.mkdirSync(dir, { recursive: true });
-  const headers = token ? { Authorization: `Bearer ${token}` } : {};
-  const files = [
-    ['journal.json', '/_mock/journal?limit=100000'],
-    ['report.json', '/_mock/report?format=json'],
-    ['report.xml', '/_mock/report?format=junit'],
-  ];
-  const saved = [];
-  for (const [name, p] of url ? files : []) {
-    try {
-      const res = await lib.request(url + p, { headers, timeoutMs: 30000 });
-      if (res.status !== 200) {
-        lib.warning(`GET ${p}: HTTP ${res.status}: ${res.body.toString('utf8').slice(0, 300)}`);
-        continue;
-      }
-      fs.writeFileSync(path.join(dir, name), res.body);
-      saved.push(name);
-      if (name === 'report.json') {
-        try {
-          const r = JSON.parse(res.body.toString('utf8'));
-          const findings = Array.isArray(r.findings) ? r.findings : [];
-          const by = {};
-          for (const f of findings) by[f.severity] = (by[f.severity] || 0) + 1;
-          const counts = Object.entries(by).map(([s, n]) => `${n} ${s}`).join(', ');
-          lib.info(`client report: ${findings.length} finding(s)${counts ? ` (${counts})` : ''}`);
-        } catch (_) { /* the file is saved; the summary is a courtesy */ }
-      }
-    } catch (e) {
-      lib.warning(`GET ${p}: ${e.message}`);
-    }
-  }
-  if (log && fs.existsSync(log)) {
-    fs.copyFileSync(log, path.join(dir, 'server.log'));
-    saved.push('server.log');
-  }
-  lib.info(`mediamock artifacts in ${dir}: ${saved.join(', ') || 'none'} (upload them with actions/upload-artifact, path: ${dir})`);
 }
 
 async function stop(pid) {
@@ -83,6 +42,7 @@ async function stop(pid) {
 }
 
 async function post() {
+  if (lib.getState('command') === 'save') return; // a save step started nothing
   const pid = Number(lib.getState('pid'));
   if (!pid) {
     lib.info('mediamock: no server was started (the main step failed early or did not run); nothing to stop');
@@ -99,10 +59,11 @@ async function post() {
 
   if (lib.getState('save-on') !== 'never') {
     // A server that is gone has no journal to give: its log is kept all the same.
-    await save(running ? url : '', token, lib.getState('artifacts-dir'), log);
+    await lib.save(running ? url : '', token, lib.getState('artifacts-dir'), log);
   }
 
   if (running) lib.info(`mockserver (pid ${pid}): ${await stop(pid)}`);
+  try { fs.unlinkSync(lib.stateFile(port)); } catch (_) { /* already gone */ }
   for (let i = 0; i < 20; i++) {
     if (await lib.portFree(port)) {
       lib.info(`port ${port} is free`);
