@@ -280,8 +280,8 @@ async function main() {
   child.on('exit', (code, signal) => { exited = signal ? `signal ${signal}` : `exit code ${code}`; });
   child.on('error', (e) => { exited = e.message; });
   child.unref();
-  // stop kills a server that never became healthy and waits for it: the
-  // step leaves no process behind when it fails.
+  // stop kills the server when the step fails after starting it, and waits:
+  // the step leaves no process behind.
   const stop = async () => {
     if (exited !== null || !child.pid) return;
     try { process.kill(child.pid, 'SIGKILL'); } catch (_) { return; }
@@ -304,33 +304,33 @@ async function main() {
       await lib.sleep(100);
     }
     lib.info(`mockserver (pid ${child.pid}) is healthy at ${url} after ${Date.now() - t0} ms`);
+
+    const key = apiKey(bin, fixtures, seed);
+    lib.saveState('pid', child.pid);
+    lib.saveState('port', port);
+    lib.saveState('url', url);
+    lib.saveState('bin', bin);
+    lib.saveState('log', log);
+    lib.saveState('artifacts-dir', artifacts);
+    lib.saveState('save-on', saveOn);
+    if (token) lib.saveState('control-token', token);
+    fs.writeFileSync(lib.stateFile(port), JSON.stringify({ pid: child.pid, url, log, artifacts, token }), { mode: 0o600 });
+
+    lib.setOutput('url', url);
+    lib.setOutput('base-url', `${url}/api/v1`);
+    lib.setOutput('api-key', key);
+    lib.setOutput('control-token', token);
+    lib.setOutput('artifacts-dir', artifacts);
+    lib.setOutput('binary', bin);
+    lib.setOutput('log', log);
+    lib.setOutput('pid', child.pid);
+    lib.exportVariable('MEDIAMOCK_URL', url);
+    lib.addPath(binDir);
+    lib.info(`url=${url} base-url=${url}/api/v1 api-key=${key || '(none)'}; MEDIAMOCK_URL set for the next steps, mockserver on PATH`);
   } catch (e) {
     await stop();
     throw e;
   }
-
-  const key = apiKey(bin, fixtures, seed);
-  lib.saveState('pid', child.pid);
-  lib.saveState('port', port);
-  lib.saveState('url', url);
-  lib.saveState('bin', bin);
-  lib.saveState('log', log);
-  lib.saveState('artifacts-dir', artifacts);
-  lib.saveState('save-on', saveOn);
-  if (token) lib.saveState('control-token', token);
-  fs.writeFileSync(lib.stateFile(port), JSON.stringify({ pid: child.pid, url, log, artifacts, token }), { mode: 0o600 });
-
-  lib.setOutput('url', url);
-  lib.setOutput('base-url', `${url}/api/v1`);
-  lib.setOutput('api-key', key);
-  lib.setOutput('control-token', token);
-  lib.setOutput('artifacts-dir', artifacts);
-  lib.setOutput('binary', bin);
-  lib.setOutput('log', log);
-  lib.setOutput('pid', child.pid);
-  lib.exportVariable('MEDIAMOCK_URL', url);
-  lib.addPath(binDir);
-  lib.info(`url=${url} base-url=${url}/api/v1 api-key=${key || '(none)'}; MEDIAMOCK_URL set for the next steps, mockserver on PATH`);
 }
 
 if (require.main === module) {
