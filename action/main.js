@@ -335,7 +335,15 @@ async function main() {
 
 if (require.main === module) {
   main().catch((e) => {
-    lib.error(e instanceof Failure ? e.message : `mediamock action: ${e.stack || e}`);
+    if (e instanceof Failure) {
+      // The annotation takes the first line; the details (a log, a build's
+      // output) follow in the step's log as they are.
+      const [first, ...rest] = e.message.split('\n');
+      lib.error(first);
+      if (rest.length) lib.info(rest.join('\n'));
+    } else {
+      lib.error(`mediamock action: ${e.stack || e}`);
+    }
     process.exitCode = 1;
   });
 }
