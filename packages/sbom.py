@@ -15,16 +15,7 @@ import subprocess
 import time
 import uuid
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def epoch():
-    if os.environ.get("SOURCE_DATE_EPOCH"):
-        return int(os.environ["SOURCE_DATE_EPOCH"])
-    try:
-        return int(subprocess.check_output(["git", "log", "-1", "--format=%ct"], cwd=HERE, text=True).strip())
-    except (OSError, subprocess.CalledProcessError, ValueError):
-        return 315532800
+from release_archives import epoch  # the archives' time: SOURCE_DATE_EPOCH, else the last commit's
 
 
 def purl(path, version):

@@ -47,27 +47,18 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 		return code
 	}
 	defer srv.Close()
+	ready := []any{"mcp", "stdio"}
+	serve := func() error { return srv.ServeMCP(ctx, stdin, stdout, s.apiKey) }
 	if s.control {
-		log.Info("mediamock ready", "mcp", "stdio", "server", "control", "url", srv.BaseURL(), "clock", string(opts.Clock),
-			"speed", strconv.FormatFloat(opts.Speed, 'g', -1, 64), "seed", opts.Seed, "db", opts.DBPath, "version", version)
-		if err := srv.ServeControlMCP(ctx, stdin, stdout, s.controlToken); err != nil {
-			log.Error("mcp session", "err", err)
-			return 1
-		}
-		if err := srv.Close(); err != nil {
-			log.Error("shutdown", "err", err)
-			return 1
-		}
-		log.Info("stopped")
-		return 0
-	}
-	if _, ok := srv.WorkspaceID(s.apiKey); !ok {
+		ready = append(ready, "server", "control")
+		serve = func() error { return srv.ServeControlMCP(ctx, stdin, stdout, s.controlToken) }
+	} else if _, ok := srv.WorkspaceID(s.apiKey); !ok {
 		fmt.Fprintf(stderr, "mockserver: %s: not an API key or access token of the simulation\n", s.name("api-key"))
 		return 2
 	}
-	log.Info("mediamock ready", "mcp", "stdio", "url", srv.BaseURL(), "clock", string(opts.Clock),
-		"speed", strconv.FormatFloat(opts.Speed, 'g', -1, 64), "seed", opts.Seed, "db", opts.DBPath, "version", version)
-	if err := srv.ServeMCP(ctx, stdin, stdout, s.apiKey); err != nil {
+	log.Info("mediamock ready", append(ready, "url", srv.BaseURL(), "clock", string(opts.Clock),
+		"speed", strconv.FormatFloat(opts.Speed, 'g', -1, 64), "seed", opts.Seed, "db", opts.DBPath, "version", version)...)
+	if err := serve(); err != nil {
 		log.Error("mcp session", "err", err)
 		return 1
 	}

@@ -173,17 +173,9 @@ func (c *Control) Serve(w *front.Writer, r *http.Request) {
 	if m != nil {
 		id = m.ID
 	}
-	version := r.Header.Get("Mcp-Protocol-Version")
-	if version != "" && !knownVersion(version) {
-		front.WriteRaw(w, http.StatusBadRequest, errorMessage(id, versionError(version)))
+	stateless, ok := checkRevision(w, r, id, &msgs)
+	if !ok {
 		return
-	}
-	stateless := version >= sessionlessVersion
-	if stateless {
-		if err := checkHeaders(r.Header, &msgs); err != nil {
-			front.WriteRaw(w, http.StatusBadRequest, errorMessage(id, err))
-			return
-		}
 	}
 	initialize := slices.ContainsFunc(msgs.msgs, func(m message) bool { return m.Method == "initialize" })
 	if r.Method == http.MethodPost && !stateless && r.Header.Get("Mcp-Session-Id") == "" && !initialize {

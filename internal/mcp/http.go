@@ -181,20 +181,9 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 	if m := msgs.single(); m != nil {
 		id = m.ID
 	}
-	// A revision the server does not speak is refused whatever its date,
-	// on every request; the sessionless revision's standard headers must
-	// say what the message says.
-	version := r.Header.Get("Mcp-Protocol-Version")
-	if version != "" && !knownVersion(version) {
-		front.WriteRaw(w, http.StatusBadRequest, errorMessage(id, versionError(version)))
+	stateless, ok := checkRevision(w, r, id, &msgs)
+	if !ok {
 		return
-	}
-	stateless := version >= sessionlessVersion
-	if stateless {
-		if err := checkHeaders(r.Header, &msgs); err != nil {
-			front.WriteRaw(w, http.StatusBadRequest, errorMessage(id, err))
-			return
-		}
 	}
 	session := r.Header.Get("Mcp-Session-Id")
 	if session != "" {

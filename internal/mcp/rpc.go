@@ -476,3 +476,25 @@ func writeRPCError(w http.ResponseWriter, id json.RawMessage, err error) {
 	}
 	front.WriteRaw(w, http.StatusOK, errorMessage(id, rpcErr))
 }
+
+// checkRevision judges a POST's protocol revision, for both MCP servers: a
+// revision the server does not speak is refused whatever its date, on
+// every request (400, -32022); the sessionless revision's standard headers
+// must say what the message says (400, -32020). stateless tells whether
+// the request is of the sessionless revision; ok is false once the error
+// is written.
+func checkRevision(w http.ResponseWriter, r *http.Request, id json.RawMessage, msgs *body) (stateless, ok bool) {
+	version := r.Header.Get("Mcp-Protocol-Version")
+	if version != "" && !knownVersion(version) {
+		front.WriteRaw(w, http.StatusBadRequest, errorMessage(id, versionError(version)))
+		return false, false
+	}
+	stateless = version >= sessionlessVersion
+	if stateless {
+		if err := checkHeaders(r.Header, msgs); err != nil {
+			front.WriteRaw(w, http.StatusBadRequest, errorMessage(id, err))
+			return true, false
+		}
+	}
+	return stateless, true
+}
