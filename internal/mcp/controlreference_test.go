@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"fmt"
-	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -61,40 +60,7 @@ func controlReference(doc *contract.Contract, tools []*tool) []byte {
 
 	p.Heading(2, "Tools")
 	for _, t := range tools {
-		p.Heading(3, t.def.Name)
-		p.Para(fmt.Sprintf("**%s**: `%s %s` (`%s`).", t.def.Title, t.method, t.path, t.op))
-		p.Para(t.def.Description)
-		a := t.def.Annotations
-		p.List([]string{
-			fmt.Sprintf("Annotations: `readOnlyHint` %v, `idempotentHint` %v, `destructiveHint` %s, `openWorldHint` %s.",
-				a.ReadOnlyHint, a.IdempotentHint, boolp(a.DestructiveHint), boolp(a.OpenWorldHint)),
-		})
-		schema := t.def.InputSchema.(map[string]any)
-		props, _ := schema["properties"].(map[string]any)
-		if len(props) == 0 {
-			p.Para("It takes no arguments.")
-			continue
-		}
-		required, _ := schema["required"].([]string)
-		rows = nil
-		for _, name := range argOrder(t, props) {
-			s, _ := props[name].(map[string]any)
-			in := "body"
-			switch {
-			case slices.Contains(t.args.Path, name):
-				in = "path"
-			case slices.Contains(t.args.Query, name):
-				in = "query"
-			}
-			req := ""
-			if slices.Contains(required, name) {
-				req = "yes"
-			}
-			desc, _ := s["description"].(string)
-			rows = append(rows, []string{"`" + name + "`", in, schemaText(s), req, desc})
-		}
-		p.Para("Arguments (the input schema's properties):")
-		p.Table([]string{"argument", "sent as", "type", "required", "description"}, rows)
+		toolSection(p, t, "Arguments (the input schema's properties):")
 	}
 
 	p.Heading(2, "Resources")

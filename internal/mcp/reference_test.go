@@ -57,42 +57,10 @@ func mcpReference(api *contract.Contract, tools []*tool) []byte {
 
 	p.Heading(2, "Tools")
 	for _, t := range tools {
-		p.Heading(3, t.def.Name)
-		p.Para(fmt.Sprintf("**%s**: `%s %s` (`%s`).", t.def.Title, t.method, t.path, t.op))
-		p.Para(t.def.Description)
-		a := t.def.Annotations
-		p.List([]string{
-			fmt.Sprintf("Annotations: `readOnlyHint` %v, `idempotentHint` %v, `destructiveHint` %s, `openWorldHint` %s.",
-				a.ReadOnlyHint, a.IdempotentHint, boolp(a.DestructiveHint), boolp(a.OpenWorldHint)),
-		})
-		schema := t.def.InputSchema.(map[string]any)
-		props, _ := schema["properties"].(map[string]any)
-		if len(props) == 0 {
-			p.Para("It takes no arguments.")
-			continue
-		}
-		required, _ := schema["required"].([]string)
-		rows = nil
-		for _, name := range argOrder(t, props) {
-			s, _ := props[name].(map[string]any)
-			in := "body"
-			switch {
-			case slices.Contains(t.args.Path, name):
-				in = "path"
-			case slices.Contains(t.args.Query, name):
-				in = "query"
+		if schema := toolSection(p, t, "Arguments (the input schema's properties; no others are accepted):"); schema != nil {
+			if d, _ := schema["description"].(string); d != "" {
+				p.Para(d)
 			}
-			req := ""
-			if slices.Contains(required, name) {
-				req = "yes"
-			}
-			desc, _ := s["description"].(string)
-			rows = append(rows, []string{"`" + name + "`", in, schemaText(s), req, desc})
-		}
-		p.Para("Arguments (the input schema's properties; no others are accepted):")
-		p.Table([]string{"argument", "sent as", "type", "required", "description"}, rows)
-		if d, _ := schema["description"].(string); d != "" {
-			p.Para(d)
 		}
 	}
 
@@ -229,4 +197,46 @@ func jsonText(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
+}
+
+// toolSection writes a tool's part of a reference page, for both MCP
+// servers: its heading, what it calls, its description, its annotations
+// and its arguments' table, introduced by intro. It returns the tool's
+// input schema, nil when the tool takes no arguments.
+func toolSection(p *refdoc.Page, t *tool, intro string) map[string]any {
+	p.Heading(3, t.def.Name)
+	p.Para(fmt.Sprintf("**%s**: `%s %s` (`%s`).", t.def.Title, t.method, t.path, t.op))
+	p.Para(t.def.Description)
+	a := t.def.Annotations
+	p.List([]string{
+		fmt.Sprintf("Annotations: `readOnlyHint` %v, `idempotentHint` %v, `destructiveHint` %s, `openWorldHint` %s.",
+			a.ReadOnlyHint, a.IdempotentHint, boolp(a.DestructiveHint), boolp(a.OpenWorldHint)),
+	})
+	schema := t.def.InputSchema.(map[string]any)
+	props, _ := schema["properties"].(map[string]any)
+	if len(props) == 0 {
+		p.Para("It takes no arguments.")
+		return nil
+	}
+	required, _ := schema["required"].([]string)
+	var rows [][]string
+	for _, name := range argOrder(t, props) {
+		s, _ := props[name].(map[string]any)
+		in := "body"
+		switch {
+		case slices.Contains(t.args.Path, name):
+			in = "path"
+		case slices.Contains(t.args.Query, name):
+			in = "query"
+		}
+		req := ""
+		if slices.Contains(required, name) {
+			req = "yes"
+		}
+		desc, _ := s["description"].(string)
+		rows = append(rows, []string{"`" + name + "`", in, schemaText(s), req, desc})
+	}
+	p.Para(intro)
+	p.Table([]string{"argument", "sent as", "type", "required", "description"}, rows)
+	return schema
 }
