@@ -1,6 +1,7 @@
 package mediamock_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -318,4 +319,17 @@ func TestMetricsQueuesAndLongPolls(t *testing.T) {
 	families = scrape(t, srv)
 	assert.Equal(t, 0.0, sum(families, "mediamock_long_polls_open", nil))
 	assert.Equal(t, 0.0, sum(families, "mediamock_queue_depth", nil))
+}
+
+// A tool call over stdio passes no edge; it counts all the same, as an
+// MCP request of its operation, and is journaled once.
+func TestMetricsCountStdioToolCalls(t *testing.T) {
+	srv := mediamock.RunT(t)
+	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_account","arguments":{},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}` + "\n"
+	var out strings.Builder
+	require.NoError(t, srv.ServeMCP(context.Background(), strings.NewReader(in), &out, mediamock.KeyAllScopes))
+	require.Contains(t, out.String(), `"result"`, out.String())
+	families := scrape(t, srv)
+	assert.Equal(t, 1.0, sum(families, "mediamock_requests_total", map[string]string{"front": "mcp", "operation": "getAccount", "status": "200"}))
 }

@@ -337,6 +337,15 @@ type Bodies struct {
 	RequestBytes, ResponseBytes int64
 }
 
+// RecordOffEdge counts and journals an exchange that passed no edge (a
+// tool call over stdio): the metrics and the journal the edge keeps for
+// every request it serves (a 429 counts under the rate window's cause:
+// such an exchange does not say whether a fault forced it).
+func (env *Env) RecordOffEdge(e journal.Entry, started time.Time, b Bodies) {
+	env.Metrics.Count(e.Front, e.Operation, e.Status, false)
+	env.Record(e, started, b)
+}
+
 // Record adds an exchange that started at started to the journal, whatever
 // front carried it: it stamps the entry's times and duration, caps its
 // strings, and keeps the bodies up to the journal's cap.

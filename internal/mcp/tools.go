@@ -154,11 +154,7 @@ func (f *Front) call(ctx context.Context, tc toolCall, c caller) *sdk.CallToolRe
 		e := journal.Entry{ID: env.NewRequestID(), Front: "mcp", MCPMethod: "tools/call", Operation: t.op, Status: res.Status,
 			ErrorCode: res.ErrorCode, WorkspaceID: res.Pass.Principal.WorkspaceID, InjectedLatencyMS: res.Latency.Milliseconds(),
 			RequestContentType: "application/json"}
-		// Over stdio no request passes the edge: the call counts here (a
-		// 429 under the rate window's cause: the result does not say
-		// whether a fault forced it).
-		env.Metrics.Count("mcp", t.op, res.Status, false)
-		env.Record(e, started, front.Bodies{Request: tc.raw, Response: data, RequestBytes: int64(len(tc.raw)), ResponseBytes: int64(len(data))})
+		env.RecordOffEdge(e, started, front.Bodies{Request: tc.raw, Response: data, RequestBytes: int64(len(tc.raw)), ResponseBytes: int64(len(data))})
 	}
 	return result(t, res.Status, data, res.ErrorCode != "")
 }
