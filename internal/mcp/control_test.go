@@ -19,7 +19,7 @@ func TestCapTimeout(t *testing.T) {
 	} {
 		var args map[string]json.RawMessage
 		assert.NoError(t, json.Unmarshal([]byte(tc.in), &args))
-		capTimeout(args, 5)
+		capSeconds(args, "timeout", 5, true)
 		assert.Equal(t, tc.want, string(args["timeout"]), tc.in)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 
@@ -137,7 +136,7 @@ func (c *Control) call(ctx context.Context, t *tool, raw json.RawMessage, who co
 		if args == nil {
 			args = map[string]json.RawMessage{}
 		}
-		capTimeout(args, c.env.MCPMaxWait)
+		capSeconds(args, "timeout", c.env.MCPMaxWait, true)
 	}
 	r, _, _, violations, err := t.request(ctx, args, nil, bad)
 	if err == nil && len(violations) > 0 {
@@ -164,17 +163,6 @@ func (c *Control) call(ctx context.Context, t *tool, raw json.RawMessage, who co
 		rec.status = http.StatusOK
 	}
 	return controlResult(rec.status, rec.header.Get("Content-Type"), rec.body.Bytes())
-}
-
-// capTimeout lowers a wait's timeout argument to limit seconds, and sets
-// it when absent (the control API's default may be longer). A timeout that
-// is not a number is left to the validator.
-func capTimeout(args map[string]json.RawMessage, limit int) {
-	v, ok := args["timeout"]
-	var n float64
-	if !ok || json.Unmarshal(v, &n) == nil && n > float64(limit) {
-		args["timeout"] = json.RawMessage(strconv.Itoa(limit))
-	}
 }
 
 // controlResult is a control tool's answer: the control API's body as

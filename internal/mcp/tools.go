@@ -119,7 +119,7 @@ func (f *Front) call(ctx context.Context, tc toolCall, c caller) *sdk.CallToolRe
 	env, t := f.env, tc.tool
 	started := env.WallClock()
 	object := tc.object
-	if capWait(tc.args, env.MCPMaxWait) {
+	if capSeconds(tc.args, "wait_seconds", env.MCPMaxWait, false) {
 		object = nil // the wait the call asked for is not the one it gets
 	}
 	hreq, vars, query, extra, rerr := t.request(ctx, tc.args, object, tc.bad)
@@ -246,20 +246,22 @@ func (t *tool) request(ctx context.Context, args map[string]json.RawMessage, obj
 	return r, vars, query, violations, nil
 }
 
-// capWait lowers a call's wait_seconds to limit (when positive): the call
-// answers, with the job as it then is, before an MCP client that gives up
-// on a long call does. A wait that is not a number is left to the
-// validator.
-func capWait(args map[string]json.RawMessage, limit int) (capped bool) {
+// capSeconds lowers a call's wait argument name (wait_seconds of a
+// service tool, timeout of the journal's wait) to limit seconds when
+// limit is positive, and sets it when absent if orSet (where the
+// operation's own default may be longer): the call answers, with the job
+// as it then is, before an MCP client that gives up on a long call does.
+// A wait that is not a number is left to the validator. capped says the
+// arguments changed.
+func capSeconds(args map[string]json.RawMessage, name string, limit int, orSet bool) (capped bool) {
 	if limit <= 0 {
 		return false
 	}
-	if v, ok := args["wait_seconds"]; ok {
-		var n float64
-		if json.Unmarshal(v, &n) == nil && n > float64(limit) {
-			args["wait_seconds"] = json.RawMessage(strconv.Itoa(limit))
-			return true
-		}
+	v, ok := args[name]
+	var n float64
+	if !ok && orSet || ok && json.Unmarshal(v, &n) == nil && n > float64(limit) {
+		args[name] = json.RawMessage(strconv.Itoa(limit))
+		return true
 	}
 	return false
 }
