@@ -281,6 +281,10 @@ func (c *pageCache) put(ws uint64, q AssetQuery, commits uint64, ids []uint64, m
 // file addresses are valid within one epoch.
 func (e *Engine) Epoch() uint64 { return e.epoch.Load() }
 
+// Commits counts the groups of writes the writer committed since Open: the
+// writes per commit are the group commit's batch.
+func (e *Engine) Commits() uint64 { return e.commits.Load() }
+
 // idxIter walks the ids under one key prefix downwards.
 type idxIter struct {
 	c      *bolt.Cursor
