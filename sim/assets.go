@@ -76,18 +76,23 @@ func (t *tx) insertAsset(a *Asset) error {
 		a.ID = id
 	}
 	ws := a.WorkspaceID
-	if err := t.b(bOwners).Put(key("a", a.ID), u64(ws)); err != nil {
+	// One allocation per key (key boxes each id of its parts).
+	ok := ownerKey('a', a.ID)
+	if err := t.b(bOwners).Put(ok[:], u64(ws)); err != nil {
 		return err
 	}
-	if err := t.b(bAssets).Put(key(ws, a.ID), encodeAsset(a)); err != nil {
+	ak := wsKey(ws, a.ID)
+	if err := t.b(bAssets).Put(ak[:], encodeAsset(a)); err != nil {
 		return err
 	}
 	for _, tag := range tags {
-		if err := t.b(bAssetKind).Put(key(ws, tag, a.ID), nil); err != nil {
+		k := tagKey(ws, tag, a.ID)
+		if err := t.b(bAssetKind).Put(k[:], nil); err != nil {
 			return err
 		}
 	}
-	if err := t.b(bAssetStatus).Put(key(ws, statusTags[a.Status], a.ID), nil); err != nil {
+	sk := tagKey(ws, statusTags[a.Status], a.ID)
+	if err := t.b(bAssetStatus).Put(sk[:], nil); err != nil {
 		return err
 	}
 	if a.ProjectID != 0 {
@@ -95,20 +100,23 @@ func (t *tx) insertAsset(a *Asset) error {
 			return err
 		}
 	}
-	return t.b(bAssetText).Put(key(ws, a.ID), searchText(a))
+	return t.b(bAssetText).Put(ak[:], searchText(a))
 }
 
 // updateAsset stores a changed asset; oldStatus keeps the status index true.
 func (t *tx) updateAsset(a *Asset, oldStatus string) error {
 	if oldStatus != a.Status {
-		if err := t.b(bAssetStatus).Delete(key(a.WorkspaceID, statusTags[oldStatus], a.ID)); err != nil {
+		old := tagKey(a.WorkspaceID, statusTags[oldStatus], a.ID)
+		if err := t.b(bAssetStatus).Delete(old[:]); err != nil {
 			return err
 		}
-		if err := t.b(bAssetStatus).Put(key(a.WorkspaceID, statusTags[a.Status], a.ID), nil); err != nil {
+		k := tagKey(a.WorkspaceID, statusTags[a.Status], a.ID)
+		if err := t.b(bAssetStatus).Put(k[:], nil); err != nil {
 			return err
 		}
 	}
-	return t.b(bAssets).Put(key(a.WorkspaceID, a.ID), encodeAsset(a))
+	k := wsKey(a.WorkspaceID, a.ID)
+	return t.b(bAssets).Put(k[:], encodeAsset(a))
 }
 
 // asset reads an asset of the workspace; other workspaces' ids are not found.

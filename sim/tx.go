@@ -30,23 +30,43 @@ type tx struct {
 	// workspaces are the workspace records read or put in this
 	// transaction, decoded (tx.workspace hands out copies).
 	workspaces map[uint64]*Workspace
+	// packed: the append-only buckets' pages are filled whole (pack).
+	packed bool
+	// deferWorkspaces: a workspace put is kept in workspaces and written
+	// once by finish (the writer's groups); dirtyWorkspaces are those to
+	// write, in the order they were first put.
+	deferWorkspaces bool
+	dirtyWorkspaces []uint64
 }
 
 func (e *Engine) newTx(btx *bolt.Tx) *tx {
 	return &tx{Tx: btx, e: e, now: e.clock.Now()}
 }
 
-func (t *tx) b(name []byte) *bolt.Bucket { return t.Bucket(name) }
+func (t *tx) b(name []byte) *bolt.Bucket {
+	b := t.Bucket(name)
+	if t.packed && b != nil && b.FillPercent != 1 && isAppendOnly(name) {
+		b.FillPercent = 1
+	}
+	return b
+}
 
 // pack fills the pages of the append-only buckets whole in this write. The
 // setting lives on the transaction's bucket handles, which bbolt keeps for
-// the transaction.
-func (t *tx) pack() {
-	for _, name := range appendOnly {
-		if b := t.Bucket(name); b != nil {
-			b.FillPercent = 1
+// the transaction; it is made as each is opened (tx.b), so that a write
+// opens only the buckets it touches (each opened costs a seek and a few
+// allocations, in every commit).
+func (t *tx) pack() { t.packed = true }
+
+// isAppendOnly reports whether name is one of appendOnly (the same slice:
+// bucket names are the variables of store.go).
+func isAppendOnly(name []byte) bool {
+	for _, a := range appendOnly {
+		if len(a) == len(name) && &a[0] == &name[0] {
+			return true
 		}
 	}
+	return false
 }
 
 func (t *tx) touch(jobID uint64) {
@@ -58,6 +78,9 @@ func (t *tx) touch(jobID uint64) {
 
 // finish saves the clock and the rate windows, and notes the next due event.
 func (t *tx) finish() error {
+	if err := t.flushWorkspaces(); err != nil {
+		return err
+	}
 	t.nextDue = firstDue(t.Tx)
 	if err := t.b(bMeta).Put([]byte("clock"), u64(uint64(t.now.UnixNano()))); err != nil {
 		return err
