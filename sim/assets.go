@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -59,7 +60,19 @@ func tagsOf(a *Asset) []byte {
 }
 
 func searchText(a *Asset) []byte {
-	return []byte(strings.ToLower(a.Title + "\n" + a.Prompt))
+	// ASCII text (most prompts) is lowered in place, in one allocation;
+	// strings.ToLower does the same to it, byte by byte.
+	out := make([]byte, 0, len(a.Title)+1+len(a.Prompt))
+	out = append(append(append(out, a.Title...), '\n'), a.Prompt...)
+	for i, c := range out {
+		switch {
+		case c >= utf8.RuneSelf:
+			return []byte(strings.ToLower(a.Title + "\n" + a.Prompt))
+		case 'A' <= c && c <= 'Z':
+			out[i] = c + 'a' - 'A'
+		}
+	}
+	return out
 }
 
 // insertAsset stores a new asset (taking the next asset id) and its indexes.
