@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"fmt"
 	"time"
 
@@ -82,7 +83,7 @@ func (t *tx) finish() error {
 		return err
 	}
 	t.nextDue = firstDue(t.Tx)
-	if err := t.b(bMeta).Put([]byte("clock"), u64(uint64(t.now.UnixNano()))); err != nil {
+	if err := putChanged(t.b(bMeta), keyClock, u64(uint64(t.now.UnixNano()))); err != nil {
 		return err
 	}
 	if err := t.keepSignKey(); err != nil {
@@ -91,13 +92,25 @@ func (t *tx) finish() error {
 	// A real clock is wall time plus an offset, kept across restarts; the
 	// other modes have none.
 	if off, ok := t.e.clock.offset(); ok {
-		if err := t.b(bMeta).Put([]byte("clock_offset"), u64(uint64(off))); err != nil {
+		if err := putChanged(t.b(bMeta), keyClockOffset, u64(uint64(off))); err != nil {
 			return err
 		}
-	} else if err := t.b(bMeta).Delete([]byte("clock_offset")); err != nil {
+	} else if err := t.b(bMeta).Delete(keyClockOffset); err != nil {
 		return err
 	}
 	return t.e.rate.flush(t)
+}
+
+var keyClock, keyClockOffset = []byte("clock"), []byte("clock_offset")
+
+// putChanged puts v at k unless it is there already: a commit whose clock
+// did not move (a manual clock between steps) leaves the meta bucket as it
+// was, unwritten.
+func putChanged(b *bolt.Bucket, k, v []byte) error {
+	if bytes.Equal(b.Get(k), v) {
+		return nil
+	}
+	return b.Put(k, v)
 }
 
 func (t *tx) afterCommit() error {
