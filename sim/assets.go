@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -59,7 +60,19 @@ func tagsOf(a *Asset) []byte {
 }
 
 func searchText(a *Asset) []byte {
-	return []byte(strings.ToLower(a.Title + "\n" + a.Prompt))
+	// ASCII text (most prompts) is lowered in place, in one allocation;
+	// strings.ToLower does the same to it, byte by byte.
+	out := make([]byte, 0, len(a.Title)+1+len(a.Prompt))
+	out = append(append(append(out, a.Title...), '\n'), a.Prompt...)
+	for i, c := range out {
+		switch {
+		case c >= utf8.RuneSelf:
+			return []byte(strings.ToLower(a.Title + "\n" + a.Prompt))
+		case 'A' <= c && c <= 'Z':
+			out[i] = c + 'a' - 'A'
+		}
+	}
+	return out
 }
 
 // insertAsset stores a new asset (taking the next asset id) and its indexes.
@@ -76,18 +89,23 @@ func (t *tx) insertAsset(a *Asset) error {
 		a.ID = id
 	}
 	ws := a.WorkspaceID
-	if err := t.b(bOwners).Put(key("a", a.ID), u64(ws)); err != nil {
+	// One allocation per key (key boxes each id of its parts).
+	ok := ownerKey('a', a.ID)
+	if err := t.b(bOwners).Put(ok[:], u64(ws)); err != nil {
 		return err
 	}
-	if err := t.b(bAssets).Put(key(ws, a.ID), encodeAsset(a)); err != nil {
+	ak := wsKey(ws, a.ID)
+	if err := t.b(bAssets).Put(ak[:], encodeAsset(a)); err != nil {
 		return err
 	}
 	for _, tag := range tags {
-		if err := t.b(bAssetKind).Put(key(ws, tag, a.ID), nil); err != nil {
+		k := tagKey(ws, tag, a.ID)
+		if err := t.b(bAssetKind).Put(k[:], nil); err != nil {
 			return err
 		}
 	}
-	if err := t.b(bAssetStatus).Put(key(ws, statusTags[a.Status], a.ID), nil); err != nil {
+	sk := tagKey(ws, statusTags[a.Status], a.ID)
+	if err := t.b(bAssetStatus).Put(sk[:], nil); err != nil {
 		return err
 	}
 	if a.ProjectID != 0 {
@@ -95,20 +113,23 @@ func (t *tx) insertAsset(a *Asset) error {
 			return err
 		}
 	}
-	return t.b(bAssetText).Put(key(ws, a.ID), searchText(a))
+	return t.b(bAssetText).Put(ak[:], searchText(a))
 }
 
 // updateAsset stores a changed asset; oldStatus keeps the status index true.
 func (t *tx) updateAsset(a *Asset, oldStatus string) error {
 	if oldStatus != a.Status {
-		if err := t.b(bAssetStatus).Delete(key(a.WorkspaceID, statusTags[oldStatus], a.ID)); err != nil {
+		old := tagKey(a.WorkspaceID, statusTags[oldStatus], a.ID)
+		if err := t.b(bAssetStatus).Delete(old[:]); err != nil {
 			return err
 		}
-		if err := t.b(bAssetStatus).Put(key(a.WorkspaceID, statusTags[a.Status], a.ID), nil); err != nil {
+		k := tagKey(a.WorkspaceID, statusTags[a.Status], a.ID)
+		if err := t.b(bAssetStatus).Put(k[:], nil); err != nil {
 			return err
 		}
 	}
-	return t.b(bAssets).Put(key(a.WorkspaceID, a.ID), encodeAsset(a))
+	k := wsKey(a.WorkspaceID, a.ID)
+	return t.b(bAssets).Put(k[:], encodeAsset(a))
 }
 
 // asset reads an asset of the workspace; other workspaces' ids are not found.
@@ -280,6 +301,10 @@ func (c *pageCache) put(ws uint64, q AssetQuery, commits uint64, ids []uint64, m
 // Epoch counts the resets and restores of the state: renderings that hold
 // file addresses are valid within one epoch.
 func (e *Engine) Epoch() uint64 { return e.epoch.Load() }
+
+// Commits counts the groups of writes the writer committed since Open: the
+// writes per commit are the group commit's batch.
+func (e *Engine) Commits() uint64 { return e.commits.Load() }
 
 // idxIter walks the ids under one key prefix downwards.
 type idxIter struct {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -81,4 +82,14 @@ func TestAnAssetOfAnUnknownKindIsRefused(t *testing.T) {
 	pg, err := e.ListAssets(principal(t, e, tokAcme), AssetQuery{Kind: "hologram", Limit: 10})
 	require.NoError(t, err)
 	assert.Empty(t, pg.Data, "a filter by a kind the table does not know finds nothing")
+}
+
+// TestSearchTextIsLowerCase: the text index holds what strings.ToLower
+// makes of the title and prompt, whatever their letters and bytes.
+func TestSearchTextIsLowerCase(t *testing.T) {
+	for _, c := range [][2]string{{"", ""}, {"Hello World", "A PROMPT of Lighthouses 123 [@]^_`{"}, {"Élan", "ÀB"},
+		{"x", "straße İ"}, {"AZaz@[", "\x7f\x80 invalid"}} {
+		want := strings.ToLower(c[0] + "\n" + c[1])
+		require.Equal(t, want, string(searchText(&Asset{Title: c[0], Prompt: c[1]})), "%q", c)
+	}
 }

@@ -95,11 +95,37 @@ func (t *tx) workspace(id uint64) (*Workspace, error) {
 }
 
 func (t *tx) putWorkspace(w *Workspace) error {
+	if t.deferWorkspaces {
+		// A group of writes puts the same workspace again and again (each
+		// creation charges it): it is kept decoded, and encoded and written
+		// once, when the group finishes (flushWorkspaces).
+		if !slices.Contains(t.dirtyWorkspaces, w.ID) {
+			t.dirtyWorkspaces = append(t.dirtyWorkspaces, w.ID)
+		}
+		t.keepWorkspace(w)
+		return nil
+	}
 	if err := putJSON(t.b(bWorkspaces), u64(w.ID), w); err != nil {
 		delete(t.workspaces, w.ID)
 		return err
 	}
 	t.keepWorkspace(w)
+	return nil
+}
+
+// flushWorkspaces writes the workspaces put since the group began, each
+// once, in the order they were first put.
+func (t *tx) flushWorkspaces() error {
+	for _, id := range t.dirtyWorkspaces {
+		w, ok := t.workspaces[id]
+		if !ok {
+			continue // deleted since
+		}
+		if err := putJSON(t.b(bWorkspaces), u64(id), w); err != nil {
+			return err
+		}
+	}
+	t.dirtyWorkspaces = t.dirtyWorkspaces[:0]
 	return nil
 }
 
@@ -114,6 +140,7 @@ func (t *tx) keepWorkspace(w *Workspace) {
 // deleteWorkspace removes a workspace's record.
 func (t *tx) deleteWorkspace(id uint64) error {
 	delete(t.workspaces, id)
+	t.dirtyWorkspaces = slices.DeleteFunc(t.dirtyWorkspaces, func(d uint64) bool { return d == id })
 	return t.b(bWorkspaces).Delete(u64(id))
 }
 

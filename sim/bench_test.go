@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
@@ -104,6 +105,51 @@ func BenchmarkCreateGeneration(b *testing.B) {
 					}
 				}
 			})
+		})
+	}
+}
+
+// BenchmarkCreateGroup is the writer's cost of a creation with 1 and with
+// 32 creators at once: a commit's fixed cost (pages written, buckets
+// opened) falls on one creation, or is shared by a group. It reports the
+// pages bbolt writes per commit and the creations per commit.
+//
+//	go test -run '^$' -bench CreateGroup -benchmem ./sim/
+func BenchmarkCreateGroup(b *testing.B) {
+	for _, creators := range []int{1, 32} {
+		b.Run(fmt.Sprintf("creators=%d", creators), func(b *testing.B) {
+			e := newEngine(b, engineOpts{})
+			p := principal(b, e, "mk_test_business")
+			if _, err := e.GrantCredits(p.WorkspaceID, 1<<40, "bench"); err != nil {
+				b.Fatal(err)
+			}
+			req := GenerationRequest{Modality: "image", ModelID: "imagen-4", Prompt: "a load test of lighthouses", AspectRatio: "16:9"}
+			s0, c0 := e.db.Stats(), e.commits.Load()
+			b.ReportAllocs()
+			b.ResetTimer()
+			if creators == 1 {
+				for b.Loop() {
+					if _, err := e.CreateGeneration(context.Background(), p, req); err != nil {
+						b.Fatal(err)
+					}
+				}
+			} else {
+				b.SetParallelism(creators / runtime.GOMAXPROCS(0))
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						if _, err := e.CreateGeneration(context.Background(), p, req); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+			b.StopTimer()
+			s1 := e.db.Stats()
+			d := s1.TxStats.Sub(&s0.TxStats)
+			if n := e.commits.Load() - c0; n > 0 {
+				b.ReportMetric(float64(d.GetWrite())/float64(n), "pages/commit")
+				b.ReportMetric(float64(b.N)/float64(n), "creations/commit")
+			}
 		})
 	}
 }

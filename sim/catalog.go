@@ -284,7 +284,7 @@ func (e *Engine) durations(t fixtures.Timing, rng *seed.RNG, outputs, seconds, c
 // describe names a request's outputs for messages.
 func describe(m *fixtures.Model, count int) string {
 	if count == 1 {
-		return fmt.Sprintf("1 output of %s", m.ID)
+		return "1 output of " + m.ID
 	}
 	return fmt.Sprintf("%d outputs of %s", count, m.ID)
 }

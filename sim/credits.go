@@ -16,7 +16,8 @@ func (t *tx) record(ws *Workspace, e LedgerEntry) error {
 	e.ID, e.At, e.Balance = id, FormatTime(t.now), ws.Balance
 	t.ledgerRecorded(ws.ID, e)
 	t.meterCredits(e)
-	return putJSON(b, key(ws.ID, id), e)
+	k := wsKey(ws.ID, id)
+	return putJSON(b, k[:], e)
 }
 
 // Ledger returns every credit movement of the workspace, oldest first.

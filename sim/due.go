@@ -43,7 +43,7 @@ func (t *tx) schedule(at time.Time, ev Event) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := key(uint64(at.UnixNano()), seq)
+	k := idKey(uint64(at.UnixNano()), seq) // kept by the job: not on the stack
 	return k, putJSON(b, k, ev)
 }
 

@@ -82,6 +82,33 @@ func key(parts ...any) []byte {
 	return k
 }
 
+// idKey is id|id (a workspace and a record, a due time and a sequence) in
+// a new slice: one allocation, where key boxes each part.
+func idKey(a, b uint64) []byte {
+	k := make([]byte, 16)
+	binary.BigEndian.PutUint64(k[:8], a)
+	binary.BigEndian.PutUint64(k[8:], b)
+	return k
+}
+
+// ownerKey is class|id, the key of bOwners ("a" for an asset), without
+// allocating.
+func ownerKey(class byte, id uint64) [9]byte {
+	var k [9]byte
+	k[0] = class
+	binary.BigEndian.PutUint64(k[1:], id)
+	return k
+}
+
+// tagKey is ws|tag|id without allocating.
+func tagKey(ws uint64, tag byte, id uint64) [17]byte {
+	var k [17]byte
+	binary.BigEndian.PutUint64(k[:8], ws)
+	k[8] = tag
+	binary.BigEndian.PutUint64(k[9:], id)
+	return k
+}
+
 // wsKey is ws|id without allocating.
 func wsKey(ws, id uint64) [16]byte {
 	var k [16]byte
@@ -129,6 +156,13 @@ func (s Stamp) IsZero() bool { return s == 0 }
 // publication ("p") id, 0 when unknown: ids are global, records are kept
 // per workspace.
 func (t *tx) ownerOf(class string, id uint64) uint64 {
+	if len(class) == 1 {
+		k := ownerKey(class[0], id)
+		if v := t.b(bOwners).Get(k[:]); v != nil {
+			return getU64(v)
+		}
+		return 0
+	}
 	if v := t.b(bOwners).Get(key(class, id)); v != nil {
 		return getU64(v)
 	}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"fmt"
 	"time"
 
@@ -30,23 +31,43 @@ type tx struct {
 	// workspaces are the workspace records read or put in this
 	// transaction, decoded (tx.workspace hands out copies).
 	workspaces map[uint64]*Workspace
+	// packed: the append-only buckets' pages are filled whole (pack).
+	packed bool
+	// deferWorkspaces: a workspace put is kept in workspaces and written
+	// once by finish (the writer's groups); dirtyWorkspaces are those to
+	// write, in the order they were first put.
+	deferWorkspaces bool
+	dirtyWorkspaces []uint64
 }
 
 func (e *Engine) newTx(btx *bolt.Tx) *tx {
 	return &tx{Tx: btx, e: e, now: e.clock.Now()}
 }
 
-func (t *tx) b(name []byte) *bolt.Bucket { return t.Bucket(name) }
+func (t *tx) b(name []byte) *bolt.Bucket {
+	b := t.Bucket(name)
+	if t.packed && b != nil && b.FillPercent != 1 && isAppendOnly(name) {
+		b.FillPercent = 1
+	}
+	return b
+}
 
 // pack fills the pages of the append-only buckets whole in this write. The
 // setting lives on the transaction's bucket handles, which bbolt keeps for
-// the transaction.
-func (t *tx) pack() {
-	for _, name := range appendOnly {
-		if b := t.Bucket(name); b != nil {
-			b.FillPercent = 1
+// the transaction; it is made as each is opened (tx.b), so that a write
+// opens only the buckets it touches (each opened costs a seek and a few
+// allocations, in every commit).
+func (t *tx) pack() { t.packed = true }
+
+// isAppendOnly reports whether name is one of appendOnly (the same slice:
+// bucket names are the variables of store.go).
+func isAppendOnly(name []byte) bool {
+	for _, a := range appendOnly {
+		if len(a) == len(name) && &a[0] == &name[0] {
+			return true
 		}
 	}
+	return false
 }
 
 func (t *tx) touch(jobID uint64) {
@@ -58,8 +79,11 @@ func (t *tx) touch(jobID uint64) {
 
 // finish saves the clock and the rate windows, and notes the next due event.
 func (t *tx) finish() error {
+	if err := t.flushWorkspaces(); err != nil {
+		return err
+	}
 	t.nextDue = firstDue(t.Tx)
-	if err := t.b(bMeta).Put([]byte("clock"), u64(uint64(t.now.UnixNano()))); err != nil {
+	if err := putChanged(t.b(bMeta), keyClock, u64(uint64(t.now.UnixNano()))); err != nil {
 		return err
 	}
 	if err := t.keepSignKey(); err != nil {
@@ -68,13 +92,25 @@ func (t *tx) finish() error {
 	// A real clock is wall time plus an offset, kept across restarts; the
 	// other modes have none.
 	if off, ok := t.e.clock.offset(); ok {
-		if err := t.b(bMeta).Put([]byte("clock_offset"), u64(uint64(off))); err != nil {
+		if err := putChanged(t.b(bMeta), keyClockOffset, u64(uint64(off))); err != nil {
 			return err
 		}
-	} else if err := t.b(bMeta).Delete([]byte("clock_offset")); err != nil {
+	} else if err := t.b(bMeta).Delete(keyClockOffset); err != nil {
 		return err
 	}
 	return t.e.rate.flush(t)
+}
+
+var keyClock, keyClockOffset = []byte("clock"), []byte("clock_offset")
+
+// putChanged puts v at k unless it is there already: a commit whose clock
+// did not move (a manual clock between steps) leaves the meta bucket as it
+// was, unwritten.
+func putChanged(b *bolt.Bucket, k, v []byte) error {
+	if bytes.Equal(b.Get(k), v) {
+		return nil
+	}
+	return b.Put(k, v)
 }
 
 func (t *tx) afterCommit() error {

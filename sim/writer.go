@@ -157,6 +157,7 @@ func (e *Engine) commit(batch []*op) {
 			return e.db.Update(func(btx *bolt.Tx) error {
 				t = e.newTx(btx)
 				t.pack()
+				t.deferWorkspaces = true
 				var err error
 				if more, err = t.applyDue(e.cfg.dueBatch); err != nil {
 					return err
