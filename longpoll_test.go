@@ -1,0 +1,242 @@
+package mediamock_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/testkit"
+)
+
+// pollConn is a client's connection that sends long polls as raw
+// HTTP/1.1 and reads their answers.
+type pollConn struct {
+	c  net.Conn
+	br *bufio.Reader
+}
+
+func dialPoll(t testing.TB, srv *mediamock.Server) *pollConn {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(srv.URL(), "http://"))
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	return &pollConn{c: c, br: bufio.NewReader(c)}
+}
+
+func (p *pollConn) send(t testing.TB, path string, header ...string) {
+	t.Helper()
+	req := "GET " + path + " HTTP/1.1\r\nHost: " + p.c.RemoteAddr().String() + "\r\nAuthorization: Bearer " + mediamock.KeyAllScopes + "\r\n"
+	for _, h := range header {
+		req += h + "\r\n"
+	}
+	_, err := io.WriteString(p.c, req+"\r\n")
+	require.NoError(t, err)
+}
+
+func (p *pollConn) answer(t testing.TB) (*http.Response, string) {
+	t.Helper()
+	p.c.SetReadDeadline(time.Now().Add(testkit.Bound))
+	resp, err := http.ReadResponse(p.br, nil)
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp, string(body)
+}
+
+// pollServer is a server on the manual clock with one generation, which
+// stays queued until the test moves the clock (stuck: never, until then).
+func pollServer(t testing.TB, stuck bool) (*mediamock.Server, string) {
+	t.Helper()
+	srv := mediamock.RunT(t, mediamock.WithClock(mediamock.ClockManual))
+	gen := testkit.API(t, srv, "POST", "/generations", `{"modality":"image","model_id":"imagen-4","prompt":"a long poll"}`)
+	id := uint64(gen["assets"].([]any)[0].(map[string]any)["id"].(float64))
+	if stuck {
+		require.NoError(t, srv.StickAsset(id))
+	}
+	return srv, fmt.Sprintf("%s/generations/%d", mediamock.BasePath, id)
+}
+
+// openPolls is how many long polls wait now.
+func openPolls(t testing.TB, srv *mediamock.Server) int {
+	st, err := srv.Engine().Stats()
+	require.NoError(t, err)
+	return st.LongPolls
+}
+
+func awaitPolls(t testing.TB, srv *mediamock.Server, n int) {
+	t.Helper()
+	testkit.Poll(t, fmt.Sprintf("%d long polls waiting", n), func() bool { return openPolls(t, srv) == n })
+}
+
+func journaled(srv *mediamock.Server, id string) (mediamock.JournalEntry, bool) {
+	for _, e := range srv.Journal(mediamock.JournalFilter{}) {
+		if e.ID == id {
+			return e, true
+		}
+	}
+	return mediamock.JournalEntry{}, false
+}
+
+// A long poll that waits is answered when its job ends, as any other
+// answer: the same headers and body as a read without a wait, journaled
+// once with its latency, and its connection serves the next request.
+func TestLongPollParkedAnswersWhenTheJobEnds(t *testing.T) {
+	srv, path := pollServer(t, false)
+	p := dialPoll(t, srv)
+	p.send(t, path+"?wait_seconds=55")
+	awaitPolls(t, srv, 1)
+	require.NoError(t, srv.Advance(time.Hour))
+	resp, body := p.answer(t)
+	require.Equal(t, http.StatusOK, resp.StatusCode, body)
+	assert.Contains(t, body, `"status":"completed"`)
+	assert.False(t, resp.Close, "the connection is kept")
+	id := resp.Header.Get("X-Request-Id")
+	require.NotEmpty(t, id)
+	for _, h := range []string{"Date", "Content-Type", "Content-Length", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {
+		assert.NotEmpty(t, resp.Header.Get(h), h)
+	}
+	assert.Equal(t, int64(len(body)), resp.ContentLength)
+	assert.Equal(t, 0, openPolls(t, srv))
+	e, ok := journaled(srv, id)
+	require.True(t, ok, "the long poll is journaled")
+	assert.Equal(t, http.StatusOK, e.Status)
+	assert.Equal(t, "wait_seconds=55", e.Query)
+	assert.Equal(t, "getGeneration", e.Operation)
+	assert.Equal(t, int64(len(body)), e.ResponseBytes)
+
+	// The same connection serves the next request: a read without a wait,
+	// answered by net/http itself, with the same headers and body.
+	p.send(t, path)
+	again, body2 := p.answer(t)
+	require.Equal(t, http.StatusOK, again.StatusCode, body2)
+	assert.Equal(t, body, body2)
+	assert.Equal(t, headerNames(again.Header), headerNames(resp.Header))
+	assert.Equal(t, again.Header.Get("Content-Type"), resp.Header.Get("Content-Type"))
+}
+
+func headerNames(h http.Header) []string {
+	var names []string
+	for k := range h {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// A long poll whose job does not end is answered when its wait ends on
+// the simulated clock, with the job as it is; one that finds its job ended
+// does not wait.
+func TestLongPollParkedAnswersWhenItsWaitEnds(t *testing.T) {
+	srv, path := pollServer(t, true)
+	p := dialPoll(t, srv)
+	p.send(t, path+"?wait_seconds=30")
+	awaitPolls(t, srv, 1)
+	require.NoError(t, srv.Advance(10*time.Second)) // the job moves, the wait goes on
+	awaitPolls(t, srv, 1)
+	require.NoError(t, srv.Advance(time.Minute))
+	resp, body := p.answer(t)
+	require.Equal(t, http.StatusOK, resp.StatusCode, body)
+	assert.NotContains(t, body, `"status":"completed"`)
+	assert.Equal(t, 0, openPolls(t, srv))
+}
+
+// A long poll whose client hangs up ends at once: it no longer counts
+// among the open polls and is journaled.
+func TestLongPollParkedClientHangsUp(t *testing.T) {
+	srv, path := pollServer(t, true)
+	p := dialPoll(t, srv)
+	p.send(t, path+"?wait_seconds=55")
+	awaitPolls(t, srv, 1)
+	before := len(srv.Journal(mediamock.JournalFilter{}))
+	require.NoError(t, p.c.Close())
+	awaitPolls(t, srv, 0)
+	testkit.Poll(t, "the poll journaled", func() bool { return len(srv.Journal(mediamock.JournalFilter{})) == before+1 })
+	e := srv.Journal(mediamock.JournalFilter{})[0]
+	assert.Equal(t, "wait_seconds=55", e.Query)
+}
+
+// Shutting the server down answers the waiting long polls with the state
+// as it is, and closes their connections.
+func TestLongPollParkedAnsweredOnShutdown(t *testing.T) {
+	srv, path := pollServer(t, true)
+	p := dialPoll(t, srv)
+	p.send(t, path+"?wait_seconds=55")
+	awaitPolls(t, srv, 1)
+	done := make(chan error, 1)
+	go func() { done <- srv.Shutdown(context.Background()) }()
+	resp, body := p.answer(t)
+	require.Equal(t, http.StatusOK, resp.StatusCode, body)
+	assert.Contains(t, body, `"status":`)
+	assert.True(t, resp.Close, "Connection: close")
+	require.NoError(t, testkit.Receive(t, done, "the shutdown"))
+}
+
+// A client that sends its next request while its long poll waits gets
+// both answers, in order.
+func TestLongPollParkedPipelined(t *testing.T) {
+	srv, path := pollServer(t, false)
+	p := dialPoll(t, srv)
+	p.send(t, path+"?wait_seconds=55")
+	awaitPolls(t, srv, 1)
+	p.send(t, mediamock.BasePath+"/account")
+	require.NoError(t, srv.Advance(time.Hour))
+	resp, body := p.answer(t)
+	require.Equal(t, http.StatusOK, resp.StatusCode, body)
+	assert.Contains(t, body, `"status":"completed"`)
+	resp, body = p.answer(t)
+	require.Equal(t, http.StatusOK, resp.StatusCode, body)
+	assert.Contains(t, body, `"object":"account"`)
+}
+
+// pollBudget is what a waiting long poll may cost the process, heap and
+// stacks: net/http's way (a goroutine at a deep stack, a watcher, the
+// connection's buffers) cost about 36 KB; a parked poll about 10 KB.
+const pollBudget = 20 << 10
+
+// A waiting long poll costs little memory and no goroutine of net/http's.
+func TestLongPollMemory(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes what memory costs")
+	}
+	if testing.Short() {
+		t.Skip("opens hundreds of connections")
+	}
+	const n = 100 // within the workspace's rate window
+	srv, path := pollServer(t, true)
+	measure := func() (uint64, int) {
+		runtime.GC()
+		runtime.GC() // stacks shrink at a collection
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapInuse + m.StackInuse, runtime.NumGoroutine()
+	}
+	// One poll first, so that what every server allocates once is paid.
+	first := dialPoll(t, srv)
+	first.send(t, path+"?wait_seconds=55")
+	awaitPolls(t, srv, 1)
+	mem0, g0 := measure()
+	for range n {
+		dialPoll(t, srv).send(t, path+"?wait_seconds=55")
+	}
+	awaitPolls(t, srv, n+1)
+	mem, g := measure()
+	perPoll := (int64(mem) - int64(mem0)) / n
+	goroutines := float64(g-g0) / n
+	t.Logf("a waiting long poll: %d B of heap and stacks, %.2f goroutines", perPoll, goroutines)
+	assert.Less(t, perPoll, int64(pollBudget), "bytes per waiting long poll")
+	assert.LessOrEqual(t, goroutines, 2.05, "goroutines per waiting long poll")
+	require.NoError(t, srv.Advance(time.Minute)) // the polls end
+	awaitPolls(t, srv, 0)
+}
