@@ -136,19 +136,22 @@ func headerNames(h http.Header) []string {
 }
 
 // A long poll whose job does not end is answered when its wait ends on
-// the simulated clock, with the job as it is; one that finds its job ended
-// does not wait.
+// the simulated clock, with the job as it is.
 func TestLongPollParkedAnswersWhenItsWaitEnds(t *testing.T) {
 	srv, path := pollServer(t, true)
 	p := dialPoll(t, srv)
-	p.send(t, path+"?wait_seconds=30")
+	p.send(t, path+"?wait_seconds=30", "Connection: close")
 	awaitPolls(t, srv, 1)
 	require.NoError(t, srv.Advance(10*time.Second)) // the job moves, the wait goes on
 	awaitPolls(t, srv, 1)
 	require.NoError(t, srv.Advance(time.Minute))
-	resp, body := p.answer(t)
-	require.Equal(t, http.StatusOK, resp.StatusCode, body)
+	head, body := p.rawAnswer(t)
+	require.Equal(t, "HTTP/1.1 200 OK\r\n", head[0], body)
 	assert.NotContains(t, body, `"status":"completed"`)
+	// Asked to close, it closes as net/http does: the last header says so.
+	assert.Equal(t, "Connection: close\r\n", head[len(head)-1])
+	_, err := p.br.ReadByte()
+	assert.ErrorIs(t, err, io.EOF, "the connection is closed")
 	assert.Equal(t, 0, openPolls(t, srv))
 }
 
@@ -239,4 +242,75 @@ func TestLongPollMemory(t *testing.T) {
 	assert.LessOrEqual(t, goroutines, 2.05, "goroutines per waiting long poll")
 	require.NoError(t, srv.Advance(time.Minute)) // the polls end
 	awaitPolls(t, srv, 0)
+}
+
+// rawAnswer reads an answer as bytes: its head's lines, and its body.
+func (p *pollConn) rawAnswer(t testing.TB) ([]string, string) {
+	t.Helper()
+	p.c.SetReadDeadline(time.Now().Add(testkit.Bound))
+	var lines []string
+	length := 0
+	for {
+		line, err := p.br.ReadString('\n')
+		require.NoError(t, err)
+		if line == "\r\n" {
+			break
+		}
+		lines = append(lines, line)
+		if name, value, ok := strings.Cut(strings.TrimSpace(line), ": "); ok && name == "Content-Length" {
+			fmt.Sscan(value, &length)
+		}
+	}
+	body := make([]byte, length)
+	_, err := io.ReadFull(p.br, body)
+	require.NoError(t, err)
+	return lines, string(body)
+}
+
+// A parked poll's answer is written as net/http writes any other: the
+// same status line and header lines in the same order (their values
+// aside: the request id, the rate window, the date: the clock moved).
+func TestLongPollParkedWritesWhatNetHTTPWrites(t *testing.T) {
+	srv, path := pollServer(t, false)
+	p := dialPoll(t, srv)
+	p.send(t, path+"?wait_seconds=55")
+	awaitPolls(t, srv, 1)
+	require.NoError(t, srv.Advance(time.Hour))
+	parked, body := p.rawAnswer(t)
+	p.send(t, path+"?wait_seconds=55") // the job has ended: no wait, net/http answers
+	direct, body2 := p.rawAnswer(t)
+	assert.Equal(t, body2, body)
+	names := func(lines []string) []string {
+		var out []string
+		for _, l := range lines {
+			name, value, _ := strings.Cut(l, ": ")
+			if name == "X-Request-Id" || name == "X-RateLimit-Remaining" || name == "X-RateLimit-Reset" || name == "Date" {
+				value = "…"
+			}
+			out = append(out, name+": "+value)
+		}
+		return out
+	}
+	assert.Equal(t, names(direct), names(parked))
+}
+
+// A fault rule added while a long poll waits strikes its answer, as it
+// strikes any other: the answer breaks, and the journal says so.
+func TestLongPollParkedMeetsAFaultAddedWhileItWaits(t *testing.T) {
+	srv, path := pollServer(t, false)
+	p := dialPoll(t, srv)
+	p.send(t, path+"?wait_seconds=55")
+	awaitPolls(t, srv, 1)
+	_, err := srv.AddFault(mediamock.FaultSpec{Kind: "truncate", Operation: "getGeneration"})
+	require.NoError(t, err)
+	require.NoError(t, srv.Advance(time.Hour))
+	p.c.SetReadDeadline(time.Now().Add(testkit.Bound))
+	resp, err := http.ReadResponse(p.br, nil)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	_, err = io.ReadAll(resp.Body)
+	assert.ErrorIs(t, err, io.ErrUnexpectedEOF, "the body stops short")
+	e, ok := journaled(srv, resp.Header.Get("X-Request-Id"))
+	require.True(t, ok)
+	assert.Equal(t, "truncate", e.Fault)
 }
