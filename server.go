@@ -233,7 +233,7 @@ func New(o Options) (*Server, error) {
 	} else {
 		// Waiting long polls give their connections up and wait without
 		// net/http's goroutines and buffers (front.Parking).
-		s.env.Parking = front.NewParking(ln, s.httpSrv.WriteTimeout)
+		s.env.Parking = front.NewParking(ln, s.httpSrv)
 		ln = s.env.Parking
 	}
 	go s.httpSrv.Serve(ln) // returns ErrServerClosed at Shutdown

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -31,6 +32,10 @@ type Parking struct {
 	net.Listener
 	// WriteTimeout bounds the writing of a parked poll's answer.
 	WriteTimeout time.Duration
+	// Server is the server of the listener: a request another server
+	// (the handler served elsewhere) took is not parked, its connection
+	// would come back to the wrong one.
+	Server *http.Server
 
 	accepted chan accepted
 	back     chan net.Conn
@@ -47,8 +52,8 @@ type accepted struct {
 
 // NewParking serves ln's connections and the connections parked polls
 // give back.
-func NewParking(ln net.Listener, writeTimeout time.Duration) *Parking {
-	p := &Parking{Listener: ln, WriteTimeout: writeTimeout, accepted: make(chan accepted), back: make(chan net.Conn), done: make(chan struct{})}
+func NewParking(ln net.Listener, srv *http.Server) *Parking {
+	p := &Parking{Listener: ln, WriteTimeout: srv.WriteTimeout, Server: srv, accepted: make(chan accepted), back: make(chan net.Conn), done: make(chan struct{})}
 	go p.accept()
 	return p
 }
@@ -133,6 +138,16 @@ type parked struct {
 	stopping atomic.Bool   // the watch is being stopped, not the client gone
 	gone     atomic.Bool   // the client hung up
 	ahead    []byte        // what the client sent after the request
+	ended    atomic.Bool
+}
+
+// end takes an answered (or abandoned) poll out of the parked ones.
+func (p *parked) end() {
+	if p.ended.CompareAndSwap(false, true) {
+		p.pk.End()
+		p.parking.parked.Add(-1)
+		p.parking.polls.Done()
+	}
 }
 
 // CanPark reports whether a request's wait may be parked: a GET served
@@ -141,6 +156,9 @@ type parked struct {
 func (w *Writer) CanPark(r *http.Request) bool {
 	env := w.env
 	if env.Parking == nil || r.Method != http.MethodGet || r.TLS != nil || r.ProtoMajor != 1 || r.ProtoMinor != 1 || env.Stop.Err() != nil {
+		return false
+	}
+	if srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server); srv != env.Parking.Server {
 		return false
 	}
 	if w.Faultable() || env.Evolve && w.faults.class != "" && !w.faults.off {
@@ -239,11 +257,10 @@ func (p *parked) wait() {
 	p.waitOnce()
 	defer func() {
 		if v := recover(); v != nil {
-			p.env.Log.Error("panic serving a parked long poll", "request_id", p.w.Header().Get("X-Request-Id"), "panic", v)
-			p.pk.End()
+			p.env.Log.Error("panic serving a parked long poll", "request_id", p.w.Header().Get("X-Request-Id"), "panic", v, "stack", string(debug.Stack()))
 			p.conn.Close()
-			p.parking.parked.Add(-1)
-			p.parking.polls.Done()
+			p.cancel()
+			p.end()
 		}
 	}()
 	next := p.next
@@ -260,10 +277,9 @@ func (p *parked) wait() {
 // metrics, the answer on the connection, and the connection back to
 // net/http when the client keeps it.
 func (p *parked) finish() {
-	defer p.parking.polls.Done()
-	defer p.parking.parked.Add(-1)
+	defer p.end()
 	p.env.finishServe(p.w, p.r, p.w.started)
-	p.pk.End()
+	p.pk.End() // the poll is answered: it no longer counts as open
 	cw := p.cw
 	if cw.hijacked {
 		return // a fault took the connection
