@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httptrace"
 	"runtime"
 	"slices"
 	"strings"
@@ -313,4 +315,68 @@ func TestLongPollParkedMeetsAFaultAddedWhileItWaits(t *testing.T) {
 	e, ok := journaled(srv, resp.Header.Get("X-Request-Id"))
 	require.True(t, ok)
 	assert.Equal(t, "truncate", e.Fault)
+}
+
+// Go's client keeps the connection a parked poll was answered on, and
+// its next request is served on it.
+func TestLongPollParkedKeepsTheClientsConnection(t *testing.T) {
+	srv, path := pollServer(t, false)
+	get := func(query string) (int, bool) {
+		var reused bool
+		trace := &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { reused = i.Reused }}
+		req, err := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), "GET", srv.URL()+path+query, nil)
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+mediamock.KeyAllScopes)
+		resp, err := srv.Client().Do(req)
+		require.NoError(t, err)
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, reused
+	}
+	status, _ := get("") // a connection to keep
+	require.Equal(t, http.StatusOK, status)
+	polled := make(chan [2]any, 1)
+	go func() {
+		status, reused := get("?wait_seconds=55")
+		polled <- [2]any{status, reused}
+	}()
+	awaitPolls(t, srv, 1)
+	require.NoError(t, srv.Advance(time.Hour))
+	got := testkit.Receive(t, polled, "the long poll's answer")
+	assert.Equal(t, http.StatusOK, got[0])
+	assert.Equal(t, true, got[1], "the poll went on the kept connection")
+	status, reused := get("")
+	assert.Equal(t, http.StatusOK, status)
+	assert.True(t, reused, "the connection the poll was answered on is kept")
+}
+
+// The handler served by another server, and a request that may meet a
+// fault, wait as before, and are answered all the same.
+func TestLongPollUnparkedWaitsAsBefore(t *testing.T) {
+	srv, path := pollServer(t, false)
+	other := httptest.NewServer(srv.Handler())
+	t.Cleanup(other.Close)
+	polled := make(chan int, 2)
+	poll := func(base string, header ...string) {
+		req, _ := http.NewRequest("GET", base+path+"?wait_seconds=55", nil)
+		req.Header.Set("Authorization", "Bearer "+mediamock.KeyAllScopes)
+		for _, h := range header {
+			name, value, _ := strings.Cut(h, ": ")
+			req.Header.Set(name, value)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			polled <- 0
+			return
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		polled <- resp.StatusCode
+	}
+	go poll(other.URL)
+	go poll(srv.URL(), "Mock-Fault: truncate; after_bytes=10")
+	awaitPolls(t, srv, 2)
+	require.NoError(t, srv.Advance(time.Hour))
+	assert.Equal(t, http.StatusOK, testkit.Receive(t, polled, "an answer"))
+	assert.Equal(t, http.StatusOK, testkit.Receive(t, polled, "an answer"))
 }
