@@ -107,6 +107,7 @@ type Park struct {
 	until    time.Time // the wall-clock deadline of the wait's context, if it had one
 	done     func()    // ends the poll's count among the open ones
 	ch       <-chan struct{}
+	clock    <-chan struct{} // the clock's next jump, as of the read
 	release  func()
 }
 
@@ -137,7 +138,7 @@ func (p *Park) Until() time.Time { return p.until }
 func (p *Park) End() {
 	if p.release != nil {
 		p.release()
-		p.ch, p.release = nil, nil
+		p.ch, p.clock, p.release = nil, nil, nil
 	}
 	if p.done != nil {
 		p.done()
@@ -153,9 +154,9 @@ func (e *Engine) ParkWait(ctx context.Context, p *Park) {
 	if p.release == nil {
 		return
 	}
-	_ = e.waitChange(ctx, p.ch)
+	_ = e.waitChange(ctx, p.ch, p.clock)
 	p.release()
-	p.ch, p.release = nil, nil
+	p.ch, p.clock, p.release = nil, nil, nil
 }
 
 // waitFor reads a state with read until done reports it final or the wait
@@ -185,6 +186,9 @@ func waitFor[T any](ctx context.Context, e *Engine, ws, jobID uint64, wait time.
 		if jobID != 0 {
 			ch, release = e.hub.watch(jobID)
 		}
+		// The clock's jump too is watched from before the read: a parked
+		// wait looks at it later, from another goroutine.
+		clock := e.clock.Changed()
 		v, final, err := read()
 		if err != nil || final || wait <= 0 || !e.clock.Now().Before(deadline) || ctx.Err() != nil {
 			release()
@@ -217,11 +221,11 @@ func waitFor[T any](ctx context.Context, e *Engine, ws, jobID uint64, wait time.
 				return v, nil // as a wait the closing ended
 			default:
 			}
-			pk.ch, pk.release = ch, release
+			pk.ch, pk.clock, pk.release = ch, clock, release
 			pk.until, _ = ctx.Deadline()
 			return v, ErrParked
 		}
-		err = e.waitChange(ctx, ch)
+		err = e.waitChange(ctx, ch, clock)
 		release()
 		if err != nil {
 			v, _, rerr := read()
@@ -236,12 +240,13 @@ func waitFor[T any](ctx context.Context, e *Engine, ws, jobID uint64, wait time.
 	}
 }
 
-// waitChange blocks until ch is closed, the clock jumps, or ctx ends.
-func (e *Engine) waitChange(ctx context.Context, ch <-chan struct{}) error {
+// waitChange blocks until ch is closed, the clock jumps (clock, the
+// clock's Changed as of the read), or ctx ends.
+func (e *Engine) waitChange(ctx context.Context, ch, clock <-chan struct{}) error {
 	select {
 	case <-ch:
 		return nil
-	case <-e.clock.Changed():
+	case <-clock:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

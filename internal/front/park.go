@@ -41,8 +41,29 @@ type Parking struct {
 	back     chan net.Conn
 	done     chan struct{}
 	close    sync.Once
-	polls    sync.WaitGroup
 	parked   atomic.Int64
+
+	mu   sync.Mutex
+	open int           // polls parked or being parked
+	none chan struct{} // closed when open falls to 0
+}
+
+// add counts a poll being parked; release, one that ended.
+func (p *Parking) add() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.open == 0 {
+		p.none = make(chan struct{})
+	}
+	p.open++
+}
+
+func (p *Parking) release() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.open--; p.open == 0 {
+		close(p.none)
+	}
 }
 
 type accepted struct {
@@ -99,10 +120,15 @@ func (p *Parking) Parked() int { return int(p.parked.Load()) }
 
 // Wait waits until every parked poll has been answered, or ctx ends.
 func (p *Parking) Wait(ctx context.Context) error {
-	done := make(chan struct{})
-	go func() { p.polls.Wait(); close(done) }()
+	p.mu.Lock()
+	if p.open == 0 {
+		p.mu.Unlock()
+		return nil
+	}
+	none := p.none
+	p.mu.Unlock()
 	select {
-	case <-done:
+	case <-none:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -146,7 +172,7 @@ func (p *parked) end() {
 	if p.ended.CompareAndSwap(false, true) {
 		p.pk.End()
 		p.parking.parked.Add(-1)
-		p.parking.polls.Done()
+		p.parking.release()
 	}
 }
 
@@ -201,8 +227,12 @@ func (p *parked) detach(r *http.Request) bool {
 		return false
 	}
 	h := p.w.ResponseWriter.Header()
+	// Counted before net/http lets the connection go: a shutdown waits
+	// for one or the other.
+	pg.add()
 	conn, buf, err := http.NewResponseController(p.w.ResponseWriter).Hijack()
 	if err != nil {
+		pg.release()
 		return false
 	}
 	if n := buf.Reader.Buffered(); n > 0 {
@@ -215,7 +245,6 @@ func (p *parked) detach(r *http.Request) bool {
 	p.r = r.WithContext(ctx)
 	p.w.ResponseWriter, p.w.req = p.cw, p.r
 	p.reading = make(chan struct{})
-	pg.polls.Add(1)
 	pg.parked.Add(1)
 	go p.watch()
 	go p.wait()
