@@ -314,7 +314,7 @@ func (p *parked) finish() {
 		return // a fault took the connection
 	}
 	h := cw.h
-	closing := p.r.Close || p.gone.Load() || p.env.Stop.Err() != nil || !cw.keepAlive()
+	closing := p.r.Close || hasCloseToken(h) || p.gone.Load() || p.env.Stop.Err() != nil || !cw.keepAlive()
 	if closing && !hasCloseToken(h) {
 		delete(h, "Connection")
 		cw.closing = true
