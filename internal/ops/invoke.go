@@ -2,6 +2,7 @@ package ops
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -164,7 +165,7 @@ func finish(env *front.Env, in *Invocation, res *Result, err error) *Result {
 				fault.Request{Class: fault.MCP, Operation: in.Op}))
 		}
 		status, body, err = run(env, in, res.Pass.Principal)
-		if err == sim.ErrParked {
+		if errors.Is(err, sim.ErrParked) {
 			// The front waits off this goroutine, then resumes the call.
 			res.Parked = true
 			return res
