@@ -40,6 +40,7 @@ type Parking struct {
 	accepted chan accepted
 	back     chan net.Conn
 	done     chan struct{}
+	dead     chan struct{} // closed when the listener accepts no more
 	close    sync.Once
 	parked   atomic.Int64
 
@@ -74,12 +75,13 @@ type accepted struct {
 // NewParking serves ln's connections and the connections parked polls
 // give back.
 func NewParking(ln net.Listener, srv *http.Server) *Parking {
-	p := &Parking{Listener: ln, WriteTimeout: srv.WriteTimeout, Server: srv, accepted: make(chan accepted), back: make(chan net.Conn), done: make(chan struct{})}
+	p := &Parking{Listener: ln, WriteTimeout: srv.WriteTimeout, Server: srv, accepted: make(chan accepted), back: make(chan net.Conn), done: make(chan struct{}), dead: make(chan struct{})}
 	go p.accept()
 	return p
 }
 
 func (p *Parking) accept() {
+	defer close(p.dead)
 	for {
 		c, err := p.Listener.Accept()
 		select {
@@ -140,6 +142,8 @@ func (p *Parking) giveBack(c net.Conn) {
 	select {
 	case p.back <- c:
 	case <-p.done:
+		c.Close()
+	case <-p.dead: // the server stopped serving
 		c.Close()
 	}
 }
