@@ -230,6 +230,11 @@ func New(o Options) (*Server, error) {
 	ln := s.ln
 	if s.tls != nil {
 		ln = tls.NewListener(ln, s.tls.Config)
+	} else {
+		// Waiting long polls give their connections up and wait without
+		// net/http's goroutines and buffers (front.Parking).
+		s.env.Parking = front.NewParking(ln, s.httpSrv)
+		ln = s.env.Parking
 	}
 	go s.httpSrv.Serve(ln) // returns ErrServerClosed at Shutdown
 	return s, nil
@@ -280,6 +285,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	var err error
 	if s.httpSrv != nil {
 		err = s.httpSrv.Shutdown(ctx)
+		if p := s.env.Parking; p != nil {
+			// The parked long polls answer with the state as it is.
+			if perr := p.Wait(ctx); err == nil {
+				err = perr
+			}
+		}
 	} else {
 		s.closeListener() // a start that failed after taking the port
 	}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 )
@@ -93,6 +94,71 @@ func reportProgress(ctx context.Context, status string) {
 	}
 }
 
+// A Park lets a front take a long poll's wait off the goroutine that
+// serves it: a wait whose context carries one (WithPark) does not block
+// but returns ErrParked, having taken what to wait for; the front waits
+// with ParkWait, at a shallow stack and holding little, then serves the
+// request again, whose read picks the wait up where it was (its deadline,
+// its count among the open polls). The front calls End once the poll is
+// answered. A Park serves one request; its zero value is ready.
+type Park struct {
+	started  bool
+	deadline time.Time // on the simulated clock
+	until    time.Time // the wall-clock deadline of the wait's context, if it had one
+	done     func()    // ends the poll's count among the open ones
+	ch       <-chan struct{}
+	clock    <-chan struct{} // the clock's next jump, as of the read
+	release  func()
+}
+
+// ErrParked is what a wait that was handed over to its Park returns.
+var ErrParked = errors.New("sim: the long poll's wait is parked")
+
+type parkKey struct{}
+
+// WithPark returns ctx carrying p: the waits of the engine's reads made
+// with it are handed over to p instead of blocking (not on the virtual
+// clock, whose waits take no time).
+func WithPark(ctx context.Context, p *Park) context.Context {
+	return context.WithValue(ctx, parkKey{}, p)
+}
+
+// ParkOf is the Park ctx carries, if any.
+func ParkOf(ctx context.Context) *Park {
+	p, _ := ctx.Value(parkKey{}).(*Park)
+	return p
+}
+
+// Until is the wall-clock deadline of the parked wait's context (zero if
+// it had none): a request served again keeps it.
+func (p *Park) Until() time.Time { return p.until }
+
+// End ends a parked poll that was answered: it no longer counts among
+// the open polls.
+func (p *Park) End() {
+	if p.release != nil {
+		p.release()
+		p.ch, p.clock, p.release = nil, nil, nil
+	}
+	if p.done != nil {
+		p.done()
+		p.done = nil
+	}
+}
+
+// ParkWait blocks until a parked wait has something to look at again: its
+// job changed, the clock jumped, ctx ended (the client went, the server
+// shuts down, the wall-clock deadline passed; see Until) or the engine
+// closed. The front then serves the request again.
+func (e *Engine) ParkWait(ctx context.Context, p *Park) {
+	if p.release == nil {
+		return
+	}
+	_ = e.waitChange(ctx, p.ch, p.clock)
+	p.release()
+	p.ch, p.clock, p.release = nil, nil, nil
+}
+
 // waitFor reads a state with read until done reports it final or the wait
 // ends, without polling: it sleeps until the job changes, the clock jumps or
 // ctx ends. In virtual mode it moves the clock itself, to the earlier of the
@@ -100,15 +166,29 @@ func reportProgress(ctx context.Context, status string) {
 //
 // Ending ctx is not an error: the caller gets the state as it is, which is
 // what a long poll answers when the server shuts down.
+//
+// With a Park in ctx (WithPark) it does not sleep: it returns ErrParked
+// with the job to watch taken, and the next call with the same Park goes
+// on with the same deadline.
 func waitFor[T any](ctx context.Context, e *Engine, ws, jobID uint64, wait time.Duration, read func() (T, bool, error)) (T, error) {
 	deadline := e.clock.Now().Add(wait)
-	waited := false
+	pk := ParkOf(ctx)
+	if pk != nil && e.clock.Mode() == ClockVirtual {
+		pk = nil
+	}
+	if pk != nil && pk.started {
+		deadline = pk.deadline
+	}
+	waited := pk != nil && pk.started
 	for {
 		var ch <-chan struct{}
 		release := func() {}
 		if jobID != 0 {
 			ch, release = e.hub.watch(jobID)
 		}
+		// The clock's jump too is watched from before the read: a parked
+		// wait looks at it later, from another goroutine.
+		clock := e.clock.Changed()
 		v, final, err := read()
 		if err != nil || final || wait <= 0 || !e.clock.Now().Before(deadline) || ctx.Err() != nil {
 			release()
@@ -116,7 +196,11 @@ func waitFor[T any](ctx context.Context, e *Engine, ws, jobID uint64, wait time.
 		}
 		if !waited {
 			waited = true
-			defer e.pollStarted()()
+			if pk != nil {
+				pk.started, pk.deadline, pk.done = true, deadline, e.pollStarted()
+			} else {
+				defer e.pollStarted()()
+			}
 			e.cov.add(map[lifecycleNote]int{{ws, "long_poll_waited"}: 1})
 		}
 		if e.clock.Mode() == ClockVirtual {
@@ -130,7 +214,18 @@ func waitFor[T any](ctx context.Context, e *Engine, ws, jobID uint64, wait time.
 			}
 			continue
 		}
-		err = e.waitChange(ctx, ch)
+		if pk != nil {
+			select {
+			case <-e.closed:
+				release()
+				return v, nil // as a wait the closing ended
+			default:
+			}
+			pk.ch, pk.clock, pk.release = ch, clock, release
+			pk.until, _ = ctx.Deadline()
+			return v, ErrParked
+		}
+		err = e.waitChange(ctx, ch, clock)
 		release()
 		if err != nil {
 			v, _, rerr := read()
@@ -145,12 +240,13 @@ func waitFor[T any](ctx context.Context, e *Engine, ws, jobID uint64, wait time.
 	}
 }
 
-// waitChange blocks until ch is closed, the clock jumps, or ctx ends.
-func (e *Engine) waitChange(ctx context.Context, ch <-chan struct{}) error {
+// waitChange blocks until ch is closed, the clock jumps (clock, the
+// clock's Changed as of the read), or ctx ends.
+func (e *Engine) waitChange(ctx context.Context, ch, clock <-chan struct{}) error {
 	select {
 	case <-ch:
 		return nil
-	case <-e.clock.Changed():
+	case <-clock:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

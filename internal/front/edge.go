@@ -39,7 +39,7 @@ type Door struct {
 // request carries are checked and counted by their pipeline (ops.Invoke).
 func (env *Env) Serve(w http.ResponseWriter, r *http.Request, d Door, next func(*Writer, *http.Request)) {
 	started := env.WallClock()
-	rw := &Writer{ResponseWriter: w, env: env, door: d, req: r}
+	rw := &Writer{ResponseWriter: w, env: env, door: d, req: r, started: started}
 	h := rw.Header()
 	SetHeader(h, "X-Request-Id", env.NewRequestID())
 	// The Date agrees with X-RateLimit-Reset, Retry-After and every
@@ -58,12 +58,10 @@ func (env *Env) Serve(w http.ResponseWriter, r *http.Request, d Door, next func(
 				WriteError(rw, &sim.Error{Kind: sim.EINTERNAL, Code: "internal_error", Message: "Internal server error."})
 			}
 		}
-		rw.logInternal(r)
-		rw.evolveHeld()
-		env.record(rw, r, started)
-		// An answer that met a fault goes out once the journal and the
-		// coverage know of it: the client's next step comes after.
-		rw.finishFaults()
+		if rw.park != nil && !rw.park.inline {
+			return // a parked long poll: its waiter finishes the exchange
+		}
+		env.finishServe(rw, r, started)
 	}()
 	if d.Faults {
 		rw.faults.class = faultClass(r)
@@ -78,6 +76,18 @@ func (env *Env) Serve(w http.ResponseWriter, r *http.Request, d Door, next func(
 		}
 	}
 	next(rw, r)
+}
+
+// finishServe ends an exchange once the front has answered: it logs an
+// internal error, evolves a held answer, records the exchange in the
+// journal and the metrics, and sends an answer held for a fault.
+func (env *Env) finishServe(rw *Writer, r *http.Request, started time.Time) {
+	rw.logInternal(r)
+	rw.evolveHeld()
+	env.record(rw, r, started)
+	// An answer that met a fault goes out once the journal and the
+	// coverage know of it: the client's next step comes after.
+	rw.finishFaults()
 }
 
 // lastDate is the Date header of the last second asked for: a server under
@@ -168,7 +178,9 @@ type Writer struct {
 	req         *http.Request
 	workspace   uint64 // the journal's workspace of a request without a principal (a file's)
 	faults      faultState
-	sentBytes   int64 // what a broken answer sent
+	sentBytes   int64     // what a broken answer sent
+	started     time.Time // when the edge took the request, on the wall clock
+	park        *parked   // set while a long poll's wait is parked
 }
 
 // SetPrincipal records who made the request.

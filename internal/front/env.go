@@ -77,6 +77,11 @@ type Env struct {
 	// MCPMaxWait caps the wait_seconds of MCP tool calls; 0: none.
 	MCPMaxWait int
 
+	// Parking, when set, takes waiting long polls off net/http: their
+	// connections wait without a goroutine of net/http's, and go back to
+	// it once answered (see Writer.Park). Nil: they wait where they are.
+	Parking *Parking
+
 	// Rendered keeps the JSON of final assets for list pages.
 	Rendered wire.Rendered
 

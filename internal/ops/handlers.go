@@ -197,7 +197,12 @@ func (c *Call) wait(seconds int, read func(ctx context.Context, wait time.Durati
 	defer cancel()
 	if seconds > 0 && env.Eng.Clock().Mode() != sim.ClockVirtual {
 		var cancelT context.CancelFunc
-		ctx, cancelT = context.WithTimeout(ctx, time.Duration(seconds)*time.Second)
+		if pk := sim.ParkOf(ctx); pk != nil && !pk.Until().IsZero() {
+			// A parked poll served again keeps its first deadline.
+			ctx, cancelT = context.WithDeadline(ctx, pk.Until())
+		} else {
+			ctx, cancelT = context.WithTimeout(ctx, time.Duration(seconds)*time.Second)
+		}
 		defer cancelT()
 	}
 	return read(ctx, time.Duration(seconds)*time.Second)

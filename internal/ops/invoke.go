@@ -2,6 +2,7 @@ package ops
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -86,7 +87,11 @@ type Result struct {
 	// Latency is the wall-clock latency injected into a call without an
 	// HTTP request (MCP over stdio); the edge delays every other answer.
 	Latency time.Duration
-	body    wire.Body
+	// Parked is set when the call's wait was handed over to the sim.Park
+	// of its request's context: nothing is answered yet; the front waits
+	// (sim.Engine.ParkWait) and calls Resume.
+	Parked bool
+	body   wire.Body
 }
 
 // Body is the JSON body, with its final newline.
@@ -136,6 +141,20 @@ func Invoke(env *front.Env, in *Invocation) *Result {
 	if err == nil {
 		err = validate(env, in)
 	}
+	return finish(env, in, res, err)
+}
+
+// Resume serves again a call whose wait was parked (Result.Parked): its
+// gate, admission and validation are those of its first pass (prev), which
+// are not taken again; the handler runs again, and its read goes on with
+// the wait where the first pass left it (sim.Park).
+func Resume(env *front.Env, in *Invocation, prev *Result) *Result {
+	return finish(env, in, &Result{Operation: in.Op, Pass: prev.Pass}, nil)
+}
+
+// finish runs the handler of a call the gate let in (err nil), or answers
+// with err, then encodes, checks and counts the answer.
+func finish(env *front.Env, in *Invocation, res *Result, err error) *Result {
 	var status int
 	var body any
 	if err == nil {
@@ -146,6 +165,11 @@ func Invoke(env *front.Env, in *Invocation) *Result {
 				fault.Request{Class: fault.MCP, Operation: in.Op}))
 		}
 		status, body, err = run(env, in, res.Pass.Principal)
+		if errors.Is(err, sim.ErrParked) {
+			// The front waits off this goroutine, then resumes the call.
+			res.Parked = true
+			return res
+		}
 	}
 	if err != nil {
 		e := problem.AsError(err)

@@ -107,8 +107,28 @@ func (f *Front) operation(w *front.Writer, r *http.Request, m front.Match) {
 	} else {
 		front.LimitBody(w, r, max, tooBig)
 	}
-	res := ops.Invoke(env, &in)
+	var pk *sim.Park
+	if w.CanPark(r) {
+		// A long poll's wait is parked instead of holding this goroutine.
+		pk = &sim.Park{}
+		in.Request = r.WithContext(sim.WithPark(r.Context(), pk))
+	}
+	f.answer(w, &in, ops.Invoke(env, &in), pk)
+}
+
+// answer writes what the operation answered; a call whose wait was parked
+// is handed over to the edge, which serves it again (ops.Resume) when there
+// is something to look at, and again until it is answered.
+func (f *Front) answer(w *front.Writer, in *ops.Invocation, res *ops.Result, pk *sim.Park) {
 	defer res.Release()
+	if res.Parked {
+		first := &ops.Result{Pass: res.Pass}
+		w.Park(in.Request, pk, func(w *front.Writer, r *http.Request) {
+			in.Request = r
+			f.answer(w, in, ops.Resume(f.env, in, first), pk)
+		})
+		return
+	}
 	if res.Pass.Authenticated() {
 		w.SetPrincipal(res.Pass.Principal)
 	}
