@@ -210,13 +210,17 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		f.serveCall(w, r, x, m, stateless)
 		return
 	}
+	var opened func()
 	if m := msgs.single(); m != nil && m.Method == "initialize" && !stateless {
 		done, err := f.admitSession(principal.WorkspaceID)
 		if err != nil {
 			writeRPCError(w, m.ID, rpcError(err))
 			return
 		}
-		defer func() { done(w.Header().Get("Mcp-Session-Id")) }()
+		// The session's owner is booked before its head goes out: the
+		// client may use the session as soon as it reads the id.
+		opened = sync.OnceFunc(func() { done(w.Header().Get("Mcp-Session-Id")) })
+		defer opened()
 	}
 	h := f.http.stateful
 	if stateless {
@@ -225,7 +229,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 			h = f.http.statelessSSE
 		}
 	}
-	tw := &transportWriter{Writer: w, post: r.Method == http.MethodPost, id: id, hold: msgs.batch, handshake: !stateless}
+	tw := &transportWriter{Writer: w, post: r.Method == http.MethodPost, id: id, hold: msgs.batch, handshake: !stateless, opened: opened}
 	if raw != nil {
 		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(raw)), int64(len(raw))
 	}
@@ -381,6 +385,16 @@ type transportWriter struct {
 	head    int
 	priming []byte
 	started bool // the head went to the edge
+	// opened, when set, is called before the head goes to the edge.
+	opened func()
+}
+
+// sendHead writes the head to the edge.
+func (t *transportWriter) sendHead(status int) {
+	if t.opened != nil {
+		t.opened()
+	}
+	t.Writer.WriteHeader(status)
 }
 
 func (t *transportWriter) WriteHeader(status int) {
@@ -396,7 +410,7 @@ func (t *transportWriter) WriteHeader(status int) {
 		return
 	}
 	t.started = true
-	t.Writer.WriteHeader(status)
+	t.sendHead(status)
 }
 
 func (t *transportWriter) Write(b []byte) (int, error) {
@@ -433,8 +447,11 @@ func (t *transportWriter) write(b []byte) (int, error) {
 // release sends what was held back.
 func (t *transportWriter) release() {
 	t.started = true
+	if t.opened != nil {
+		t.opened() // before any byte: a write sends the head
+	}
 	if t.head != 0 {
-		t.Writer.WriteHeader(t.head)
+		t.sendHead(t.head)
 		t.head = 0
 	}
 	if t.priming != nil {
