@@ -1,0 +1,455 @@
+package mcp
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// skim reads a digest from an operation's JSON in one pass over its bytes,
+// validating as it goes, for the bodies the server writes itself: valid
+// JSON, lower-case keys without escapes, each once, each of the type the
+// digest expects. It gives up (ok false) on anything else, for
+// encoding/json to read (digestOf): an invalid document, a key that
+// matches a digest field only in another case or through an escape, a
+// field twice, a value of another type. What it reads is what
+// encoding/json would have read (FuzzSkimDigest holds the two equal),
+// without checking the document twice and decoding it through reflection.
+func skim(data []byte) (d *digest, ok bool) {
+	s := skimmer{b: data}
+	d = &digest{}
+	s.ws()
+	if !s.object(func(key []byte) bool { return s.top(d, key) }) {
+		return nil, false
+	}
+	s.ws()
+	if s.failed || s.i != len(s.b) {
+		return nil, false
+	}
+	return d, true
+}
+
+// skimmer walks a JSON document; failed says it gave up.
+type skimmer struct {
+	b      []byte
+	i      int
+	depth  int
+	failed bool
+	seen   uint32 // the top-level digest fields read already
+}
+
+// maxSkimDepth is how deep the skimmer nests before it gives up (the
+// encoding/json limit is deeper: it reads such a document instead).
+const maxSkimDepth = 1000
+
+func (s *skimmer) fail() bool {
+	s.failed = true
+	return false
+}
+
+func (s *skimmer) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek is the next byte after white space, 0 at the end.
+func (s *skimmer) peek() byte {
+	s.ws()
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+// object reads an object, handing each member's key (its plain bytes) to
+// member, which reads the value; it returns false once the skimmer gave
+// up, or when the next value is not an object.
+func (s *skimmer) object(member func(key []byte) bool) bool {
+	if s.peek() != '{' {
+		return s.fail()
+	}
+	if s.depth++; s.depth > maxSkimDepth {
+		return s.fail()
+	}
+	s.i++
+	if s.peek() == '}' {
+		s.i++
+		s.depth--
+		return true
+	}
+	for {
+		if s.peek() != '"' {
+			return s.fail()
+		}
+		key, plain := s.str()
+		if s.failed {
+			return false
+		}
+		if !plain {
+			return s.fail() // an escaped or non-ASCII key: encoding/json folds it
+		}
+		if s.peek() != ':' {
+			return s.fail()
+		}
+		s.i++
+		if !member(key) || s.failed {
+			return s.fail()
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			s.depth--
+			return true
+		default:
+			return s.fail()
+		}
+	}
+}
+
+// array reads an array, element reading each element.
+func (s *skimmer) array(element func() bool) bool {
+	if s.peek() != '[' {
+		return s.fail()
+	}
+	if s.depth++; s.depth > maxSkimDepth {
+		return s.fail()
+	}
+	s.i++
+	if s.peek() == ']' {
+		s.i++
+		s.depth--
+		return true
+	}
+	for {
+		if !element() || s.failed {
+			return s.fail()
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			s.depth--
+			return true
+		default:
+			return s.fail()
+		}
+	}
+}
+
+// str reads a string at s.i (its opening quote), returning its contents
+// as they are; plain says they hold neither an escape nor a byte outside
+// ASCII.
+func (s *skimmer) str() (raw []byte, plain bool) {
+	start := s.i + 1
+	plain = true
+	for i := start; i < len(s.b); i++ {
+		switch c := s.b[i]; {
+		case c == '"':
+			s.i = i + 1
+			return s.b[start:i], plain
+		case c < 0x20:
+			s.fail()
+			return nil, false
+		case c >= 0x80:
+			plain = false
+		case c == '\\':
+			plain = false
+			i++
+			if i >= len(s.b) {
+				s.fail()
+				return nil, false
+			}
+			switch s.b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if i+4 >= len(s.b) {
+					s.fail()
+					return nil, false
+				}
+				for _, h := range s.b[i+1 : i+5] {
+					if !isHex(h) {
+						s.fail()
+						return nil, false
+					}
+				}
+				i += 4
+			default:
+				s.fail()
+				return nil, false
+			}
+		}
+	}
+	s.fail()
+	return nil, false
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// value reads any value, returning its bytes.
+func (s *skimmer) value() []byte {
+	c := s.peek()
+	start := s.i
+	switch {
+	case c == '{':
+		s.object(func([]byte) bool { s.value(); return !s.failed })
+	case c == '[':
+		s.array(func() bool { s.value(); return !s.failed })
+	case c == '"':
+		s.str()
+	case c == '-' || '0' <= c && c <= '9':
+		s.number()
+	case c == 't':
+		s.literal("true")
+	case c == 'f':
+		s.literal("false")
+	case c == 'n':
+		s.literal("null")
+	default:
+		s.fail()
+	}
+	if s.failed {
+		return nil
+	}
+	return s.b[start:s.i]
+}
+
+func (s *skimmer) literal(word string) {
+	if len(s.b)-s.i < len(word) || string(s.b[s.i:s.i+len(word)]) != word {
+		s.fail()
+		return
+	}
+	s.i += len(word)
+}
+
+// number reads a JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func (s *skimmer) number() {
+	b, i := s.b, s.i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	digits := func() bool {
+		j := i
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+		return i > j
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case !digits():
+		s.fail()
+		return
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			s.fail()
+			return
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			s.fail()
+			return
+		}
+	}
+	s.i = i
+}
+
+// raw reads a value into a digest field, as a json.RawMessage.
+func (s *skimmer) raw(into *[]byte) bool {
+	*into = s.value()
+	return !s.failed
+}
+
+// top reads one member of the document's object into the digest.
+func (s *skimmer) top(d *digest, key []byte) bool {
+	field := -1
+	for i, name := range topFields {
+		if string(key) == name {
+			field = i
+			break
+		}
+	}
+	if field < 0 {
+		if foldsToAny(key, topFields) {
+			return false
+		}
+		s.value()
+		return !s.failed
+	}
+	if s.seen&(1<<field) != 0 {
+		return false // a field twice: encoding/json merges or replaces
+	}
+	s.seen |= 1 << field
+	switch topFields[field] {
+	case "error":
+		if s.null() {
+			return true
+		}
+		d.Error = &struct {
+			Code    json.RawMessage `json:"code"`
+			Message json.RawMessage `json:"message"`
+		}{}
+		e, seen := d.Error, 0
+		return s.object(func(k []byte) bool {
+			return s.member(k, &seen, []string{"code", "message"}, []*json.RawMessage{&e.Code, &e.Message})
+		})
+	case "data":
+		if s.null() {
+			return true
+		}
+		if s.peek() != '[' {
+			return false
+		}
+		d.Data = make([]struct {
+			ID   json.RawMessage `json:"id"`
+			Slug json.RawMessage `json:"slug"`
+		}, 0, 20)
+		return s.array(func() bool {
+			d.Data = append(d.Data, struct {
+				ID   json.RawMessage `json:"id"`
+				Slug json.RawMessage `json:"slug"`
+			}{})
+			item, seen := &d.Data[len(d.Data)-1], 0
+			return s.object(func(k []byte) bool {
+				return s.member(k, &seen, []string{"id", "slug"}, []*json.RawMessage{&item.ID, &item.Slug})
+			})
+		})
+	case "assets":
+		if s.null() {
+			return true
+		}
+		if s.peek() != '[' {
+			return false
+		}
+		d.Assets = make([]struct {
+			ID       json.RawMessage `json:"id"`
+			Kind     json.RawMessage `json:"kind"`
+			Status   json.RawMessage `json:"status"`
+			URL      json.RawMessage `json:"url"`
+			MimeType json.RawMessage `json:"mime_type"`
+		}, 0, 4)
+		return s.array(func() bool {
+			d.Assets = append(d.Assets, struct {
+				ID       json.RawMessage `json:"id"`
+				Kind     json.RawMessage `json:"kind"`
+				Status   json.RawMessage `json:"status"`
+				URL      json.RawMessage `json:"url"`
+				MimeType json.RawMessage `json:"mime_type"`
+			}{})
+			a, seen := &d.Assets[len(d.Assets)-1], 0
+			return s.object(func(k []byte) bool {
+				return s.member(k, &seen, []string{"id", "kind", "status", "url", "mime_type"},
+					[]*json.RawMessage{&a.ID, &a.Kind, &a.Status, &a.URL, &a.MimeType})
+			})
+		})
+	case "video":
+		if s.null() {
+			return true
+		}
+		d.Video = &struct {
+			URL json.RawMessage `json:"url"`
+		}{}
+		v, seen := d.Video, 0
+		return s.object(func(k []byte) bool {
+			return s.member(k, &seen, []string{"url"}, []*json.RawMessage{&v.URL})
+		})
+	}
+	return s.raw(d.rawField(field))
+}
+
+// member reads one member of a nested object into the field of its name,
+// or skips it; seen marks the fields read already.
+func (s *skimmer) member(key []byte, seen *int, names []string, fields []*json.RawMessage) bool {
+	for i, name := range names {
+		if string(key) == name {
+			if *seen&(1<<i) != 0 {
+				return false
+			}
+			*seen |= 1 << i
+			return s.raw((*[]byte)(fields[i]))
+		}
+	}
+	if foldsToAny(key, names) {
+		return false
+	}
+	s.value()
+	return !s.failed
+}
+
+// null reads a null, if the next value is one.
+func (s *skimmer) null() bool {
+	if s.peek() == 'n' {
+		s.literal("null")
+		return true
+	}
+	return false
+}
+
+// foldsToAny reports whether an ASCII key matches one of names but in
+// another case: encoding/json would read it into that field.
+func foldsToAny(key []byte, names []string) bool {
+	for _, name := range names {
+		if len(name) == len(key) && strings.EqualFold(name, string(key)) {
+			return true
+		}
+	}
+	return false
+}
+
+// topFields are the digest's top-level fields, by their JSON names.
+var topFields = []string{"error", "object", "id", "workspace_name", "plan", "status", "effect", "kind", "data",
+	"has_more", "next_cursor", "assets", "video", "url", "share_url", "credits_charged", "credits_balance",
+	"covered_by_monthly_gift"}
+
+// rawField is the digest's raw field of a top-level field's index.
+func (d *digest) rawField(i int) *[]byte {
+	var f *json.RawMessage
+	switch topFields[i] {
+	case "object":
+		f = &d.Object
+	case "id":
+		f = &d.ID
+	case "workspace_name":
+		f = &d.WorkspaceName
+	case "plan":
+		f = &d.Plan
+	case "status":
+		f = &d.Status
+	case "effect":
+		f = &d.Effect
+	case "kind":
+		f = &d.Kind
+	case "has_more":
+		f = &d.HasMore
+	case "next_cursor":
+		f = &d.NextCursor
+	case "url":
+		f = &d.URL
+	case "share_url":
+		f = &d.ShareURL
+	case "credits_charged":
+		f = &d.CreditsCharged
+	case "credits_balance":
+		f = &d.CreditsBalance
+	case "covered_by_monthly_gift":
+		f = &d.CoveredByMonthlyGift
+	}
+	return (*[]byte)(f)
+}

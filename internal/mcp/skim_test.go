@@ -1,0 +1,76 @@
+package mcp
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// skimSeeds are documents of every shape a tool's result takes, and the
+// ones the skimmer leaves to encoding/json.
+var skimSeeds = []string{
+	`{"object":"list","data":[{"id":3,"object":"asset","status":"completed"},{"id":2},{"slug":"neon-glow"}],"has_more":true,"next_cursor":2}`,
+	`{"object":"list","data":[],"has_more":false}`,
+	`{"object":"generation","status":"queued","assets":[{"id":10061,"kind":"image","status":"queued","url":null}],"credits_charged":6,"credits_balance":994,"covered_by_monthly_gift":false}`,
+	`{"object":"generation","status":"completed","assets":[{"id":7,"kind":"video","status":"completed","url":"http://x/files/7.mp4","mime_type":"video/mp4"},{"id":8,"kind":"image","status":"failed"}],"credits_charged":0,"covered_by_monthly_gift":true}`,
+	`{"error":{"code":"insufficient_credits","message":"Not enough credits.","details":{"needed":5}}}`,
+	`{"object":"account","workspace_name":"Acme Studio","plan":"pro","credits_balance":1200.5}`,
+	`{"object":"encore_creation","id":4,"status":"completed","effect":"neon-glow","video":{"url":"http://x/files/4.mp4"},"credits_charged":3}`,
+	`{"object":"encore_creation","id":5,"status":"queued","effect":"neon-glow","video":null,"url":null}`,
+	`{"object":"publication","id":9,"status":"published","share_url":"https://tiktok.example/9","kind":null}`,
+	`{"object":"asset","id":1e3,"url":"http://x/files/1000.png"}`,
+	` { "object" : "list" , "data" : [ { "id" : -1.5e+3 , "x" : [ true , false , null , { } , [ ] ] } ] } `,
+	`{"object":"a\"b\\c\/\u00e9\n","title":"\ud83d\ude00 ok","nested":{"a":{"b":[1,[2,[3]]]}}}`,
+	`{"error":null,"data":null,"assets":null,"video":null}`,
+	`{"assets":[]}`,
+	`[1,2]`,
+	`not json`,
+	``,
+	`{}`,
+	`{"object":"list"} x`,
+	`{"ID":1}`,
+	`{"Object":"list","data":[{"ID":3}]}`,
+	`{"\u006fbject":"list"}`,
+	`{"id":1,"id":2}`,
+	`{"data":[{"id":1,"id":2}]}`,
+	`{"error":"text"}`,
+	`{"data":[1,2]}`,
+	`{"data":[null]}`,
+	`{"data":{"id":1}}`,
+	`{"video":{"url":"a","URL":"b"}}`,
+	`{"object":01}`,
+	`{"object":1.}`,
+	`{"object":"\x"}`,
+	`{"object":"` + "\x01" + `"}`,
+	`{"object":tru}`,
+	`{"object":"caf` + "\xff" + `"}`,
+	`{"kind":"image","status":"completed","covered_by_monthly_gift":true,"unknown":{"deep":[{"id":1}]}}`,
+	`{"has_more":true,"next_cursor":"c1","data":[{"id":1,"slug":"s"},{"slug":"t","id":null}]}`,
+}
+
+// FuzzSkimDigest holds the skimmer's digest equal to encoding/json's,
+// whenever the skimmer reads a document rather than leaving it.
+func FuzzSkimDigest(f *testing.F) {
+	for _, s := range skimSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, ok := skim(data)
+		if !ok {
+			return
+		}
+		var want digest
+		require.NoError(t, json.Unmarshal(data, &want), "%q", data)
+		require.Equal(t, &want, d, "%q", data)
+	})
+}
+
+// TestSkimReadsServerBodies holds that the documents of the server's own
+// shapes are read by the skimmer, not left to encoding/json.
+func TestSkimReadsServerBodies(t *testing.T) {
+	for _, s := range skimSeeds[:14] {
+		_, ok := skim([]byte(s))
+		require.True(t, ok, s)
+	}
+}
