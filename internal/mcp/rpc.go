@@ -328,8 +328,9 @@ func (f *Front) serveCall(w *front.Writer, r *http.Request, x *exchange, m *mess
 			events.send(progressMessage(token, p, total, status))
 		})
 	}
-	res := f.call(r.Context(), tc, x.caller())
+	res, release := f.invoke(r.Context(), tc, x.caller())
 	answer := resultMessage(m.ID, res, stateless)
+	release() // the answer holds a copy of the operation's body
 	if events != nil {
 		events.send(answer)
 		return

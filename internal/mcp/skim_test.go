@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -72,5 +73,13 @@ func TestSkimReadsServerBodies(t *testing.T) {
 	for _, s := range skimSeeds[:14] {
 		_, ok := skim([]byte(s))
 		require.True(t, ok, s)
+	}
+}
+
+// TestIDText holds an id's text equal to what decoding it prints.
+func TestIDText(t *testing.T) {
+	for _, raw := range []string{`0`, `7`, `-7`, `-0`, `120`, `999999999999999`, `1000000000000000`, `12345678901234567890`,
+		`1.5`, `1e3`, `3.0`, `"neon-glow"`, `"caf\u00e9"`, `"tab\t"`, `"caf` + "\xff" + `"`, `"é"`, `""`, `null`, `true`, `{"a":1}`, `[1]`} {
+		require.Equal(t, fmt.Sprint(num(val(json.RawMessage(raw)))), idText(json.RawMessage(raw)), raw)
 	}
 }

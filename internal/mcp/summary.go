@@ -1,9 +1,11 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -92,9 +94,9 @@ func summarize(t *tool, status int, d *digest) string {
 		for _, item := range d.Data {
 			switch {
 			case present(item.ID):
-				ids = append(ids, fmt.Sprint(num(val(item.ID))))
+				ids = append(ids, idText(item.ID))
 			case present(item.Slug):
-				ids = append(ids, fmt.Sprint(num(val(item.Slug))))
+				ids = append(ids, idText(item.Slug))
 			}
 		}
 		if len(ids) > 0 {
@@ -147,6 +149,42 @@ func summarize(t *tool, status int, d *digest) string {
 		text += ": " + strings.Join(facts, "; ")
 	}
 	return text + ". The full result is the structured content."
+}
+
+// idText is an id as the summary prints it, fmt.Sprint(num(val(raw))):
+// an integer of up to 15 digits (which a float64 holds exactly) and a
+// string without escapes are their own text, read without decoding.
+func idText(raw json.RawMessage) string {
+	if plainInteger(raw) {
+		return string(raw)
+	}
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' {
+		if inner := raw[1 : n-1]; bytes.IndexByte(inner, '\\') < 0 && bytes.IndexByte(inner, '"') < 0 && utf8.Valid(inner) {
+			return string(inner)
+		}
+	}
+	return fmt.Sprint(num(val(raw)))
+}
+
+// plainInteger reports whether raw is a JSON integer of at most 15 digits
+// other than -0.
+func plainInteger(raw []byte) bool {
+	digits := raw
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+		if len(digits) > 0 && digits[0] == '0' {
+			return false
+		}
+	}
+	if len(digits) == 0 || len(digits) > 15 || digits[0] == '0' && len(digits) > 1 {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // num prints JSON numbers that are integers without an exponent.

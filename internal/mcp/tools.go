@@ -116,6 +116,15 @@ type toolCall struct {
 // journal records the call with the HTTP request that carried it, or, over
 // stdio, as an entry of its own.
 func (f *Front) call(ctx context.Context, tc toolCall, c caller) *sdk.CallToolResult {
+	// The result holds the body's bytes until it has been written: the
+	// buffer is left to the collector, not given back.
+	res, _ := f.invoke(ctx, tc, c)
+	return res
+}
+
+// invoke is call, with release, which gives the operation's body buffer
+// back: once the result has been written, nothing may hold it after.
+func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *sdk.CallToolResult, release func()) {
 	env, t := f.env, tc.tool
 	started := env.WallClock()
 	object := tc.object
@@ -144,8 +153,6 @@ func (f *Front) call(ctx context.Context, tc toolCall, c caller) *sdk.CallToolRe
 			tc.drop()
 		}
 	}
-	// The result holds the body's bytes until it has been written: the
-	// buffer is left to the collector, not given back.
 	data := bytes.TrimSuffix(res.Body(), []byte("\n"))
 	call := front.Call{Operation: t.op, Status: res.Status, ErrorCode: res.ErrorCode}
 	if c.x != nil {
@@ -156,7 +163,7 @@ func (f *Front) call(ctx context.Context, tc toolCall, c caller) *sdk.CallToolRe
 			RequestContentType: "application/json"}
 		env.RecordOffEdge(e, started, front.Bodies{Request: tc.raw, Response: data, RequestBytes: int64(len(tc.raw)), ResponseBytes: int64(len(data))})
 	}
-	return result(t, res.Status, data, res.ErrorCode != "")
+	return result(t, res.Status, data, res.ErrorCode != ""), res.Release
 }
 
 // decodeArguments reads the arguments of a call the SDK read: a JSON
