@@ -149,8 +149,16 @@ func (s *skimmer) array(element func() bool) bool {
 // ASCII.
 func (s *skimmer) str() (raw []byte, plain bool) {
 	start := s.i + 1
+	i := start
+	for i < len(s.b) && plainByte[s.b[i]] {
+		i++
+	}
+	if i < len(s.b) && s.b[i] == '"' {
+		s.i = i + 1
+		return s.b[start:i], true
+	}
 	plain = true
-	for i := start; i < len(s.b); i++ {
+	for ; i < len(s.b); i++ {
 		switch c := s.b[i]; {
 		case c == '"':
 			s.i = i + 1
@@ -191,6 +199,62 @@ func (s *skimmer) str() (raw []byte, plain bool) {
 	return nil, false
 }
 
+// skipStr reads a string at s.i (its opening quote), as str does, without
+// telling whether it is plain: the bytes that need no look are passed over
+// in a tight loop.
+func (s *skimmer) skipStr() {
+	b, i := s.b, s.i+1
+	for {
+		for i < len(b) && strByte[b[i]] {
+			i++
+		}
+		switch {
+		case i >= len(b) || b[i] < 0x20:
+			s.fail()
+			return
+		case b[i] == '"':
+			s.i = i + 1
+			return
+		}
+		// An escape.
+		if i++; i >= len(b) {
+			s.fail()
+			return
+		}
+		switch b[i] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			i++
+		case 'u':
+			if i+4 >= len(b) || !isHex(b[i+1]) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) {
+				s.fail()
+				return
+			}
+			i += 5
+		default:
+			s.fail()
+			return
+		}
+	}
+}
+
+// strByte tells the bytes of a string that are neither its end, nor an
+// escape, nor a control character.
+var strByte = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// plainByte tells the bytes of a plain string (str): ASCII, neither its
+// end, nor an escape, nor a control character.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
@@ -205,7 +269,7 @@ func (s *skimmer) value() []byte {
 	case c == '[':
 		s.array(func() bool { s.value(); return !s.failed })
 	case c == '"':
-		s.str()
+		s.skipStr()
 	case c == '-' || '0' <= c && c <= '9':
 		s.number()
 	case c == 't':

@@ -3,8 +3,10 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 )
 
@@ -82,4 +84,27 @@ func TestIDText(t *testing.T) {
 		`1.5`, `1e3`, `3.0`, `"neon-glow"`, `"caf\u00e9"`, `"tab\t"`, `"caf` + "\xff" + `"`, `"é"`, `""`, `null`, `true`, `{"a":1}`, `[1]`} {
 		require.Equal(t, fmt.Sprint(num(val(json.RawMessage(raw)))), idText(json.RawMessage(raw)), raw)
 	}
+}
+
+// TestTextContent holds the text content written by hand equal to
+// json.Marshal's, and leaves what it cannot write to it.
+func TestTextContent(t *testing.T) {
+	for _, texts := range [][]string{{"List library assets (200): 20 item(s); ids 3, 2. The full result is the structured content."},
+		{"a", "b"}, {""}, {"x <y> & \"z\""}, {"tab\tnew\nline"}, {"café"}, {"del\x7f"}, {"bad \xff"}, {"\u2028"}} {
+		content := make([]sdk.Content, len(texts))
+		for i, s := range texts {
+			content[i] = &sdk.TextContent{Text: s}
+		}
+		want, err := json.Marshal(content)
+		require.NoError(t, err)
+		if got, ok := textContent(content); ok {
+			require.Equal(t, string(want), string(got), texts)
+		} else {
+			require.False(t, plainText(strings.Join(texts, "")), texts)
+		}
+	}
+	_, ok := textContent([]sdk.Content{&sdk.TextContent{Text: "a", Meta: sdk.Meta{"k": 1}}})
+	require.False(t, ok)
+	_, ok = textContent([]sdk.Content{&sdk.TextContent{Text: "a"}, &sdk.ResourceLink{URI: "mediamock://assets/1", Name: "asset-1"}})
+	require.False(t, ok)
 }
