@@ -82,7 +82,7 @@ func TestSkimReadsServerBodies(t *testing.T) {
 func TestIDText(t *testing.T) {
 	for _, raw := range []string{`0`, `7`, `-7`, `-0`, `120`, `999999999999999`, `1000000000000000`, `12345678901234567890`,
 		`1.5`, `1e3`, `3.0`, `"neon-glow"`, `"caf\u00e9"`, `"tab\t"`, `"caf` + "\xff" + `"`, `"é"`, `""`, `null`, `true`, `{"a":1}`, `[1]`} {
-		require.Equal(t, fmt.Sprint(num(val(json.RawMessage(raw)))), idText(json.RawMessage(raw)), raw)
+		require.Equal(t, fmt.Sprint(num(val(json.RawMessage(raw)))), string(appendIDText(nil, json.RawMessage(raw))), raw)
 	}
 }
 
@@ -107,4 +107,19 @@ func TestTextContent(t *testing.T) {
 	require.False(t, ok)
 	_, ok = textContent([]sdk.Content{&sdk.TextContent{Text: "a"}, &sdk.ResourceLink{URI: "mediamock://assets/1", Name: "asset-1"}})
 	require.False(t, ok)
+}
+
+// TestText holds an argument's text equal to what decoding it as a
+// string, or else its trimmed JSON, gives.
+func TestText(t *testing.T) {
+	for _, raw := range []string{`20`, ` 20 `, `-1.5e3`, `"x"`, `"a\"b"`, `null`, ` null`, `true`, `{"a":1}`, `[1, 2]`, `"é\u00e9"`, `"bad`, ``, `nul`} {
+		want := func() string {
+			var s string
+			if json.Unmarshal([]byte(raw), &s) == nil {
+				return s
+			}
+			return strings.TrimSpace(raw)
+		}()
+		require.Equal(t, want, text(json.RawMessage(raw)), raw)
+	}
 }

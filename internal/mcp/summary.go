@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
+	"strconv"
 	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -80,39 +80,61 @@ func notNull(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "
 
 // summarize is a tool result's short text: the operation and the facts a
 // reader looks for first (ids, statuses, counts, credits, file addresses);
-// the whole answer is the structured content.
+// the whole answer is the structured content. It is written into one
+// buffer: a page's twenty ids are not twenty strings joined.
 func summarize(t *tool, status int, d *digest) string {
 	if d.Error != nil {
 		return fmt.Sprintf("Error %d %v: %v", status, val(d.Error.Code), val(d.Error.Message))
 	}
-	var facts []string
-	add := func(format string, args ...any) { facts = append(facts, fmt.Sprintf(format, args...)) }
+	b := make([]byte, 0, 256)
+	b = append(b, t.def.Title...)
+	b = strconv.AppendInt(append(b, " ("...), int64(status), 10)
+	b = append(b, ')')
+	facts := 0
+	// fact opens the next fact: ": " before the first, "; " between.
+	fact := func() {
+		if facts == 0 {
+			b = append(b, ": "...)
+		} else {
+			b = append(b, "; "...)
+		}
+		facts++
+	}
 	switch {
 	case string(d.Object) == `"list"`:
-		add("%d item(s)", len(d.Data))
-		var ids []string
+		fact()
+		b = append(strconv.AppendInt(b, int64(len(d.Data)), 10), " item(s)"...)
+		ids := 0
 		for _, item := range d.Data {
-			switch {
-			case present(item.ID):
-				ids = append(ids, idText(item.ID))
-			case present(item.Slug):
-				ids = append(ids, idText(item.Slug))
+			id := item.ID
+			if !present(id) {
+				id = item.Slug
 			}
-		}
-		if len(ids) > 0 {
-			add("ids %s", strings.Join(ids, ", "))
+			if !present(id) {
+				continue
+			}
+			if ids == 0 {
+				fact()
+				b = append(b, "ids "...)
+			} else {
+				b = append(b, ", "...)
+			}
+			ids++
+			b = appendIDText(b, id)
 		}
 		if string(d.HasMore) == "true" {
-			add("more after next_cursor %v", val(d.NextCursor))
+			fact()
+			b = fmt.Appendf(b, "more after next_cursor %v", val(d.NextCursor))
 		}
 	case d.Assets != nil:
-		add("generation %v", val(d.Status))
+		fact()
+		b = fmt.Appendf(b, "generation %v", val(d.Status))
 		for _, a := range d.Assets {
-			s := fmt.Sprintf("asset %v %v %v", num(val(a.ID)), val(a.Kind), val(a.Status))
+			fact()
+			b = fmt.Appendf(b, "asset %v %v %v", num(val(a.ID)), val(a.Kind), val(a.Status))
 			if notNull(a.URL) {
-				s += " " + fmt.Sprint(val(a.URL))
+				b = fmt.Append(append(b, ' '), val(a.URL))
 			}
-			facts = append(facts, s)
 		}
 	default:
 		for _, f := range []struct {
@@ -121,16 +143,20 @@ func summarize(t *tool, status int, d *digest) string {
 		}{{"object", d.Object}, {"id", d.ID}, {"workspace_name", d.WorkspaceName}, {"plan", d.Plan},
 			{"status", d.Status}, {"effect", d.Effect}, {"kind", d.Kind}} {
 			if present(f.raw) {
-				add("%s %v", f.key, num(val(f.raw)))
+				fact()
+				b = fmt.Appendf(b, "%s %v", f.key, num(val(f.raw)))
 			}
 		}
 		if d.Video != nil && notNull(d.Video.URL) {
-			add("video %v", val(d.Video.URL))
+			fact()
+			b = fmt.Appendf(b, "video %v", val(d.Video.URL))
 		} else if notNull(d.URL) {
-			add("url %v", val(d.URL))
+			fact()
+			b = fmt.Appendf(b, "url %v", val(d.URL))
 		}
 		if notNull(d.ShareURL) {
-			add("share_url %v", val(d.ShareURL))
+			fact()
+			b = fmt.Appendf(b, "share_url %v", val(d.ShareURL))
 		}
 	}
 	for _, f := range []struct {
@@ -138,32 +164,31 @@ func summarize(t *tool, status int, d *digest) string {
 		raw json.RawMessage
 	}{{"credits_charged", d.CreditsCharged}, {"credits_balance", d.CreditsBalance}} {
 		if present(f.raw) {
-			add("%s %v", f.key, num(val(f.raw)))
+			fact()
+			b = fmt.Appendf(b, "%s %v", f.key, num(val(f.raw)))
 		}
 	}
 	if string(d.CoveredByMonthlyGift) == "true" {
-		add("covered by a monthly gift")
+		fact()
+		b = append(b, "covered by a monthly gift"...)
 	}
-	text := fmt.Sprintf("%s (%d)", t.def.Title, status)
-	if len(facts) > 0 {
-		text += ": " + strings.Join(facts, "; ")
-	}
-	return text + ". The full result is the structured content."
+	return string(append(b, ". The full result is the structured content."...))
 }
 
-// idText is an id as the summary prints it, fmt.Sprint(num(val(raw))):
-// an integer of up to 15 digits (which a float64 holds exactly) and a
-// string without escapes are their own text, read without decoding.
-func idText(raw json.RawMessage) string {
+// appendIDText appends an id as the summary prints it,
+// fmt.Sprint(num(val(raw))): an integer of up to 15 digits (which a
+// float64 holds exactly) and a string without escapes are their own text,
+// read without decoding.
+func appendIDText(b []byte, raw json.RawMessage) []byte {
 	if plainInteger(raw) {
-		return string(raw)
+		return append(b, raw...)
 	}
 	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' {
 		if inner := raw[1 : n-1]; bytes.IndexByte(inner, '\\') < 0 && bytes.IndexByte(inner, '"') < 0 && utf8.Valid(inner) {
-			return string(inner)
+			return append(b, inner...)
 		}
 	}
-	return fmt.Sprint(num(val(raw)))
+	return fmt.Append(b, num(val(raw)))
 }
 
 // plainInteger reports whether raw is a JSON integer of at most 15 digits

@@ -308,11 +308,15 @@ func stub(ctx context.Context, method string) *http.Request {
 // text renders an argument as a parameter value: a string as itself,
 // anything else as its JSON.
 func text(v json.RawMessage) string {
+	t := bytes.TrimSpace(v)
+	if len(t) > 0 && t[0] != '"' && string(t) != "null" {
+		return string(t) // not a string: decoding it would only fail
+	}
 	var s string
 	if json.Unmarshal(v, &s) == nil {
 		return s
 	}
-	return string(bytes.TrimSpace(v))
+	return string(t)
 }
 
 // result is a tool's answer: the operation's JSON as structured content and
