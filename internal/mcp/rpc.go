@@ -252,7 +252,17 @@ func (f *Front) decode(data []byte) (body, *jsonrpc.Error) {
 }
 
 // decodeBody reads a POST's body: a message or a batch (Front.decode).
+// The skimmer reads a message of the plain shape clients send; encoding/json
+// reads the rest.
 func decodeBody(data []byte) (body, *jsonrpc.Error) {
+	if b, ok := skimMessage(data); ok {
+		return b, nil
+	}
+	return decodeJSON(data)
+}
+
+// decodeJSON is decodeBody through encoding/json.
+func decodeJSON(data []byte) (body, *jsonrpc.Error) {
 	var b body
 	data = bytes.TrimSpace(data)
 	var err error

@@ -259,32 +259,107 @@ func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-// value reads any value, returning its bytes.
+// value reads any value, returning its bytes. Objects and arrays are
+// passed over in one loop, without a call per member: the digest reads
+// none of what is inside them.
 func (s *skimmer) value() []byte {
-	c := s.peek()
+	s.ws()
 	start := s.i
-	switch {
-	case c == '{':
-		s.object(func([]byte) bool { s.value(); return !s.failed })
-	case c == '[':
-		s.array(func() bool { s.value(); return !s.failed })
-	case c == '"':
-		s.skipStr()
-	case c == '-' || '0' <= c && c <= '9':
-		s.number()
-	case c == 't':
-		s.literal("true")
-	case c == 'f':
-		s.literal("false")
-	case c == 'n':
-		s.literal("null")
-	default:
+	if !s.skip() {
 		s.fail()
-	}
-	if s.failed {
 		return nil
 	}
 	return s.b[start:s.i]
+}
+
+// skip passes over the value at s.i (no white space before it),
+// validating it: false if it is not one.
+func (s *skimmer) skip() bool {
+	b := s.b
+	var objects uint64 // bit d: the container at depth d+1 is an object
+	depth := 0
+	for {
+		// A value.
+		if s.i >= len(b) {
+			return false
+		}
+		switch c := b[s.i]; {
+		case c == '{' || c == '[':
+			if depth == 64 || s.depth+depth >= maxSkimDepth {
+				return false
+			}
+			s.i++
+			s.ws()
+			if s.i < len(b) && (c == '{' && b[s.i] == '}' || c == '[' && b[s.i] == ']') {
+				s.i++
+				break // an empty container: a whole value
+			}
+			objects &^= 1 << depth
+			if c == '{' {
+				objects |= 1 << depth
+			}
+			depth++
+			if c == '{' && !s.key() {
+				return false
+			}
+			s.ws()
+			continue
+		case c == '"':
+			s.skipStr()
+		case c == '-' || '0' <= c && c <= '9':
+			s.number()
+		case c == 't':
+			s.literal("true")
+		case c == 'f':
+			s.literal("false")
+		case c == 'n':
+			s.literal("null")
+		default:
+			return false
+		}
+		// After a value: the next member or element, or the ends of the
+		// containers it closes.
+		for {
+			if s.failed {
+				return false
+			}
+			if depth == 0 {
+				return true
+			}
+			s.ws()
+			if s.i >= len(b) {
+				return false
+			}
+			object := objects&(1<<(depth-1)) != 0
+			if b[s.i] == ',' {
+				s.i++
+				if object && !s.key() {
+					return false
+				}
+				s.ws()
+				break
+			}
+			if object && b[s.i] == '}' || !object && b[s.i] == ']' {
+				s.i++
+				depth--
+				continue
+			}
+			return false
+		}
+	}
+}
+
+// key reads an object's key and its colon, white space around them.
+func (s *skimmer) key() bool {
+	if s.peek() != '"' {
+		return false
+	}
+	s.skipStr()
+	if s.failed || s.peek() != ':' {
+		return false
+	}
+	s.i++
+	return true
 }
 
 func (s *skimmer) literal(word string) {
@@ -516,4 +591,160 @@ func (d *digest) rawField(i int) *[]byte {
 		f = &d.CoveredByMonthlyGift
 	}
 	return (*[]byte)(f)
+}
+
+// skimMessage reads a POST's body when it is one message of the plain
+// shape every client sends (a request, a notification or a response, its
+// strings without escapes, each field once and of its type), as
+// decodeBody reads it through encoding/json; ok is false for anything
+// else, which encoding/json reads (FuzzSkimMessage holds the two equal).
+func skimMessage(data []byte) (b body, ok bool) {
+	s := skimmer{b: data}
+	b.msgs = make([]message, 1)
+	m := &b.msgs[0]
+	s.ws()
+	var seen int
+	if !s.object(func(key []byte) bool {
+		switch {
+		case s.once(key, "jsonrpc", 0, &seen):
+			return s.plainString(&m.JSONRPC)
+		case s.once(key, "id", 1, &seen):
+			return s.raw((*[]byte)(&m.ID))
+		case s.once(key, "method", 2, &seen):
+			return s.plainString(&m.Method)
+		case s.once(key, "params", 3, &seen):
+			return s.params(m)
+		case s.once(key, "result", 4, &seen):
+			return s.raw((*[]byte)(&m.Result))
+		case s.once(key, "error", 5, &seen):
+			return s.raw((*[]byte)(&m.Error))
+		}
+		return s.other(key, "jsonrpc", "id", "method", "params", "result", "error")
+	}) {
+		return body{}, false
+	}
+	s.ws()
+	if s.failed || s.i != len(s.b) || m.Method == "" && m.Result == nil && m.Error == nil {
+		return body{}, false
+	}
+	return b, true
+}
+
+// once reports whether key is name, the field of bit i of seen; a field
+// read twice fails the skimmer.
+func (s *skimmer) once(key []byte, name string, i int, seen *int) bool {
+	if string(key) != name {
+		return false
+	}
+	if *seen&(1<<i) != 0 {
+		s.failed = true // the value is then not read: the caller fails
+		return false
+	}
+	*seen |= 1 << i
+	return true
+}
+
+// other skips the value of a key that names none of a struct's fields,
+// and fails on one that matches a field only in another case (or that
+// once refused as read twice).
+func (s *skimmer) other(key []byte, names ...string) bool {
+	if s.failed || foldsToAny(key, names) {
+		return false
+	}
+	s.value()
+	return !s.failed
+}
+
+// plainString reads a string without escapes or bytes outside ASCII,
+// which decodes to its own bytes.
+func (s *skimmer) plainString(into *string) bool {
+	if s.peek() != '"' {
+		return false
+	}
+	raw, plain := s.str()
+	if s.failed || !plain {
+		return false
+	}
+	*into = string(raw)
+	return true
+}
+
+// params reads a message's params.
+func (s *skimmer) params(m *message) bool {
+	if s.peek() != '{' {
+		return false
+	}
+	p := &m.Params
+	var seen int
+	return s.object(func(key []byte) bool {
+		switch {
+		case s.once(key, "name", 0, &seen):
+			return s.plainString(&p.Name)
+		case s.once(key, "arguments", 1, &seen):
+			return s.arguments(&p.Arguments)
+		case s.once(key, "uri", 2, &seen):
+			return s.plainString(&p.URI)
+		case s.once(key, "_meta", 3, &seen):
+			return s.meta(m)
+		}
+		return s.other(key, "name", "arguments", "uri", "_meta")
+	})
+}
+
+// arguments reads a call's arguments object: each value shares the
+// body's bytes, as arguments.UnmarshalJSON keeps them.
+func (s *skimmer) arguments(a *arguments) bool {
+	if s.peek() != '{' {
+		return false
+	}
+	start := s.i
+	m := map[string]json.RawMessage{}
+	if !s.object(func(key []byte) bool {
+		v := s.value()
+		m[string(key)] = v
+		return !s.failed
+	}) {
+		return false
+	}
+	a.m, a.object = m, s.b[start:s.i]
+	return true
+}
+
+// meta reads a message's _meta.
+func (s *skimmer) meta(m *message) bool {
+	if s.peek() != '{' {
+		return false
+	}
+	meta := &m.Params.Meta
+	var seen int
+	return s.object(func(key []byte) bool {
+		switch {
+		case s.once(key, "progressToken", 0, &seen):
+			return s.raw((*[]byte)(&meta.ProgressToken))
+		case s.once(key, "io.modelcontextprotocol/protocolVersion", 1, &seen):
+			return s.plainString(&meta.ProtocolVersion)
+		case s.once(key, "io.modelcontextprotocol/clientCapabilities", 2, &seen):
+			return s.raw((*[]byte)(&meta.ClientCapabilities))
+		case s.once(key, "io.modelcontextprotocol/clientInfo", 3, &seen):
+			if s.peek() != '{' {
+				return false
+			}
+			meta.ClientInfo = &struct {
+				Name    string `json:"name"`
+				Version string `json:"version"`
+			}{}
+			info, seenInfo := meta.ClientInfo, 0
+			return s.object(func(key []byte) bool {
+				switch {
+				case s.once(key, "name", 0, &seenInfo):
+					return s.plainString(&info.Name)
+				case s.once(key, "version", 1, &seenInfo):
+					return s.plainString(&info.Version)
+				}
+				return s.other(key, "name", "version")
+			})
+		}
+		return s.other(key, "progressToken", "io.modelcontextprotocol/protocolVersion",
+			"io.modelcontextprotocol/clientCapabilities", "io.modelcontextprotocol/clientInfo")
+	})
 }

@@ -50,6 +50,15 @@ var skimSeeds = []string{
 	`{"object":"caf` + "\xff" + `"}`,
 	`{"kind":"image","status":"completed","covered_by_monthly_gift":true,"unknown":{"deep":[{"id":1}]}}`,
 	`{"has_more":true,"next_cursor":"c1","data":[{"id":1,"slug":"s"},{"slug":"t","id":null}]}`,
+	`{"x":[{"b":[[],{}]},1,{"c":{"d":[true,{"e":"f"}]}}],"object":"list"}`,
+	`{"x":{"b":1,},"object":"list"}`,
+	`{"x":[1,],"object":"list"}`,
+	`{"x":{1:2}}`,
+	`{"x":[1 2]}`,
+	`{"x":{"b" 1}}`,
+	`{"x":[}`,
+	`{"x":{]}`,
+	`{"x":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}`,
 }
 
 // FuzzSkimDigest holds the skimmer's digest equal to encoding/json's,
@@ -121,5 +130,62 @@ func TestText(t *testing.T) {
 			return strings.TrimSpace(raw)
 		}()
 		require.Equal(t, want, text(json.RawMessage(raw)), raw)
+	}
+}
+
+// messageSeeds are messages of every shape the front reads, and the ones
+// the skimmer leaves to encoding/json.
+var messageSeeds = []string{
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_assets","arguments":{"limit":20}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_assets","arguments":{"limit":20},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"compare","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`,
+	`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"create_generation","arguments":{"prompt":"a \"quoted\" lighthouse","count":2,"prompt":"twice"},"_meta":{"progressToken":7}}}`,
+	`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`,
+	`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+	`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"mediamock://assets/7"}}`,
+	`{"jsonrpc":"2.0","id":3,"result":{}}`,
+	`{"jsonrpc":"2.0","id":3,"error":{"code":-1,"message":"no"}}`,
+	`{"jsonrpc":"2.0","id":3,"result":null}`,
+	` {"jsonrpc" : "2.0" , "id" : 1 , "method" : "tools/call" , "params" : { "arguments" : { } } } `,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":null}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":[1]}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":1}},"params":{}}`,
+	`{"jsonrpc":"2.0","id":1,"Method":"tools/call"}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools\/call"}`,
+	`{"jsonrpc":"2.0","id":1,"method":"caf` + "\xc3\xa9" + `"}`,
+	`{"jsonrpc":"2.0","id":1,"method":null}`,
+	`{"jsonrpc":2,"id":1,"method":"x"}`,
+	`{"jsonrpc":"2.0","id":1}`,
+	`{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"io.modelcontextprotocol/clientInfo":null}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"x","params":{"arguments":{"\u0061":1}}}`,
+	`[{"jsonrpc":"2.0","id":1,"method":"x"}]`,
+	`{"jsonrpc":"2.0","id":1,"method":"x"}` + "\f",
+	`{"jsonrpc":"2.0","id":1,"method":"x"`,
+	``,
+	`null`,
+}
+
+// FuzzSkimMessage holds the skimmer's reading of a message equal to
+// encoding/json's, whenever the skimmer reads one rather than leaving it.
+func FuzzSkimMessage(f *testing.F) {
+	for _, s := range messageSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, ok := skimMessage(data)
+		if !ok {
+			return
+		}
+		want, err := decodeJSON(data)
+		require.Nil(t, err, "%q", data)
+		require.Equal(t, want, got, "%q", data)
+	})
+}
+
+// TestSkimReadsMessages holds that the messages clients send are read by
+// the skimmer, not left to encoding/json.
+func TestSkimReadsMessages(t *testing.T) {
+	for _, s := range messageSeeds[:10] {
+		_, ok := skimMessage([]byte(s))
+		require.True(t, ok, s)
 	}
 }
