@@ -501,6 +501,9 @@ func acceptsJSON(r *http.Request) bool {
 
 // mediaType is a Content-Type's media type, "" when it is not one.
 func mediaType(v string) string {
+	if v == "application/json" {
+		return v // what nearly every request says: no parameters to parse
+	}
 	t, _, err := mime.ParseMediaType(v)
 	if err != nil {
 		return ""
