@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"strings"
 )
@@ -205,6 +206,7 @@ func (s *skimmer) str() (raw []byte, plain bool) {
 func (s *skimmer) skipStr() {
 	b, i := s.b, s.i+1
 	for {
+		i = plainRun(b, i)
 		for i < len(b) && strByte[b[i]] {
 			i++
 		}
@@ -235,6 +237,24 @@ func (s *skimmer) skipStr() {
 			return
 		}
 	}
+}
+
+// plainRun passes over the 8-byte words of b from i that hold neither a
+// quote, nor a backslash, nor a control character, returning the index of
+// the first word that may (the bytes are then looked at one by one).
+func plainRun(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		quote, backslash := x^(ones*'"'), x^(ones*'\\')
+		// A byte of zero in quote or backslash, or one under 0x20 in x,
+		// sets its high bit here (and maybe a later byte's: the word is
+		// then looked at byte by byte, which is only slower).
+		if ((quote-ones)&^quote|(backslash-ones)&^backslash|(x-ones*0x20)&^x)&highs != 0 {
+			break
+		}
+	}
+	return i
 }
 
 // strByte tells the bytes of a string that are neither its end, nor an

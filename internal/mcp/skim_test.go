@@ -189,3 +189,23 @@ func TestSkimReadsMessages(t *testing.T) {
 		require.True(t, ok, s)
 	}
 }
+
+// TestPlainRun holds that plainRun never passes over a quote, a backslash
+// or a control character, wherever it stands in a word.
+func TestPlainRun(t *testing.T) {
+	for _, special := range []byte{'"', '\\', 0, 0x1f, '\n'} {
+		for _, fill := range []byte{'a', ' ', '!', 0x7f, 0x80, 0xff, '#', '[', ']'} {
+			for at := range 24 {
+				b := make([]byte, 24)
+				for i := range b {
+					b[i] = fill
+				}
+				b[at] = special
+				for from := range at + 1 {
+					require.LessOrEqual(t, plainRun(b, from), at, "special %q at %d from %d in %q", special, at, from, b)
+				}
+			}
+		}
+	}
+	require.Equal(t, 16, plainRun([]byte("abcdefghijklmnop\"x"), 0))
+}
