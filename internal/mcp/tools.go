@@ -136,12 +136,15 @@ func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *sdk.CallT
 		hreq = hreq.WithContext(sim.WithProgress(hreq.Context(), tc.progress))
 	}
 	in := ops.Invocation{Front: "mcp", Op: t.op, Authorization: c.authorization, Request: hreq, Vars: vars, Query: query,
-		View: c.view, Header: http.Header{}, Invalid: rerr, Extra: extra,
+		View: c.view, Invalid: rerr, Extra: extra,
 		Admitted: func(p gate.Pass) {
 			if p.Authenticated() {
 				c.x.rate(p.Rate)
 			}
 		}}
+	if env.Strict {
+		in.Header = http.Header{} // the headers REST would send, for the strict check
+	}
 	if c.x != nil {
 		in.RequestID = c.x.id
 		in.Edge = c.x.w

@@ -45,7 +45,8 @@ type Invocation struct {
 	// Header receives the headers REST answers the operation with:
 	// Content-Type, Content-Length, the rate window, Retry-After,
 	// WWW-Authenticate. REST passes its response's; another front a map of
-	// its own, which the strict check reads.
+	// its own, which the strict check reads, or nil when nothing reads
+	// them (MCP without the strict check).
 	Header http.Header
 	// TooLarge, when set, refuses the call once its credential is known,
 	// without counting it: a declared body over its cap.
@@ -129,7 +130,7 @@ func Invoke(env *front.Env, in *Invocation) *Result {
 	if err == nil && in.TooLarge == nil {
 		err = admit(env, in, &res.Pass)
 	}
-	if res.Pass.Authenticated() {
+	if res.Pass.Authenticated() && in.Header != nil {
 		front.SetRateHeaders(in.Header, res.Pass.Rate)
 	}
 	if in.Admitted != nil {
@@ -177,9 +178,11 @@ func finish(env *front.Env, in *Invocation, res *Result, err error) *Result {
 		case problem.EINTERNAL:
 			env.Log.Error("internal error", "request_id", in.RequestID, "front", in.Front, "operation", in.Op, "err", err)
 		case problem.ERATELIMIT:
-			front.SetHeader(in.Header, "Retry-After", strconv.Itoa(int(res.Pass.Rate.RetryAfter/time.Second)))
+			if in.Header != nil {
+				front.SetHeader(in.Header, "Retry-After", strconv.Itoa(int(res.Pass.Rate.RetryAfter/time.Second)))
+			}
 		}
-		if c := front.Challenge(in.Authorization, err); c != "" {
+		if c := front.Challenge(in.Authorization, err); c != "" && in.Header != nil {
 			in.Header.Set("WWW-Authenticate", c)
 		}
 		res.ErrorCode = e.Code
@@ -243,6 +246,9 @@ func peekModality(r *http.Request) string {
 }
 
 func setBodyHeaders(h http.Header, res *Result) {
+	if h == nil {
+		return
+	}
 	vals := []string{"application/json", strconv.Itoa(len(res.body.Bytes()))} // one array for both
 	h["Content-Type"], h["Content-Length"] = vals[0:1:1], vals[1:2:2]
 }
