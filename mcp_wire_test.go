@@ -67,6 +67,9 @@ func TestMCPListPageWire(t *testing.T) {
 	serve("sessionless", sessionless, mcpListPageSessionless)
 	serve("session", session, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_assets","arguments":{"limit":20}}}`)
 	serve("session, next page", session, `{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"list_assets","arguments":{"limit":5,"starting_after":101}}}`)
+	serve("session, the last page", session, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_assets","arguments":{"limit":5,"starting_after":63}}}`)
+	serve("session, an empty page", session, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_assets","arguments":{"starting_after":1}}}`)
+	serve("sessionless, videos", sessionless, strings.Replace(mcpListPageSessionless, `{"limit":20}`, `{"limit":3,"kind":"video"}`, 1))
 	serve("sessionless, an error", sessionless, strings.Replace(mcpListPageSessionless, `{"limit":20}`, `{"limit":"many","x":1}`, 1))
 	const golden = "testdata/mcp_list_page.golden"
 	if *updateWire {

@@ -8,6 +8,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mediamock/mediamock/internal/ops"
 )
 
 // skimSeeds are documents of every shape a tool's result takes, and the
@@ -208,4 +210,31 @@ func TestPlainRun(t *testing.T) {
 		}
 	}
 	require.Equal(t, 16, plainRun([]byte("abcdefghijklmnop\"x"), 0))
+}
+
+// TestListDigestIsTheSkimmed holds the digest of a list page made from its
+// facts equal to the one its bytes give, for pages of the shape
+// listAssetsPage writes (ops.TestListPageFactsAreThePage holds the facts
+// equal to the bytes).
+func TestListDigestIsTheSkimmed(t *testing.T) {
+	item := func(id uint64) string {
+		return fmt.Sprintf(`{"id":%d,"object":"asset","kind":"image","status":"completed","title":"A <b>&","url":"http://127.0.0.1/files/%d.png","metadata":{"width":1024,"tags":["a","b"]},"project_id":null}`, id, id)
+	}
+	for _, tt := range []struct {
+		ids  []uint64
+		more bool
+	}{{nil, false}, {[]uint64{120, 119, 118}, true}, {[]uint64{3, 2, 1}, false}, {[]uint64{18446744073709551615}, true}, {nil, true}} {
+		var items []string
+		for _, id := range tt.ids {
+			items = append(items, item(id))
+		}
+		page := `{"object":"list","data":[` + strings.Join(items, ",") + `],"has_more":` + fmt.Sprint(tt.more)
+		if tt.more && len(tt.ids) > 0 {
+			page += `,"next_cursor":` + fmt.Sprint(tt.ids[len(tt.ids)-1])
+		}
+		page += "}"
+		want, ok := skim([]byte(page))
+		require.True(t, ok, page)
+		require.Equal(t, want, listDigest(&ops.ListFacts{IDs: tt.ids, More: tt.more}), page)
+	}
 }

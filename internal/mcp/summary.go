@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mediamock/mediamock/internal/ops"
 )
 
 // digest is what a tool result's text and links are made of, read from the
@@ -59,6 +61,30 @@ func digestOf(data []byte) *digest {
 	var d digest
 	_ = json.Unmarshal(data, &d)
 	return &d
+}
+
+// listDigest is the digest of a list page of assets from what the page
+// says besides its items (ops.ListFacts): the digest reading the page's
+// bytes would give (TestListDigestIsTheSkimmed), without reading them.
+func listDigest(l *ops.ListFacts) *digest {
+	d := &digest{Object: json.RawMessage(`"list"`), HasMore: json.RawMessage("false")}
+	if l.More {
+		d.HasMore = json.RawMessage("true")
+	}
+	d.Data = make([]struct {
+		ID   json.RawMessage `json:"id"`
+		Slug json.RawMessage `json:"slug"`
+	}, len(l.IDs))
+	nums := make([]byte, 0, len(l.IDs)*8)
+	for i, id := range l.IDs {
+		start := len(nums)
+		nums = strconv.AppendUint(nums, id, 10)
+		d.Data[i].ID = nums[start:len(nums):len(nums)]
+	}
+	if l.More && len(l.IDs) > 0 {
+		d.NextCursor = strconv.AppendUint(nil, l.IDs[len(l.IDs)-1], 10)
+	}
+	return d
 }
 
 // val is a raw JSON value as encoding/json decodes it into any; nil when

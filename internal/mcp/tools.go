@@ -166,7 +166,13 @@ func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *sdk.CallT
 			RequestContentType: "application/json"}
 		env.RecordOffEdge(e, started, front.Bodies{Request: tc.raw, Response: data, RequestBytes: int64(len(tc.raw)), ResponseBytes: int64(len(data))})
 	}
-	return result(t, res.Status, data, res.ErrorCode != ""), res.Release
+	var d *digest
+	if l := res.List(); l != nil {
+		d = listDigest(l) // what the page says, known without reading its bytes
+	} else {
+		d = digestOf(data)
+	}
+	return result(t, res.Status, data, d, res.ErrorCode != ""), res.Release
 }
 
 // decodeArguments reads the arguments of a call the SDK read: a JSON
@@ -323,9 +329,9 @@ func text(v json.RawMessage) string {
 }
 
 // result is a tool's answer: the operation's JSON as structured content and
-// a short text; an error is a tool error carrying the spec's error object.
-func result(t *tool, status int, data []byte, isError bool) *sdk.CallToolResult {
-	d := digestOf(data)
+// a short text made from its digest; an error is a tool error carrying the
+// spec's error object.
+func result(t *tool, status int, data []byte, d *digest, isError bool) *sdk.CallToolResult {
 	res := &sdk.CallToolResult{StructuredContent: json.RawMessage(data), IsError: isError,
 		Content: []sdk.Content{&sdk.TextContent{Text: summarize(t, status, d)}}}
 	if !isError {

@@ -93,7 +93,13 @@ type Result struct {
 	// (sim.Engine.ParkWait) and calls Resume.
 	Parked bool
 	body   wire.Body
+	list   *ListFacts // the facts of a list page of assets, nil for any other body
 }
+
+// List is what the body says besides its items when it is a list page of
+// assets (listAssetsPage): a tool result reads it there rather than from
+// the bytes. Nil for any other body.
+func (r *Result) List() *ListFacts { return r.list }
 
 // Body is the JSON body, with its final newline.
 func (r *Result) Body() []byte { return r.body.Bytes() }
@@ -189,6 +195,9 @@ func finish(env *front.Env, in *Invocation, res *Result, err error) *Result {
 		status, body = wire.ErrorOf(err)
 	}
 	res.Status = status
+	if p, isPage := body.(listPage); isPage {
+		res.list, body = &ListFacts{IDs: p.ids, More: p.more}, p.RawJSON
+	}
 	var ok bool
 	if res.body, ok = wire.Marshal(body); !ok {
 		res.Status, res.ErrorCode = http.StatusInternalServerError, "internal_error"
@@ -301,6 +310,7 @@ func check(env *front.Env, in *Invocation, res *Result) {
 	}
 	env.Log.Error("response breaks openapi.json", "request_id", in.RequestID, "front", in.Front, "operation", res.Operation, "status", res.Status, "err", verr)
 	res.body.Release()
+	res.list = nil
 	res.body, _ = wire.Marshal(wire.ErrorBody{Error: wire.ErrorObject{Code: "response_validation_failed",
 		Message: "The mock's response breaks openapi.json (strict mode): " + verr.Error(),
 		Details: map[string]any{"operation": res.Operation, "status": res.Status}}})
