@@ -517,15 +517,19 @@ func validID(id json.RawMessage) bool {
 	if len(id) == 0 {
 		return false
 	}
+	// What decoding it as a string or a json.Number accepts, read by the
+	// skimmer without decoding.
+	s := skimmer{b: id}
 	switch id[0] {
 	case '"':
-		var s string
-		return json.Unmarshal(id, &s) == nil
+		s.skipStr()
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		var n json.Number
-		return json.Unmarshal(id, &n) == nil
+		s.number()
+	default:
+		return false
 	}
-	return false
+	s.ws()
+	return !s.failed && s.i == len(id)
 }
 
 // writeRPCError answers a request with a JSON-RPC error, as a JSON body

@@ -238,3 +238,21 @@ func TestListDigestIsTheSkimmed(t *testing.T) {
 		require.Equal(t, want, listDigest(&ops.ListFacts{IDs: tt.ids, More: tt.more}), page)
 	}
 }
+
+// TestValidID holds validID to what decoding an id as a string or a
+// json.Number accepts.
+func TestValidID(t *testing.T) {
+	for _, id := range []string{`1`, `-1`, `0`, `01`, `1.5`, `1e9`, `-`, `1.`, `.5`, `"a"`, `"a\"b"`, `"\u00e9"`, `"\x"`, `"a`, `"a" `, `1 `, `1 2`,
+		`"` + "\x01" + `"`, `""`, `null`, `true`, `{}`, `[]`, ``, `"é"`, `9999999999999999999999`, `-0`, `1E+2`} {
+		want := false
+		switch {
+		case len(id) > 0 && id[0] == '"':
+			var s string
+			want = json.Unmarshal([]byte(id), &s) == nil
+		case len(id) > 0 && strings.ContainsRune("-0123456789", rune(id[0])):
+			var n json.Number
+			want = json.Unmarshal([]byte(id), &n) == nil
+		}
+		require.Equal(t, want, validID(json.RawMessage(id)), id)
+	}
+}
