@@ -93,13 +93,19 @@ type Result struct {
 	// (sim.Engine.ParkWait) and calls Resume.
 	Parked bool
 	body   wire.Body
-	list   *ListFacts // the facts of a list page of assets, nil for any other body
+	list   ListFacts // the facts of a list page of assets (isList)
+	isList bool
 }
 
 // List is what the body says besides its items when it is a list page of
 // assets (listAssetsPage): a tool result reads it there rather than from
 // the bytes. Nil for any other body.
-func (r *Result) List() *ListFacts { return r.list }
+func (r *Result) List() *ListFacts {
+	if !r.isList {
+		return nil
+	}
+	return &r.list
+}
 
 // Body is the JSON body, with its final newline.
 func (r *Result) Body() []byte { return r.body.Bytes() }
@@ -195,11 +201,13 @@ func finish(env *front.Env, in *Invocation, res *Result, err error) *Result {
 		status, body = wire.ErrorOf(err)
 	}
 	res.Status = status
+	ok := true
 	if p, isPage := body.(listPage); isPage {
-		res.list, body = &ListFacts{IDs: p.ids, More: p.more}, p.RawJSON
+		res.list, res.isList, res.body = ListFacts{IDs: p.ids, More: p.more}, true, wire.PageBody(p.RawJSON)
+	} else {
+		res.body, ok = wire.Marshal(body)
 	}
-	var ok bool
-	if res.body, ok = wire.Marshal(body); !ok {
+	if !ok {
 		res.Status, res.ErrorCode = http.StatusInternalServerError, "internal_error"
 	}
 	setBodyHeaders(in.Header, res)
@@ -310,7 +318,7 @@ func check(env *front.Env, in *Invocation, res *Result) {
 	}
 	env.Log.Error("response breaks openapi.json", "request_id", in.RequestID, "front", in.Front, "operation", res.Operation, "status", res.Status, "err", verr)
 	res.body.Release()
-	res.list = nil
+	res.list, res.isList = ListFacts{}, false
 	res.body, _ = wire.Marshal(wire.ErrorBody{Error: wire.ErrorObject{Code: "response_validation_failed",
 		Message: "The mock's response breaks openapi.json (strict mode): " + verr.Error(),
 		Details: map[string]any{"operation": res.Operation, "status": res.Status}}})
