@@ -233,3 +233,75 @@ func BenchmarkCreateUnderLoad(b *testing.B) {
 		})
 	}
 }
+
+// The list page of BenchmarkListPage as an MCP tools/call of list_assets,
+// beside the REST page, through the server's handler as the command serves
+// it (the journal on, a JSON request line per request): the requests of
+// bench/compare, sessionless (2026-07-28) and inside a session
+// (2025-11-25, opened once). It asserts nothing about time; the ratio of
+// an MCP call to the REST page is read from its ns/op, or from its
+// cpu-ns/op (the process's CPU time per request) on a busy machine.
+//
+//	go test -run '^$' -bench MCPListPage -benchmem -count 5 .
+func BenchmarkMCPListPage(b *testing.B) {
+	dir := b.TempDir()
+	fix := dir + "/bench.json"
+	os.WriteFile(fix, []byte(`{"extends": "default",
+  "plans": {"bench": {"rate_limit_per_minute": 1000000000, "publishing_allowed": true}},
+  "workspaces": [{"name": "Bench", "plan": "bench", "credits": 1000000000,
+    "api_keys": [{"token": "mk_test_bench", "scopes": ["read"]}], "assets": {"count": 10000}}]}`), 0o600)
+	srv, err := mediamock.New(mediamock.Options{DBPath: dir + "/state.db", FixturesPath: fix, Clock: mediamock.ClockManual,
+		NoListener: true, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	h := srv.Handler()
+	serve := func(method, path, body string, header http.Header) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(method, "http://127.0.0.1"+path, strings.NewReader(body))
+		req.Header = header.Clone()
+		req.Header.Set("Authorization", "Bearer mk_test_bench")
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code >= 300 {
+			b.Fatalf("%s %s: %d %s", method, path, w.Code, w.Body)
+		}
+		return w
+	}
+	accept := "application/json, text/event-stream"
+	init := serve("POST", "/mcp", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`,
+		http.Header{"Accept": {accept}})
+	session := http.Header{"Accept": {accept}, "Mcp-Protocol-Version": {"2025-11-25"}, "Mcp-Session-Id": {init.Header().Get("Mcp-Session-Id")}}
+	serve("POST", "/mcp", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, session)
+	sessionless := http.Header{"Accept": {accept}, "Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {"list_assets"}}
+	for _, c := range []struct {
+		name, method, path, body string
+		header                   http.Header
+	}{
+		{"REST", "GET", "/api/v1/assets?limit=20", "", http.Header{}},
+		{"MCP sessionless", "POST", "/mcp", mcpListPageSessionless, sessionless},
+		{"MCP session", "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_assets","arguments":{"limit":20}}}`, session},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			began := processCPU()
+			for b.Loop() {
+				serve(c.method, c.path, c.body, c.header)
+			}
+			// The CPU time per request, the collector's included, as
+			// bench/compare reads the server's: steadier than ns/op on
+			// a machine other work shares.
+			if cpu := processCPU() - began; cpu > 0 {
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+			}
+		})
+	}
+}
+
+// mcpListPageSessionless is bench/compare's sessionless tools/call.
+const mcpListPageSessionless = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_assets","arguments":{"limit":20},` +
+	`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"compare","version":"1"},` +
+	`"io.modelcontextprotocol/clientCapabilities":{}}}}`

@@ -18,6 +18,7 @@ import (
 
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/wire"
 )
 
 // The front's one JSON-RPC path over HTTP: a POST's body is decoded once,
@@ -251,7 +252,17 @@ func (f *Front) decode(data []byte) (body, *jsonrpc.Error) {
 }
 
 // decodeBody reads a POST's body: a message or a batch (Front.decode).
+// The skimmer reads a message of the plain shape clients send; encoding/json
+// reads the rest.
 func decodeBody(data []byte) (body, *jsonrpc.Error) {
+	if b, ok := skimMessage(data); ok {
+		return b, nil
+	}
+	return decodeJSON(data)
+}
+
+// decodeJSON is decodeBody through encoding/json.
+func decodeJSON(data []byte) (body, *jsonrpc.Error) {
 	var b body
 	data = bytes.TrimSpace(data)
 	var err error
@@ -328,8 +339,13 @@ func (f *Front) serveCall(w *front.Writer, r *http.Request, x *exchange, m *mess
 			events.send(progressMessage(token, p, total, status))
 		})
 	}
-	res := f.call(r.Context(), tc, x.caller())
+	res, release := f.invoke(r.Context(), tc, x.caller())
 	answer := resultMessage(m.ID, res, stateless)
+	release() // the answer holds a copy of the operation's body
+	// The edge copies what is written (the connection's buffer, the
+	// journal's capture, an answer held for a fault): the answer's buffer
+	// goes back to the pool once written.
+	defer wire.ReleasePage(wire.RawJSON(answer))
 	if events != nil {
 		events.send(answer)
 		return
@@ -353,13 +369,19 @@ var serverMeta = sync.OnceValue(func() []byte {
 // isError), with the structured content spliced in as it is: it is the
 // operation's own JSON body, which marshalling would copy and compact
 // again.
+//
+// Its buffer is of the pool of list pages (wire.PageBuffer): the caller
+// may give it back once it has been written.
 func resultMessage(id json.RawMessage, res *sdk.CallToolResult, stateless bool) []byte {
-	content, err := json.Marshal(res.Content)
-	if err != nil {
-		return errorMessage(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()})
+	content, ok := textContent(res.Content)
+	if !ok {
+		var err error
+		if content, err = json.Marshal(res.Content); err != nil {
+			return errorMessage(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()})
+		}
 	}
 	data, _ := res.StructuredContent.(json.RawMessage)
-	b := make([]byte, 0, len(content)+len(data)+len(serverMeta())+128)
+	b := wire.PageBuffer(len(content) + len(data) + len(id) + len(serverMeta()) + 128)
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, id...)
 	b = append(b, `,"result":{`...)
@@ -377,6 +399,42 @@ func resultMessage(id json.RawMessage, res *sdk.CallToolResult, stateless bool) 
 		b = append(b, `,"resultType":"complete"`...)
 	}
 	return append(b, "}}"...)
+}
+
+// textContent writes content made of plain text alone as json.Marshal
+// writes it (the SDK's wire form of a TextContent: type and text, no
+// _meta, no annotations); ok is false for any other, and for a text with
+// a character that JSON escapes, which json.Marshal then writes.
+func textContent(content []sdk.Content) (_ []byte, ok bool) {
+	size := 2
+	for _, c := range content {
+		t, isText := c.(*sdk.TextContent)
+		if !isText || t.Meta != nil || t.Annotations != nil || !plainText(t.Text) {
+			return nil, false
+		}
+		size += len(t.Text) + len(`{"type":"text","text":""},`)
+	}
+	b := make([]byte, 0, size)
+	b = append(b, '[')
+	for i, c := range content {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(append(append(b, `{"type":"text","text":"`...), c.(*sdk.TextContent).Text...), `"}`...)
+	}
+	return append(b, ']'), true
+}
+
+// plainText reports whether JSON writes a text as it is: printable ASCII
+// without a quote, a backslash, or a character that encoding/json escapes
+// for HTML (<, >, &).
+func plainText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
 
 // progressMessage is a progress notification, as the SDK writes it.
@@ -443,6 +501,9 @@ func acceptsJSON(r *http.Request) bool {
 
 // mediaType is a Content-Type's media type, "" when it is not one.
 func mediaType(v string) string {
+	if v == "application/json" {
+		return v // what nearly every request says: no parameters to parse
+	}
 	t, _, err := mime.ParseMediaType(v)
 	if err != nil {
 		return ""
@@ -456,15 +517,19 @@ func validID(id json.RawMessage) bool {
 	if len(id) == 0 {
 		return false
 	}
+	// What decoding it as a string or a json.Number accepts, read by the
+	// skimmer without decoding.
+	s := skimmer{b: id}
 	switch id[0] {
 	case '"':
-		var s string
-		return json.Unmarshal(id, &s) == nil
+		s.skipStr()
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		var n json.Number
-		return json.Unmarshal(id, &n) == nil
+		s.number()
+	default:
+		return false
 	}
-	return false
+	s.ws()
+	return !s.failed && s.i == len(id)
 }
 
 // writeRPCError answers a request with a JSON-RPC error, as a JSON body

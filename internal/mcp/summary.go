@@ -1,11 +1,15 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
+	"strconv"
+	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mediamock/mediamock/internal/ops"
 )
 
 // digest is what a tool result's text and links are made of, read from the
@@ -51,9 +55,36 @@ type digest struct {
 // digestOf reads a result's digest; a value of another type than expected
 // is left out, as a map lookup would have found nothing.
 func digestOf(data []byte) *digest {
+	if d, ok := skim(data); ok {
+		return d
+	}
 	var d digest
 	_ = json.Unmarshal(data, &d)
 	return &d
+}
+
+// listDigest is the digest of a list page of assets from what the page
+// says besides its items (ops.ListFacts): the digest reading the page's
+// bytes would give (TestListDigestIsTheSkimmed), without reading them.
+func listDigest(l *ops.ListFacts) *digest {
+	d := &digest{Object: json.RawMessage(`"list"`), HasMore: json.RawMessage("false")}
+	if l.More {
+		d.HasMore = json.RawMessage("true")
+	}
+	d.Data = make([]struct {
+		ID   json.RawMessage `json:"id"`
+		Slug json.RawMessage `json:"slug"`
+	}, len(l.IDs))
+	nums := make([]byte, 0, len(l.IDs)*8)
+	for i, id := range l.IDs {
+		start := len(nums)
+		nums = strconv.AppendUint(nums, id, 10)
+		d.Data[i].ID = nums[start:len(nums):len(nums)]
+	}
+	if l.More && len(l.IDs) > 0 {
+		d.NextCursor = strconv.AppendUint(nil, l.IDs[len(l.IDs)-1], 10)
+	}
+	return d
 }
 
 // val is a raw JSON value as encoding/json decodes it into any; nil when
@@ -75,39 +106,61 @@ func notNull(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "
 
 // summarize is a tool result's short text: the operation and the facts a
 // reader looks for first (ids, statuses, counts, credits, file addresses);
-// the whole answer is the structured content.
+// the whole answer is the structured content. It is written into one
+// buffer: a page's twenty ids are not twenty strings joined.
 func summarize(t *tool, status int, d *digest) string {
 	if d.Error != nil {
 		return fmt.Sprintf("Error %d %v: %v", status, val(d.Error.Code), val(d.Error.Message))
 	}
-	var facts []string
-	add := func(format string, args ...any) { facts = append(facts, fmt.Sprintf(format, args...)) }
+	b := make([]byte, 0, 256)
+	b = append(b, t.def.Title...)
+	b = strconv.AppendInt(append(b, " ("...), int64(status), 10)
+	b = append(b, ')')
+	facts := 0
+	// fact opens the next fact: ": " before the first, "; " between.
+	fact := func() {
+		if facts == 0 {
+			b = append(b, ": "...)
+		} else {
+			b = append(b, "; "...)
+		}
+		facts++
+	}
 	switch {
 	case string(d.Object) == `"list"`:
-		add("%d item(s)", len(d.Data))
-		var ids []string
+		fact()
+		b = append(strconv.AppendInt(b, int64(len(d.Data)), 10), " item(s)"...)
+		ids := 0
 		for _, item := range d.Data {
-			switch {
-			case present(item.ID):
-				ids = append(ids, fmt.Sprint(num(val(item.ID))))
-			case present(item.Slug):
-				ids = append(ids, fmt.Sprint(num(val(item.Slug))))
+			id := item.ID
+			if !present(id) {
+				id = item.Slug
 			}
-		}
-		if len(ids) > 0 {
-			add("ids %s", strings.Join(ids, ", "))
+			if !present(id) {
+				continue
+			}
+			if ids == 0 {
+				fact()
+				b = append(b, "ids "...)
+			} else {
+				b = append(b, ", "...)
+			}
+			ids++
+			b = appendIDText(b, id)
 		}
 		if string(d.HasMore) == "true" {
-			add("more after next_cursor %v", val(d.NextCursor))
+			fact()
+			b = fmt.Appendf(b, "more after next_cursor %v", val(d.NextCursor))
 		}
 	case d.Assets != nil:
-		add("generation %v", val(d.Status))
+		fact()
+		b = fmt.Appendf(b, "generation %v", val(d.Status))
 		for _, a := range d.Assets {
-			s := fmt.Sprintf("asset %v %v %v", num(val(a.ID)), val(a.Kind), val(a.Status))
+			fact()
+			b = fmt.Appendf(b, "asset %v %v %v", num(val(a.ID)), val(a.Kind), val(a.Status))
 			if notNull(a.URL) {
-				s += " " + fmt.Sprint(val(a.URL))
+				b = fmt.Append(append(b, ' '), val(a.URL))
 			}
-			facts = append(facts, s)
 		}
 	default:
 		for _, f := range []struct {
@@ -116,16 +169,20 @@ func summarize(t *tool, status int, d *digest) string {
 		}{{"object", d.Object}, {"id", d.ID}, {"workspace_name", d.WorkspaceName}, {"plan", d.Plan},
 			{"status", d.Status}, {"effect", d.Effect}, {"kind", d.Kind}} {
 			if present(f.raw) {
-				add("%s %v", f.key, num(val(f.raw)))
+				fact()
+				b = fmt.Appendf(b, "%s %v", f.key, num(val(f.raw)))
 			}
 		}
 		if d.Video != nil && notNull(d.Video.URL) {
-			add("video %v", val(d.Video.URL))
+			fact()
+			b = fmt.Appendf(b, "video %v", val(d.Video.URL))
 		} else if notNull(d.URL) {
-			add("url %v", val(d.URL))
+			fact()
+			b = fmt.Appendf(b, "url %v", val(d.URL))
 		}
 		if notNull(d.ShareURL) {
-			add("share_url %v", val(d.ShareURL))
+			fact()
+			b = fmt.Appendf(b, "share_url %v", val(d.ShareURL))
 		}
 	}
 	for _, f := range []struct {
@@ -133,17 +190,52 @@ func summarize(t *tool, status int, d *digest) string {
 		raw json.RawMessage
 	}{{"credits_charged", d.CreditsCharged}, {"credits_balance", d.CreditsBalance}} {
 		if present(f.raw) {
-			add("%s %v", f.key, num(val(f.raw)))
+			fact()
+			b = fmt.Appendf(b, "%s %v", f.key, num(val(f.raw)))
 		}
 	}
 	if string(d.CoveredByMonthlyGift) == "true" {
-		add("covered by a monthly gift")
+		fact()
+		b = append(b, "covered by a monthly gift"...)
 	}
-	text := fmt.Sprintf("%s (%d)", t.def.Title, status)
-	if len(facts) > 0 {
-		text += ": " + strings.Join(facts, "; ")
+	return string(append(b, ". The full result is the structured content."...))
+}
+
+// appendIDText appends an id as the summary prints it,
+// fmt.Sprint(num(val(raw))): an integer of up to 15 digits (which a
+// float64 holds exactly) and a string without escapes are their own text,
+// read without decoding.
+func appendIDText(b []byte, raw json.RawMessage) []byte {
+	if plainInteger(raw) {
+		return append(b, raw...)
 	}
-	return text + ". The full result is the structured content."
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' {
+		if inner := raw[1 : n-1]; bytes.IndexByte(inner, '\\') < 0 && bytes.IndexByte(inner, '"') < 0 && utf8.Valid(inner) {
+			return append(b, inner...)
+		}
+	}
+	return fmt.Append(b, num(val(raw)))
+}
+
+// plainInteger reports whether raw is a JSON integer of at most 15 digits
+// other than -0.
+func plainInteger(raw []byte) bool {
+	digits := raw
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+		if len(digits) > 0 && digits[0] == '0' {
+			return false
+		}
+	}
+	if len(digits) == 0 || len(digits) > 15 || digits[0] == '0' && len(digits) > 1 {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // num prints JSON numbers that are integers without an exponent.

@@ -116,6 +116,15 @@ type toolCall struct {
 // journal records the call with the HTTP request that carried it, or, over
 // stdio, as an entry of its own.
 func (f *Front) call(ctx context.Context, tc toolCall, c caller) *sdk.CallToolResult {
+	// The result holds the body's bytes until it has been written: the
+	// buffer is left to the collector, not given back.
+	res, _ := f.invoke(ctx, tc, c)
+	return res
+}
+
+// invoke is call, with release, which gives the operation's body buffer
+// back: once the result has been written, nothing may hold it after.
+func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *sdk.CallToolResult, release func()) {
 	env, t := f.env, tc.tool
 	started := env.WallClock()
 	object := tc.object
@@ -127,12 +136,15 @@ func (f *Front) call(ctx context.Context, tc toolCall, c caller) *sdk.CallToolRe
 		hreq = hreq.WithContext(sim.WithProgress(hreq.Context(), tc.progress))
 	}
 	in := ops.Invocation{Front: "mcp", Op: t.op, Authorization: c.authorization, Request: hreq, Vars: vars, Query: query,
-		View: c.view, Header: http.Header{}, Invalid: rerr, Extra: extra,
+		View: c.view, Invalid: rerr, Extra: extra,
 		Admitted: func(p gate.Pass) {
 			if p.Authenticated() {
 				c.x.rate(p.Rate)
 			}
 		}}
+	if env.Strict {
+		in.Header = http.Header{} // the headers REST would send, for the strict check
+	}
 	if c.x != nil {
 		in.RequestID = c.x.id
 		in.Edge = c.x.w
@@ -144,8 +156,6 @@ func (f *Front) call(ctx context.Context, tc toolCall, c caller) *sdk.CallToolRe
 			tc.drop()
 		}
 	}
-	// The result holds the body's bytes until it has been written: the
-	// buffer is left to the collector, not given back.
 	data := bytes.TrimSuffix(res.Body(), []byte("\n"))
 	call := front.Call{Operation: t.op, Status: res.Status, ErrorCode: res.ErrorCode}
 	if c.x != nil {
@@ -156,7 +166,13 @@ func (f *Front) call(ctx context.Context, tc toolCall, c caller) *sdk.CallToolRe
 			RequestContentType: "application/json"}
 		env.RecordOffEdge(e, started, front.Bodies{Request: tc.raw, Response: data, RequestBytes: int64(len(tc.raw)), ResponseBytes: int64(len(data))})
 	}
-	return result(t, res.Status, data, res.ErrorCode != "")
+	var d *digest
+	if l := res.List(); l != nil {
+		d = listDigest(l) // what the page says, known without reading its bytes
+	} else {
+		d = digestOf(data)
+	}
+	return result(t, res.Status, data, d, res.ErrorCode != ""), res.Release
 }
 
 // decodeArguments reads the arguments of a call the SDK read: a JSON
@@ -301,17 +317,21 @@ func stub(ctx context.Context, method string) *http.Request {
 // text renders an argument as a parameter value: a string as itself,
 // anything else as its JSON.
 func text(v json.RawMessage) string {
+	t := bytes.TrimSpace(v)
+	if len(t) > 0 && t[0] != '"' && string(t) != "null" {
+		return string(t) // not a string: decoding it would only fail
+	}
 	var s string
 	if json.Unmarshal(v, &s) == nil {
 		return s
 	}
-	return string(bytes.TrimSpace(v))
+	return string(t)
 }
 
 // result is a tool's answer: the operation's JSON as structured content and
-// a short text; an error is a tool error carrying the spec's error object.
-func result(t *tool, status int, data []byte, isError bool) *sdk.CallToolResult {
-	d := digestOf(data)
+// a short text made from its digest; an error is a tool error carrying the
+// spec's error object.
+func result(t *tool, status int, data []byte, d *digest, isError bool) *sdk.CallToolResult {
 	res := &sdk.CallToolResult{StructuredContent: json.RawMessage(data), IsError: isError,
 		Content: []sdk.Content{&sdk.TextContent{Text: summarize(t, status, d)}}}
 	if !isError {

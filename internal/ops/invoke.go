@@ -45,7 +45,8 @@ type Invocation struct {
 	// Header receives the headers REST answers the operation with:
 	// Content-Type, Content-Length, the rate window, Retry-After,
 	// WWW-Authenticate. REST passes its response's; another front a map of
-	// its own, which the strict check reads.
+	// its own, which the strict check reads, or nil when nothing reads
+	// them (MCP without the strict check).
 	Header http.Header
 	// TooLarge, when set, refuses the call once its credential is known,
 	// without counting it: a declared body over its cap.
@@ -92,6 +93,18 @@ type Result struct {
 	// (sim.Engine.ParkWait) and calls Resume.
 	Parked bool
 	body   wire.Body
+	list   ListFacts // the facts of a list page of assets (isList)
+	isList bool
+}
+
+// List is what the body says besides its items when it is a list page of
+// assets (listAssetsPage): a tool result reads it there rather than from
+// the bytes. Nil for any other body.
+func (r *Result) List() *ListFacts {
+	if !r.isList {
+		return nil
+	}
+	return &r.list
 }
 
 // Body is the JSON body, with its final newline.
@@ -129,7 +142,7 @@ func Invoke(env *front.Env, in *Invocation) *Result {
 	if err == nil && in.TooLarge == nil {
 		err = admit(env, in, &res.Pass)
 	}
-	if res.Pass.Authenticated() {
+	if res.Pass.Authenticated() && in.Header != nil {
 		front.SetRateHeaders(in.Header, res.Pass.Rate)
 	}
 	if in.Admitted != nil {
@@ -177,17 +190,24 @@ func finish(env *front.Env, in *Invocation, res *Result, err error) *Result {
 		case problem.EINTERNAL:
 			env.Log.Error("internal error", "request_id", in.RequestID, "front", in.Front, "operation", in.Op, "err", err)
 		case problem.ERATELIMIT:
-			front.SetHeader(in.Header, "Retry-After", strconv.Itoa(int(res.Pass.Rate.RetryAfter/time.Second)))
+			if in.Header != nil {
+				front.SetHeader(in.Header, "Retry-After", strconv.Itoa(int(res.Pass.Rate.RetryAfter/time.Second)))
+			}
 		}
-		if c := front.Challenge(in.Authorization, err); c != "" {
+		if c := front.Challenge(in.Authorization, err); c != "" && in.Header != nil {
 			in.Header.Set("WWW-Authenticate", c)
 		}
 		res.ErrorCode = e.Code
 		status, body = wire.ErrorOf(err)
 	}
 	res.Status = status
-	var ok bool
-	if res.body, ok = wire.Marshal(body); !ok {
+	ok := true
+	if p, isPage := body.(listPage); isPage {
+		res.list, res.isList, res.body = ListFacts{IDs: p.ids, More: p.more}, true, wire.PageBody(p.RawJSON)
+	} else {
+		res.body, ok = wire.Marshal(body)
+	}
+	if !ok {
 		res.Status, res.ErrorCode = http.StatusInternalServerError, "internal_error"
 	}
 	setBodyHeaders(in.Header, res)
@@ -243,6 +263,9 @@ func peekModality(r *http.Request) string {
 }
 
 func setBodyHeaders(h http.Header, res *Result) {
+	if h == nil {
+		return
+	}
 	vals := []string{"application/json", strconv.Itoa(len(res.body.Bytes()))} // one array for both
 	h["Content-Type"], h["Content-Length"] = vals[0:1:1], vals[1:2:2]
 }
@@ -295,6 +318,7 @@ func check(env *front.Env, in *Invocation, res *Result) {
 	}
 	env.Log.Error("response breaks openapi.json", "request_id", in.RequestID, "front", in.Front, "operation", res.Operation, "status", res.Status, "err", verr)
 	res.body.Release()
+	res.list, res.isList = ListFacts{}, false
 	res.body, _ = wire.Marshal(wire.ErrorBody{Error: wire.ErrorObject{Code: "response_validation_failed",
 		Message: "The mock's response breaks openapi.json (strict mode): " + verr.Error(),
 		Details: map[string]any{"operation": res.Operation, "status": res.Status}}})

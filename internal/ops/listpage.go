@@ -78,5 +78,21 @@ func listAssetsPage(c *Call, q sim.AssetQuery) (int, any, error) {
 		out = strconv.AppendUint(out, ids[len(ids)-1], 10)
 	}
 	out = append(out, "}\n"...)
-	return http.StatusOK, wire.RawJSON(out), nil
+	return http.StatusOK, listPage{RawJSON: out, ids: ids, more: more}, nil
+}
+
+// listPage is a list page of assets with what a tool result reads of it
+// (ListFacts): Invoke takes the page as the body, and keeps the facts.
+type listPage struct {
+	wire.RawJSON
+	ids  []uint64
+	more bool
+}
+
+// ListFacts are what a list page of assets says besides the assets: the
+// ids of its items, in order, and whether more follow (has_more; then
+// next_cursor is the last id).
+type ListFacts struct {
+	IDs  []uint64
+	More bool
 }

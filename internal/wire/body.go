@@ -18,6 +18,9 @@ type Body struct {
 
 var bodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
+// PageBody is a list page's buffer as a body, taken as it is.
+func PageBody(raw RawJSON) Body { return Body{data: raw, page: true} }
+
 // internalError is the body of a value that cannot be encoded.
 var internalError = []byte(`{"error":{"code":"internal_error","message":"Internal server error."}}` + "\n")
 
@@ -25,7 +28,7 @@ var internalError = []byte(`{"error":{"code":"internal_error","message":"Interna
 // value that cannot be encoded gives the internal error's body and ok false.
 func Marshal(v any) (b Body, ok bool) {
 	if raw, isRaw := v.(RawJSON); isRaw {
-		return Body{data: raw, page: true}, true
+		return PageBody(raw), true
 	}
 	buf := bodies.Get().(*bytes.Buffer)
 	buf.Reset()
