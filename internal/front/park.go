@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -185,7 +186,9 @@ func (p *parked) end() {
 // here as net/http writes it; a request that cannot park waits as before).
 func (w *Writer) CanPark(r *http.Request) bool {
 	env := w.env
-	if env.Parking == nil || r.Method != http.MethodGet || r.TLS != nil || r.ProtoMajor != 1 || r.ProtoMinor != 1 || env.Stop.Err() != nil {
+	// Only a read that names a wait may wait: the others (a list page)
+	// take no park with them.
+	if env.Parking == nil || r.Method != http.MethodGet || !strings.Contains(r.URL.RawQuery, "wait_seconds") || r.TLS != nil || r.ProtoMajor != 1 || r.ProtoMinor != 1 || env.Stop.Err() != nil {
 		return false
 	}
 	if srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server); srv != env.Parking.Server {

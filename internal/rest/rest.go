@@ -123,9 +123,13 @@ func (f *Front) answer(w *front.Writer, in *ops.Invocation, res *ops.Result, pk 
 	defer res.Release()
 	if res.Parked {
 		first := &ops.Result{Pass: res.Pass}
-		w.Park(in.Request, pk, func(w *front.Writer, r *http.Request) {
-			in.Request = r
-			f.answer(w, in, ops.Resume(f.env, in, first), pk)
+		// A copy waits: the invocation of a call that is not parked stays
+		// on the caller's stack.
+		held := new(ops.Invocation)
+		*held = *in
+		w.Park(held.Request, pk, func(w *front.Writer, r *http.Request) {
+			held.Request = r
+			f.answer(w, held, ops.Resume(f.env, held, first), pk)
 		})
 		return
 	}
