@@ -24,11 +24,7 @@ var updateWire = flag.Bool("update-wire", false, "rewrite testdata/mcp_list_page
 // not change the wire.
 func TestMCPListPageWire(t *testing.T) {
 	dir := t.TempDir()
-	fix := dir + "/bench.json"
-	os.WriteFile(fix, []byte(`{"extends": "default",
-  "plans": {"bench": {"rate_limit_per_minute": 1000000000, "publishing_allowed": true}},
-  "workspaces": [{"name": "Bench", "plan": "bench", "credits": 1000000000,
-    "api_keys": [{"token": "mk_test_bench", "scopes": ["read"]}], "assets": {"count": 60}}]}`), 0o600)
+	fix := benchLibrary(t, dir, 60, "read")
 	srv, err := mediamock.New(mediamock.Options{DBPath: dir + "/state.db", FixturesPath: fix, Clock: mediamock.ClockManual, NoListener: true})
 	require.NoError(t, err)
 	defer srv.Close()
