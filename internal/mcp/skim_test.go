@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,9 +13,9 @@ import (
 	"github.com/mediamock/mediamock/internal/ops"
 )
 
-// skimSeeds are documents of every shape a tool's result takes, and the
-// ones the skimmer leaves to encoding/json.
-var skimSeeds = []string{
+// resultShapes are documents of every shape a tool's result takes (and
+// two that are not JSON objects).
+var resultShapes = []string{
 	`{"object":"list","data":[{"id":3,"object":"asset","status":"completed"},{"id":2},{"slug":"neon-glow"}],"has_more":true,"next_cursor":2}`,
 	`{"object":"list","data":[],"has_more":false}`,
 	`{"object":"generation","status":"queued","assets":[{"id":10061,"kind":"image","status":"queued","url":null}],"credits_charged":6,"credits_balance":994,"covered_by_monthly_gift":false}`,
@@ -31,6 +32,11 @@ var skimSeeds = []string{
 	`{"assets":[]}`,
 	`[1,2]`,
 	`not json`,
+}
+
+// skimSeeds are resultShapes and the documents the skimmer leaves to
+// encoding/json.
+var skimSeeds = append(slices.Clone(resultShapes),
 	``,
 	`{}`,
 	`{"object":"list"} x`,
@@ -47,9 +53,9 @@ var skimSeeds = []string{
 	`{"object":01}`,
 	`{"object":1.}`,
 	`{"object":"\x"}`,
-	`{"object":"` + "\x01" + `"}`,
+	`{"object":"`+"\x01"+`"}`,
 	`{"object":tru}`,
-	`{"object":"caf` + "\xff" + `"}`,
+	`{"object":"caf`+"\xff"+`"}`,
 	`{"kind":"image","status":"completed","covered_by_monthly_gift":true,"unknown":{"deep":[{"id":1}]}}`,
 	`{"has_more":true,"next_cursor":"c1","data":[{"id":1,"slug":"s"},{"slug":"t","id":null}]}`,
 	`{"x":[{"b":[[],{}]},1,{"c":{"d":[true,{"e":"f"}]}}],"object":"list"}`,
@@ -61,7 +67,7 @@ var skimSeeds = []string{
 	`{"x":[}`,
 	`{"x":{]}`,
 	`{"x":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}`,
-}
+)
 
 // FuzzSkimDigest holds the skimmer's digest equal to encoding/json's,
 // whenever the skimmer reads a document rather than leaving it.

@@ -14,22 +14,8 @@ import (
 // digest equal to those of a full decode into maps (the reference kept
 // below), for each shape of result.
 func TestDigestSummaryMatchesMaps(t *testing.T) {
-	samples := []string{
-		`{"object":"list","data":[{"id":3,"object":"asset","status":"completed"},{"id":2},{"slug":"neon-glow"}],"has_more":true,"next_cursor":2}`,
-		`{"object":"list","data":[],"has_more":false}`,
-		`{"object":"generation","status":"queued","assets":[{"id":10061,"kind":"image","status":"queued","url":null}],"credits_charged":6,"credits_balance":994,"covered_by_monthly_gift":false}`,
-		`{"object":"generation","status":"completed","assets":[{"id":7,"kind":"video","status":"completed","url":"http://x/files/7.mp4","mime_type":"video/mp4"},{"id":8,"kind":"image","status":"failed"}],"credits_charged":0,"covered_by_monthly_gift":true}`,
-		`{"error":{"code":"insufficient_credits","message":"Not enough credits.","details":{"needed":5}}}`,
-		`{"object":"account","workspace_name":"Acme Studio","plan":"pro","credits_balance":1200.5}`,
-		`{"object":"encore_creation","id":4,"status":"completed","effect":"neon-glow","video":{"url":"http://x/files/4.mp4"},"credits_charged":3}`,
-		`{"object":"encore_creation","id":5,"status":"queued","effect":"neon-glow","video":null,"url":null}`,
-		`{"object":"publication","id":9,"status":"published","share_url":"https://tiktok.example/9","kind":null}`,
-		`{"object":"asset","id":1e3,"url":"http://x/files/1000.png"}`,
-		`[1,2]`,
-		`not json`,
-	}
 	tl := &tool{def: &sdk.Tool{Title: "A tool"}}
-	for _, s := range samples {
+	for _, s := range resultShapes {
 		var v any
 		_ = json.Unmarshal([]byte(s), &v)
 		d := digestOf([]byte(s))
