@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mediamock/mediamock/fixtures"
-	"github.com/mediamock/mediamock/internal/world"
 	"github.com/mediamock/mediamock/sim"
 )
 
@@ -139,7 +138,7 @@ func loadWorld(o Options) (*fixtures.World, error) {
 	if o.World != nil {
 		return o.World, nil
 	}
-	return world.Load(o.FixturesPath, o.Seed, o.Stop)
+	return fixtures.LoadUntil(o.FixturesPath, o.Seed, o.Stop)
 }
 
 // memoryHost is the host of a server without a listener.

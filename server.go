@@ -45,7 +45,7 @@ import (
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/metrics"
-	"github.com/mediamock/mediamock/internal/mux"
+	"github.com/mediamock/mediamock/internal/router"
 	"github.com/mediamock/mediamock/internal/ops"
 	"github.com/mediamock/mediamock/internal/tlsca"
 	"github.com/mediamock/mediamock/sim"
@@ -59,7 +59,7 @@ type Server struct {
 	opts   Options
 	eng    *sim.Engine
 	env    *front.Env
-	fronts *mux.Fronts
+	fronts *router.Fronts
 	log    *slog.Logger
 
 	httpSrv *http.Server
@@ -191,7 +191,7 @@ func New(o Options) (*Server, error) {
 	}
 	s.eng.SetOwnFiles(s.env.OwnFile)
 	s.Controls = Controls{env: s.env}
-	s.fronts = mux.New(s.env, mux.Config{Service: OpenAPIDocument, Control: ControlDocument, LoadControl: loadControl,
+	s.fronts = router.New(s.env, router.Config{Service: OpenAPIDocument, Control: ControlDocument, LoadControl: loadControl,
 		CAPath: CAPath, OAuthApprove: o.OAuthApprove})
 	s.driver.Add(1)
 	go func() {

@@ -1,11 +1,12 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/mediamock/mediamock/fixtures"
 )
 
 // Bulk writes replace the whole state: seeding from the fixtures (at first
@@ -46,8 +47,8 @@ import (
 // records in one ordinary write.
 
 // ErrStopped is returned by Open when Config.Stop closed before the seed
-// was complete.
-var ErrStopped = errors.New("stopped before the state was complete; the next start seeds it again")
+// was complete; the fixtures' loader gives up with the same error.
+var ErrStopped = fixtures.ErrStopped
 
 // bulkBatch is how many records a bulk write puts in one transaction.
 const bulkBatch = 4096

@@ -1,9 +1,9 @@
-// Package mux sends each request of a server, through the edge (request
+// Package router sends each request of a server, through the edge (request
 // id, body cap, panic recovery, journal: front.Env.Serve), to the front
 // that serves its path: the local certificate authority, the dashboard,
 // the control API, the authorization server, the MCP server or the REST
 // API.
-package mux
+package router
 
 import (
 	"bytes"
