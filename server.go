@@ -45,8 +45,8 @@ import (
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/metrics"
-	"github.com/mediamock/mediamock/internal/router"
 	"github.com/mediamock/mediamock/internal/ops"
+	"github.com/mediamock/mediamock/internal/router"
 	"github.com/mediamock/mediamock/internal/tlsca"
 	"github.com/mediamock/mediamock/sim"
 )
