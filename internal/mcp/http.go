@@ -140,7 +140,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 	if err := f.env.Identify(w, r.Header.Get("Authorization"), gate.ResourceMCP); err != nil {
 		// An MCP client finds the authorization server from here (RFC
 		// 9728, the MCP authorization specification).
-		w.Header().Set("WWW-Authenticate", front.Challenge(r.Header.Get("Authorization"), err)+
+		w.Header().Set("WWW-Authenticate", gate.Challenge(r.Header.Get("Authorization"), err)+
 			`, resource_metadata="`+oauth.ResourceMetadataURL(f.env.View(r).Base)+`"`)
 		front.WriteError(w, err)
 		return
@@ -332,7 +332,7 @@ func (x *exchange) rate(d sim.RateDecision) {
 		return
 	}
 	x.window = &d
-	front.SetRateHeaders(x.w.Header(), d)
+	wire.SetRateHeaders(x.w.Header(), d)
 }
 
 // note records a tool call for the request's journal entry.

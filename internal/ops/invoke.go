@@ -143,7 +143,7 @@ func Invoke(env *front.Env, in *Invocation) *Result {
 		err = admit(env, in, &res.Pass)
 	}
 	if res.Pass.Authenticated() && in.Header != nil {
-		front.SetRateHeaders(in.Header, res.Pass.Rate)
+		wire.SetRateHeaders(in.Header, res.Pass.Rate)
 	}
 	if in.Admitted != nil {
 		in.Admitted(res.Pass)
@@ -191,10 +191,10 @@ func finish(env *front.Env, in *Invocation, res *Result, err error) *Result {
 			env.Log.Error("internal error", "request_id", in.RequestID, "front", in.Front, "operation", in.Op, "err", err)
 		case problem.ERATELIMIT:
 			if in.Header != nil {
-				front.SetHeader(in.Header, "Retry-After", strconv.Itoa(int(res.Pass.Rate.RetryAfter/time.Second)))
+				wire.SetHeader(in.Header, "Retry-After", strconv.Itoa(int(res.Pass.Rate.RetryAfter/time.Second)))
 			}
 		}
-		if c := front.Challenge(in.Authorization, err); c != "" && in.Header != nil {
+		if c := gate.Challenge(in.Authorization, err); c != "" && in.Header != nil {
 			in.Header.Set("WWW-Authenticate", c)
 		}
 		res.ErrorCode = e.Code

@@ -130,7 +130,7 @@ func TestRouterAnswers(t *testing.T) {
 			assert.Equal(t, tt.status, rec.Code, "%s", rec.Body)
 			assert.Equal(t, tt.code, errorCode(t, rec))
 			for k, v := range tt.header {
-				assert.Equal(t, v, front.HeaderValue(rec.Header(), k), k)
+				assert.Equal(t, v, wire.HeaderValue(rec.Header(), k), k)
 			}
 		})
 	}
