@@ -173,10 +173,10 @@ func New(o Options) (*Server, error) {
 		s.removeTemp()
 		return nil, err
 	}
-	s.env = &front.Env{Eng: s.eng, Gate: gate.New(s.eng), Rules: rules, API: api,
-		Journal: journal.New(o.JournalSize, o.JournalBodyBytes), Coverage: &journal.Counts{FaultKinds: fault.RequestKinds}, Log: log,
-		WallClock: o.WallClock, Stop: s.stop, Sleep: sleep, PublicURL: o.PublicURL, MaxBodyBytes: o.MaxBodyBytes,
-		Strict: o.Strict, Evolve: o.Evolve, ControlToken: o.ControlToken, Start: resetStart, Operations: operations(api),
+	s.env = &front.Env{Env: ops.Env{Eng: s.eng, Gate: gate.New(s.eng), Rules: rules, API: api,
+		Coverage: &journal.Counts{FaultKinds: fault.RequestKinds}, Log: log, Stop: s.stop, Sleep: sleep, MaxBodyBytes: o.MaxBodyBytes, Strict: o.Strict},
+		Journal: journal.New(o.JournalSize, o.JournalBodyBytes), WallClock: o.WallClock, PublicURL: o.PublicURL,
+		Evolve: o.Evolve, ControlToken: o.ControlToken, Start: resetStart, Operations: operations(api),
 		AllowedHosts: allowedHosts(o), MaxSandboxes: o.MaxSandboxes,
 		MaxMCPSessions: o.MaxMCPSessions, MaxMCPWorkspaceSessions: o.MaxMCPWorkspaceSessions, MCPMaxWait: o.MCPMaxWait,
 		Journals: journal.NewRings(min(o.JournalSize, SandboxJournalSize), o.JournalBodyBytes)}
@@ -190,6 +190,7 @@ func New(o Options) (*Server, error) {
 		return nil, err
 	}
 	s.eng.SetOwnFiles(s.env.OwnFile)
+	s.env.OwnFileURL = s.env.IsOwnFile
 	s.Controls = Controls{env: s.env}
 	s.fronts = router.New(s.env, router.Config{Service: OpenAPIDocument, Control: ControlDocument, LoadControl: loadControl,
 		CAPath: CAPath, OAuthApprove: o.OAuthApprove})

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/internal/ops"
 	"github.com/mediamock/mediamock/internal/simtest"
 )
 
@@ -38,8 +39,8 @@ func (l *lockedBuffer) String() string {
 func TestPanicBecomesErrorObjectAndLogLine(t *testing.T) {
 	var logs lockedBuffer
 	eng := simtest.Open(t)
-	env := &Env{Eng: eng, Log: slog.New(slog.NewTextHandler(&logs, nil)), WallClock: time.Now, Stop: context.Background(),
-		Coverage: &journal.Counts{}, MaxBodyBytes: 1 << 20}
+	env := &Env{Env: ops.Env{Eng: eng, Log: slog.New(slog.NewTextHandler(&logs, nil)), Stop: context.Background(),
+		Coverage: &journal.Counts{}, MaxBodyBytes: 1 << 20}, WallClock: time.Now}
 	rec := httptest.NewRecorder()
 	door := Door{Front: "rest", Journaled: true}
 	env.Serve(rec, httptest.NewRequest("GET", "/boom", nil), door, func(*Writer, *http.Request) { panic("kaboom") })

@@ -5,41 +5,30 @@
 package front
 
 import (
-	"context"
-	"log/slog"
 	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/fault"
-	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/metrics"
+	"github.com/mediamock/mediamock/internal/ops"
 	"github.com/mediamock/mediamock/internal/problem"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
 
-// Env is what the fronts of one server share.
+// Env is what the fronts of one server share: the pipeline's environment
+// (ops.Env: the engine, the gate, the contract, the fault rules, the
+// coverage, ...) and what the edge and the control plane keep beside it.
 type Env struct {
-	Eng  *sim.Engine
-	Gate *gate.Gate
-	// Rules are the fault rules of every scope.
-	Rules    *fault.Set
-	API      *contract.Contract // openapi.json
-	Journal  *journal.Journal   // nil when off
-	Coverage *journal.Counts
+	ops.Env
+	Journal *journal.Journal // nil when off
 	// Metrics count every request that passed the edge; nil counts none.
 	Metrics *metrics.Metrics
-	Log     *slog.Logger
 	// WallClock reads wall time, for latencies and journal times.
 	WallClock func() time.Time
-	// Stop ends when shutdown begins: long polls answer at once.
-	Stop context.Context
-	// Sleep waits wall time, for injected latency.
-	Sleep func(context.Context, time.Duration)
 	// PublicURL is the base of the addresses handed out; "" uses the
 	// address the client reached the server with when its Host is a name
 	// the server answers to (named), else ListenURL.
@@ -49,12 +38,9 @@ type Env struct {
 	// the control API and appear in the addresses handed out.
 	AllowedHosts []string
 	// Exposed is true when the listener is not on a loopback address.
-	Exposed      bool
-	MaxBodyBytes int64
-	tooLarge     sync.Once
-	tooLargeErr  error
-	// Strict validates every response of the service's operations.
-	Strict bool
+	Exposed     bool
+	tooLarge    sync.Once
+	tooLargeErr error
 	// Evolve is the standing evolve mode (--evolve): every answer of the
 	// service's operations evolves, whatever the fault rules, unless a
 	// rule or a Mock-Fault header of kind evolve gives its own parameters.
@@ -82,17 +68,7 @@ type Env struct {
 	// it once answered (see Writer.Park). Nil: they wait where they are.
 	Parking *Parking
 
-	// Rendered keeps the JSON of final assets for list pages.
-	Rendered wire.Rendered
-
 	reqSeq atomic.Uint64
-}
-
-// UntilStop is ctx, ended too when the server begins to shut down.
-func (env *Env) UntilStop(ctx context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(ctx)
-	stop := context.AfterFunc(env.Stop, cancel)
-	return ctx, func() { stop(); cancel() }
 }
 
 // View renders engine records for a request: links are built from the

@@ -3,7 +3,6 @@ package front
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/tls"
@@ -201,20 +200,6 @@ func (w *Writer) PickFault(p fault.Stage, req fault.Request) *fault.Hit {
 	}
 	w.Met(h)
 	return h
-}
-
-// Delay waits the latency a hit of kind latency draws (nil: none), until
-// ctx ends or the server begins to stop, and returns it: every injected
-// latency is applied here.
-func (env *Env) Delay(ctx context.Context, h *fault.Hit) time.Duration {
-	if h == nil {
-		return 0
-	}
-	d := h.LatencyOf()
-	ctx, cancel := env.UntilStop(ctx)
-	env.Sleep(ctx, d)
-	cancel()
-	return d
 }
 
 // decideFaults draws the answer's latency and delivery faults, once, when

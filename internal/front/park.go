@@ -151,11 +151,14 @@ func (p *Parking) giveBack(c net.Conn) {
 
 // parked is a long poll whose wait is parked.
 type parked struct {
-	env  *Env
-	w    *Writer
-	r    *http.Request // as served again: its context ends when the client goes
+	env *Env
+	w   *Writer
+	r   *http.Request // the request, for the edge's journal
+	// ctx is the front's context of the call, as served again: it ends
+	// when the client goes.
+	ctx  context.Context
 	pk   *sim.Park
-	next func(*Writer, *http.Request)
+	next func(*Writer, context.Context)
 	// inline is set when the connection could not be taken from net/http
 	// (HTTP/2, TLS, a writer that cannot be hijacked): the poll waits on
 	// the goroutine that serves it, as without parking.
@@ -201,19 +204,20 @@ func (w *Writer) CanPark(r *http.Request) bool {
 	return ok
 }
 
-// Park takes over a request whose wait was parked in pk (sim.ErrParked):
-// next serves it again, with the request as it then is, once there is
-// something to look at; it may park it again. The caller returns at once.
-// A request parked on a connection that can be taken from net/http waits
-// without its goroutine; any other waits here.
-func (w *Writer) Park(r *http.Request, pk *sim.Park, next func(*Writer, *http.Request)) {
+// Park takes over a request whose wait was parked in pk (sim.ErrParked);
+// ctx is the context the front served it with (sim.WithPark's). next
+// serves it again, with that context as it then is (it ends when the
+// client goes), once there is something to look at; it may park it again.
+// The caller returns at once. A request parked on a connection that can be
+// taken from net/http waits without its goroutine; any other waits here.
+func (w *Writer) Park(ctx context.Context, pk *sim.Park, next func(*Writer, context.Context)) {
 	if p := w.park; p != nil { // parked again while served again
 		p.next = next
 		return
 	}
-	p := &parked{env: w.env, w: w, r: r, pk: pk, next: next}
+	p := &parked{env: w.env, w: w, r: w.req, ctx: ctx, pk: pk, next: next}
 	w.park = p
-	if p.detach(r) {
+	if p.detach() {
 		return
 	}
 	p.inline = true
@@ -221,15 +225,15 @@ func (w *Writer) Park(r *http.Request, pk *sim.Park, next func(*Writer, *http.Re
 		next := p.next
 		p.next = nil
 		p.waitOnce()
-		next(w, p.r)
+		next(w, p.ctx)
 	}
 	w.park = nil
 	pk.End()
 }
 
 // detach takes the connection from net/http and starts the poll's waiter.
-func (p *parked) detach(r *http.Request) bool {
-	pg := p.env.Parking
+func (p *parked) detach() bool {
+	pg, r := p.env.Parking, p.r
 	if pg == nil || r.TLS != nil || r.ProtoMajor != 1 || r.ProtoMinor != 1 {
 		return false
 	}
@@ -246,9 +250,10 @@ func (p *parked) detach(r *http.Request) bool {
 		ahead, _ := buf.Reader.Peek(n)
 		p.ahead = bytes.Clone(ahead)
 	}
-	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	ctx, cancel := context.WithCancel(context.WithoutCancel(p.ctx))
 	p.parking, p.conn, p.cancel = pg, conn, cancel
 	p.cw = &connWriter{conn: conn, h: h}
+	p.ctx = ctx
 	p.r = r.WithContext(ctx)
 	p.w.ResponseWriter, p.w.req = p.cw, p.r
 	p.reading = make(chan struct{})
@@ -277,7 +282,7 @@ func (p *parked) watch() {
 
 // waitOnce waits until the parked wait has something to look at.
 func (p *parked) waitOnce() {
-	ctx, cancel := p.env.UntilStop(p.r.Context())
+	ctx, cancel := p.env.UntilStop(p.ctx)
 	defer cancel()
 	if until := p.pk.Until(); !until.IsZero() {
 		var stop context.CancelFunc
@@ -301,7 +306,7 @@ func (p *parked) wait() {
 	}()
 	next := p.next
 	p.next = nil
-	next(p.w, p.r)
+	next(p.w, p.ctx)
 	if p.next != nil {
 		go p.wait() // parked again: waits on a fresh stack
 		return

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mediamock/mediamock/fixtures"
 	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/internal/ops"
 	"github.com/mediamock/mediamock/internal/simtest"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -32,7 +33,7 @@ func within(s, of string) bool {
 // the root, measures the heap that costs).
 func TestRecordKeepsCappedCopies(t *testing.T) {
 	eng := simtest.Open(t)
-	env := &Env{Eng: eng, WallClock: time.Now, Journal: journal.New(10, 64), Journals: journal.NewRings(10, 64)}
+	env := &Env{Env: ops.Env{Eng: eng}, WallClock: time.Now, Journal: journal.New(10, 64), Journals: journal.NewRings(10, 64)}
 
 	line := "GET /api/v1/assets?q=" + strings.Repeat("q", 4*journal.MaxString) + " " + strings.Repeat("m", 2*journal.MaxString)
 	brew := "BREW" + line[3:]
@@ -84,7 +85,7 @@ func BenchmarkRecord(b *testing.B) {
 		Clock: sim.NewClock(sim.ClockManual, sim.DefaultEpoch, nil)})
 	require.NoError(b, err)
 	b.Cleanup(func() { eng.Close() })
-	env := &Env{Eng: eng, WallClock: time.Now, Journal: journal.New(500, 1024), Journals: journal.NewRings(100, 1024)}
+	env := &Env{Env: ops.Env{Eng: eng}, WallClock: time.Now, Journal: journal.New(500, 1024), Journals: journal.NewRings(100, 1024)}
 	body := []byte(`{"modality":"image","model_id":"imagen-4","prompt":"a benchmark of lighthouses at dusk"}`)
 	b.ReportAllocs()
 	for b.Loop() {

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"unicode"
@@ -138,7 +140,7 @@ func (c *Control) call(ctx context.Context, t *tool, raw json.RawMessage, who co
 		}
 		capSeconds(args, "timeout", c.env.MCPMaxWait, true)
 	}
-	r, _, _, violations, err := t.request(ctx, args, nil, bad)
+	r, violations, err := t.controlRequest(ctx, args, bad)
 	if err == nil && len(violations) > 0 {
 		err = sim.InvalidError(violations)
 	}
@@ -202,4 +204,88 @@ func (r *recorder) Write(b []byte) (int, error) {
 		r.status = http.StatusOK
 	}
 	return r.body.Write(b)
+}
+
+// controlRequest builds the control API's HTTP request of a control tool's
+// arguments: path parameters into the path, query parameters into the
+// query string, the other arguments into the JSON body. It returns the
+// violations only a tool can commit (a missing path parameter, an unknown
+// argument of a tool without a body). (The service's tools make no
+// request: their arguments are the operation's input, ops.Invocation.)
+func (t *tool) controlRequest(ctx context.Context, args map[string]json.RawMessage, bad bool) (*http.Request, []sim.Violation, error) {
+	if bad {
+		return nil, nil, sim.InvalidError([]sim.Violation{{In: "arguments", Reason: "the arguments must be a JSON object"}})
+	}
+	var violations []sim.Violation
+	path := t.path
+	for _, name := range t.args.Path {
+		v, ok := args[name]
+		delete(args, name)
+		if !ok || string(v) == "null" {
+			violations = append(violations, sim.Violation{In: "path", Field: name, Reason: "is required"})
+			v = json.RawMessage("1") // a valid stand-in: the violation says it all
+		}
+		path = strings.Replace(path, "{"+name+"}", url.PathEscape(text(v)), 1)
+	}
+	query := url.Values{}
+	for _, name := range t.args.Query {
+		if v, ok := args[name]; ok {
+			delete(args, name)
+			if string(v) != "null" {
+				query.Set(name, text(v))
+			}
+		}
+	}
+	var body []byte
+	switch {
+	case t.args.Body && (len(args) > 0 || t.args.BodyRequired):
+		body = objectOf(args)
+	case !t.args.Body:
+		for _, name := range slices.Sorted(maps.Keys(args)) {
+			violations = append(violations, sim.Violation{In: "arguments", Field: name, Reason: "unknown field", Allowed: t.names})
+		}
+	}
+	target := path
+	if len(query) > 0 {
+		target += "?" + query.Encode()
+	}
+	var r *http.Request
+	var err error
+	if body != nil {
+		r, err = http.NewRequestWithContext(ctx, t.method, target, bytes.NewReader(body))
+		if err == nil {
+			r.Header.Set("Content-Type", "application/json")
+		}
+	} else {
+		r, err = http.NewRequestWithContext(ctx, t.method, target, nil)
+	}
+	if err != nil {
+		return nil, nil, sim.InvalidError([]sim.Violation{{In: "arguments", Reason: err.Error()}})
+	}
+	return r, violations, nil
+}
+
+// objectOf writes arguments as a JSON object, keys sorted and values as
+// sent.
+func objectOf(args map[string]json.RawMessage) []byte {
+	keys := slices.Sorted(maps.Keys(args))
+	size := 2
+	for _, k := range keys {
+		size += len(k) + 8 + len(args[k])
+	}
+	buf := make([]byte, 0, size)
+	buf = append(buf, '{')
+	for i, k := range keys {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		name, _ := json.Marshal(k)
+		buf = append(append(buf, name...), ':')
+		if v := bytes.TrimSpace(args[k]); len(v) > 0 {
+			buf = append(buf, v...)
+		} else {
+			buf = append(buf, "null"...)
+		}
+	}
+	return append(buf, '}')
 }

@@ -27,7 +27,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/ops"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -75,6 +77,10 @@ type Front struct {
 	// events keep what sessions' streams sent, for resumption.
 	events *sdk.MemoryEventStore
 
+	// offEdge are the faults of a call no HTTP request carries (over
+	// stdio): the rules of its scope, for MCP.
+	offEdge *ops.RuleFaults
+
 	sessions atomic.Uint64
 	book     sessionBook
 	decodes  atomic.Uint64 // the POST bodies decoded (Decodes)
@@ -86,7 +92,7 @@ const eventStoreBytes = 4 << 20
 
 // New returns the MCP front of a server.
 func New(env *front.Env) (*Front, error) {
-	f := &Front{env: env}
+	f := &Front{env: env, offEdge: &ops.RuleFaults{Rules: env.Rules, Class: fault.MCP}}
 	var err error
 	if f.tools, err = buildTools(env.API); err != nil {
 		return nil, err

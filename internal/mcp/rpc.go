@@ -331,7 +331,7 @@ func sessionless(r *http.Request, m *message) bool {
 // serveCall answers a tool call the front answers itself (answers).
 func (f *Front) serveCall(w *front.Writer, r *http.Request, x *exchange, m *message, stateless bool) {
 	t := f.toolNamed(m.Params.Name)
-	tc := toolCall{tool: t, args: m.Params.Arguments.m, object: m.Params.Arguments.object, drop: w.Abort}
+	tc := toolCall{tool: t, args: m.Params.Arguments.m, drop: w.Abort}
 	var events *eventStream
 	if token := m.progress(); token != nil {
 		events = &eventStream{w: w}

@@ -20,6 +20,7 @@ import (
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
+	"github.com/mediamock/mediamock/internal/ops"
 	"github.com/mediamock/mediamock/internal/simtest"
 )
 
@@ -130,8 +131,8 @@ type rig struct {
 func newRig(t *testing.T) *rig {
 	t.Helper()
 	eng := simtest.Open(t)
-	env := &front.Env{Eng: eng, Gate: gate.New(eng), Rules: fault.NewSet(0), Log: slog.New(slog.DiscardHandler),
-		WallClock: time.Now, Stop: context.Background(), MaxBodyBytes: 1 << 20, ListenURL: root}
+	env := &front.Env{Env: ops.Env{Eng: eng, Gate: gate.New(eng), Rules: fault.NewSet(0), Log: slog.New(slog.DiscardHandler),
+		Stop: context.Background(), MaxBodyBytes: 1 << 20}, WallClock: time.Now, ListenURL: root}
 	return &rig{s: New(env), env: env}
 }
 

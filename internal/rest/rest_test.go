@@ -22,6 +22,7 @@ import (
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/internal/ops"
 	"github.com/mediamock/mediamock/internal/simtest"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
@@ -45,10 +46,10 @@ func newRig(t *testing.T) *rig {
 	api, err := service()
 	require.NoError(t, err)
 	eng := simtest.Open(t)
-	env := &front.Env{Eng: eng, Gate: gate.New(eng), Rules: fault.NewSet(0), API: api,
-		Journal: journal.New(100, 4096), Journals: journal.NewRings(10, 4096), Coverage: &journal.Counts{FaultKinds: fault.Kinds},
-		Log: slog.New(slog.DiscardHandler), WallClock: time.Now, Stop: context.Background(),
-		Sleep: func(context.Context, time.Duration) {}, MaxBodyBytes: 1 << 20, ListenURL: "http://127.0.0.1:9"}
+	env := &front.Env{Env: ops.Env{Eng: eng, Gate: gate.New(eng), Rules: fault.NewSet(0), API: api,
+		Coverage: &journal.Counts{FaultKinds: fault.Kinds}, Log: slog.New(slog.DiscardHandler), Stop: context.Background(),
+		Sleep: func(context.Context, time.Duration) {}, MaxBodyBytes: 1 << 20},
+		Journal: journal.New(100, 4096), Journals: journal.NewRings(10, 4096), WallClock: time.Now, ListenURL: "http://127.0.0.1:9"}
 	return &rig{f: New(env, spec.OpenAPI), env: env}
 }
 
