@@ -198,7 +198,10 @@ func (t *tool) input(api *contract.Contract, args map[string]json.RawMessage, ba
 		in.Invalid = sim.InvalidError([]sim.Violation{{In: "arguments", Reason: "the arguments must be a JSON object"}})
 		return
 	}
-	in.Path, in.Query = map[string]string{}, url.Values{}
+	in.Query = url.Values{}
+	if len(t.args.Path) > 0 {
+		in.Path = make(map[string]string, len(t.args.Path))
+	}
 	for _, name := range t.args.Path {
 		v, ok := args[name]
 		delete(args, name)

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/wire"
@@ -38,10 +39,11 @@ type binder struct {
 
 // paramField is a field bound from a path or query parameter.
 type paramField struct {
-	index []int
-	name  string
-	path  bool // a path parameter, else a query one
-	kind  reflect.Kind
+	index  []int
+	offset uintptr // from the input's start
+	name   string
+	path   bool // a path parameter, else a query one
+	kind   reflect.Kind
 }
 
 // objectPlan binds a JSON object into a struct, by the fields' json names.
@@ -74,6 +76,15 @@ func binderOf[In any]() *binder {
 	b.walk(t, nil, plan)
 	if len(plan.fields) > 0 {
 		b.body = plan
+	}
+	for i := range b.params {
+		p := &b.params[i]
+		st := t
+		for _, j := range p.index {
+			f := st.Field(j)
+			p.offset += f.Offset
+			st = f.Type
+		}
 	}
 	return b
 }
@@ -273,21 +284,9 @@ func (p *objectPlan) bind(v reflect.Value, m map[string]any) error {
 
 // bind fills in (a pointer to the input) from the call's input.
 func (b *binder) bind(in any, input *contract.Input) error {
-	if input == nil {
-		return nil
-	}
-	v := reflect.ValueOf(in).Elem()
-	for _, p := range b.params {
-		var s string
-		if p.path {
-			s = input.Path[p.name]
-		} else {
-			s = input.Query.Get(p.name)
-		}
-		if s != "" {
-			setParam(v.FieldByIndex(p.index), p.kind, s)
-		}
-	}
+	v := reflect.ValueOf(in)
+	b.bindParams(v.UnsafePointer(), input)
+	v = v.Elem()
 	switch x := input.Body.Value.(type) {
 	case *contract.Form:
 		if b.form != nil {
@@ -301,27 +300,59 @@ func (b *binder) bind(in any, input *contract.Input) error {
 	return nil
 }
 
-// setParam sets a parameter the contract validated; a value that does not
-// parse leaves the field at its zero value, the operation's default.
-func setParam(v reflect.Value, kind reflect.Kind, s string) {
-	switch kind {
-	case reflect.String:
-		v.SetString(s)
-	case reflect.Bool:
-		if b, err := strconv.ParseBool(s); err == nil {
-			v.SetBool(b)
+// bindParams sets the parameter fields of the input at p: each is written
+// at its offset, as its kind says, without reflection (an input of
+// parameters alone stays on its caller's stack). A value that does not
+// parse leaves the field at its zero value, the operation's default: the
+// contract validated it.
+func (b *binder) bindParams(p unsafe.Pointer, input *contract.Input) {
+	for i := range b.params {
+		f := &b.params[i]
+		var s string
+		if f.path {
+			s = input.Path[f.name]
+		} else {
+			s = input.Query.Get(f.name)
 		}
-	case reflect.Int, reflect.Int32, reflect.Int64:
-		if n, err := strconv.ParseInt(s, 10, 64); err == nil && !v.OverflowInt(n) {
-			v.SetInt(n)
+		if s == "" {
+			continue
 		}
-	case reflect.Uint, reflect.Uint32, reflect.Uint64:
-		if n, err := strconv.ParseUint(s, 10, 64); err == nil && !v.OverflowUint(n) {
-			v.SetUint(n)
-		}
-	case reflect.Float64:
-		if f, err := strconv.ParseFloat(s, 64); err == nil {
-			v.SetFloat(f)
+		at := unsafe.Add(p, f.offset)
+		switch f.kind {
+		case reflect.String:
+			*(*string)(at) = s
+		case reflect.Bool:
+			if v, err := strconv.ParseBool(s); err == nil {
+				*(*bool)(at) = v
+			}
+		case reflect.Int:
+			if n, err := strconv.ParseInt(s, 10, strconv.IntSize); err == nil {
+				*(*int)(at) = int(n)
+			}
+		case reflect.Int64:
+			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+				*(*int64)(at) = n
+			}
+		case reflect.Int32:
+			if n, err := strconv.ParseInt(s, 10, 32); err == nil {
+				*(*int32)(at) = int32(n)
+			}
+		case reflect.Uint:
+			if n, err := strconv.ParseUint(s, 10, strconv.IntSize); err == nil {
+				*(*uint)(at) = uint(n)
+			}
+		case reflect.Uint64:
+			if n, err := strconv.ParseUint(s, 10, 64); err == nil {
+				*(*uint64)(at) = n
+			}
+		case reflect.Uint32:
+			if n, err := strconv.ParseUint(s, 10, 32); err == nil {
+				*(*uint32)(at) = uint32(n)
+			}
+		case reflect.Float64:
+			if v, err := strconv.ParseFloat(s, 64); err == nil {
+				*(*float64)(at) = v
+			}
 		}
 	}
 }

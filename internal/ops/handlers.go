@@ -61,7 +61,7 @@ func (p page) limit() int {
 	return p.Limit
 }
 
-func getAccount(c *Call, _ *none) (int, any, error) {
+func getAccount(c *Call, _ none) (int, any, error) {
 	a, err := c.eng().Account(c.Principal)
 	return http.StatusOK, wire.AccountOf(a), err
 }
@@ -71,7 +71,7 @@ type modelsQuery struct {
 	Track    string `query:"track"`
 }
 
-func listModels(c *Call, in *modelsQuery) (int, any, error) {
+func listModels(c *Call, in modelsQuery) (int, any, error) {
 	modality, track := in.Modality, in.Track
 	if track != "" && modality == "" {
 		modality = "audio"
@@ -88,7 +88,7 @@ type generationInput struct {
 	WaitSeconds int `json:"wait_seconds"`
 }
 
-func createGeneration(c *Call, body *generationInput) (int, any, error) {
+func createGeneration(c *Call, body generationInput) (int, any, error) {
 	g, err := c.eng().CreateGeneration(c.Ctx, c.Principal, body.GenerationRequest)
 	if err != nil {
 		return 0, nil, err
@@ -106,7 +106,7 @@ func createGeneration(c *Call, body *generationInput) (int, any, error) {
 		CreditsCharged: g.CreditsCharged, CreditsBalance: g.CreditsBalance, CoveredByMonthlyGift: g.CoveredByGift}, nil
 }
 
-func getGeneration(c *Call, in *polled) (int, any, error) {
+func getGeneration(c *Call, in polled) (int, any, error) {
 	var g sim.Generation
 	err := c.wait(in.WaitSeconds, func(ctx context.Context, d time.Duration) (err error) {
 		g, err = c.eng().Generation(ctx, c.Principal, in.ID, d)
@@ -124,23 +124,21 @@ type assetsQuery struct {
 	page
 }
 
-func listAssets(c *Call, in *assetsQuery) (int, any, error) {
+func listAssets(c *Call, in assetsQuery) (int, any, error) {
 	return listAssetsPage(c, sim.AssetQuery{Kind: in.Kind, Status: in.Status, Query: in.Query,
 		ProjectID: in.ProjectID, StartingAfter: in.StartingAfter, Limit: in.limit()})
 }
 
-func createUpload(c *Call, in *uploadInput) (int, any, error) {
+func createUpload(c *Call, in uploadInput) (int, any, error) {
 	up, err := in.upload()
 	if err != nil {
 		return 0, nil, err
 	}
-	// The form is read: let its bytes go while the file is stored.
-	in.Form, c.input.Body.Value = nil, nil
 	a, err := c.eng().Upload(c.Ctx, c.Principal, up)
 	return http.StatusCreated, c.View.Asset(a), err
 }
 
-func listEncoreEffects(c *Call, _ *none) (int, any, error) {
+func listEncoreEffects(c *Call, _ none) (int, any, error) {
 	return http.StatusOK, wire.Whole(c.eng().EncoreEffects(), wire.EffectOf), nil
 }
 
@@ -150,7 +148,7 @@ type encoreInput struct {
 	WaitSeconds int `json:"wait_seconds"`
 }
 
-func createEncoreCreation(c *Call, body *encoreInput) (int, any, error) {
+func createEncoreCreation(c *Call, body encoreInput) (int, any, error) {
 	created, err := c.eng().CreateEncore(c.Ctx, c.Principal, body.EncoreRequest)
 	if err != nil {
 		return 0, nil, err
@@ -168,7 +166,7 @@ func createEncoreCreation(c *Call, body *encoreInput) (int, any, error) {
 	return http.StatusCreated, wire.EncoreCreated{Encore: c.View.Encore(view), CreditsCharged: created.CreditsCharged, CreditsBalance: created.CreditsBalance}, nil
 }
 
-func getEncoreCreation(c *Call, in *polled) (int, any, error) {
+func getEncoreCreation(c *Call, in polled) (int, any, error) {
 	var v sim.EncoreView
 	err := c.wait(in.WaitSeconds, func(ctx context.Context, d time.Duration) (err error) {
 		v, err = c.eng().Encore(ctx, c.Principal, in.ID, d)
@@ -177,22 +175,22 @@ func getEncoreCreation(c *Call, in *polled) (int, any, error) {
 	return http.StatusOK, c.View.Encore(v), err
 }
 
-func listCharacters(c *Call, _ *none) (int, any, error) {
+func listCharacters(c *Call, _ none) (int, any, error) {
 	chars, err := c.eng().Characters(c.Principal)
 	return http.StatusOK, wire.Whole(chars, c.View.Character), err
 }
 
-func listBrandKits(c *Call, in *page) (int, any, error) {
+func listBrandKits(c *Call, in page) (int, any, error) {
 	pg, err := c.eng().BrandKits(c.Principal, in.StartingAfter, in.limit())
 	return http.StatusOK, wire.Page(pg, wire.BrandKitOf, func(b sim.BrandKit) uint64 { return b.ID }), err
 }
 
-func listProjects(c *Call, in *page) (int, any, error) {
+func listProjects(c *Call, in page) (int, any, error) {
 	pg, err := c.eng().Projects(c.Principal, in.StartingAfter, in.limit())
 	return http.StatusOK, wire.Page(pg, c.View.Project, func(p sim.Project) uint64 { return p.ID }), err
 }
 
-func listSocialAccounts(c *Call, _ *none) (int, any, error) {
+func listSocialAccounts(c *Call, _ none) (int, any, error) {
 	accounts, err := c.eng().SocialAccounts(c.Principal)
 	if err != nil {
 		return 0, nil, err
@@ -208,17 +206,17 @@ type publicationsQuery struct {
 	page
 }
 
-func listPublications(c *Call, in *publicationsQuery) (int, any, error) {
+func listPublications(c *Call, in publicationsQuery) (int, any, error) {
 	pg, err := c.eng().Publications(c.Principal, in.Status, in.StartingAfter, in.limit())
 	return http.StatusOK, wire.Page(pg, wire.PublicationOf, func(p sim.Publication) uint64 { return p.ID }), err
 }
 
-func createPublication(c *Call, req *sim.PublicationRequest) (int, any, error) {
-	pub, err := c.eng().CreatePublication(c.Principal, *req)
+func createPublication(c *Call, req sim.PublicationRequest) (int, any, error) {
+	pub, err := c.eng().CreatePublication(c.Principal, req)
 	return http.StatusCreated, wire.PublicationOf(pub), err
 }
 
-func getPublication(c *Call, in *byID) (int, any, error) {
+func getPublication(c *Call, in byID) (int, any, error) {
 	pub, err := c.eng().Publication(c.Principal, in.ID)
 	return http.StatusOK, wire.PublicationOf(pub), err
 }

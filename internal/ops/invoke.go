@@ -75,13 +75,15 @@ type Invocation struct {
 	// applies). Nil: none.
 	Faults Faults
 
-	input *contract.Input // the parameters, and the body once read
+	input contract.Input // the parameters, and the body once read
+	read  bool           // input holds them
 }
 
 // body is the call's body, read once.
 func (in *Invocation) body() *contract.Body {
-	if in.input == nil {
-		in.input = &contract.Input{Path: in.Path, Query: in.Query}
+	if !in.read {
+		in.read = true
+		in.input = contract.Input{Path: in.Path, Query: in.Query}
 		if in.Body != nil {
 			in.input.Body = in.Body()
 		}
@@ -291,7 +293,7 @@ func validate(env *Env, in *Invocation) error {
 		return nil // parameters only, and certainly valid
 	}
 	in.body()
-	err := problem.Merge(env.API.Validate(in.Op, in.input, env.OwnFileURL), in.Extra)
+	err := problem.Merge(env.API.Validate(in.Op, &in.input, env.OwnFileURL), in.Extra)
 	// A multipart upload over its own cap is a file too large, not a body.
 	if e := problem.AsError(err); err != nil && in.Op == "createUpload" && e.Code == "payload_too_large" && e.Details["limit_bytes"] != env.MaxBodyBytes {
 		return wire.FileTooLarge()
@@ -315,8 +317,8 @@ func run(env *Env, in *Invocation, p sim.Principal) (status int, body any, err e
 	if h == nil {
 		return 0, nil, &problem.Error{Kind: problem.ENOTFOUND, Code: "not_found", Message: "No operation " + in.Op + "."}
 	}
-	if in.input == nil {
-		in.input = &contract.Input{Path: in.Path, Query: in.Query} // the fast path validated the parameters alone
+	if !in.read {
+		in.input = contract.Input{Path: in.Path, Query: in.Query} // the fast path validated the parameters alone
 	}
 	return h(&Call{Env: env, Ctx: in.Ctx, Principal: p, View: in.View, input: in.input})
 }

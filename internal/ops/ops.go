@@ -19,6 +19,7 @@ package ops
 import (
 	"context"
 	"fmt"
+	"unsafe"
 
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/wire"
@@ -38,7 +39,7 @@ type Call struct {
 	// View renders engine records with the links the caller can reach.
 	View wire.View
 
-	input *contract.Input
+	input contract.Input
 }
 
 // handlerFunc serves one operation: it returns a status and a body to
@@ -46,19 +47,26 @@ type Call struct {
 type handlerFunc func(c *Call) (int, any, error)
 
 // typed registers a handler of typed input: the call's validated input is
-// bound into a new In (path and query parameters into the fields tagged
-// path and query, the JSON body's properties into those tagged json, a
-// multipart form into a *contract.Form field), then h serves it. The
+// bound into an In (path and query parameters into the fields tagged path
+// and query, the JSON body's properties into those tagged json, a
+// multipart form into a *contract.Form field), which h receives. The
 // binding of In is planned once, here: an input type the binder cannot
 // fill is a panic at start.
-func typed[In any](h func(c *Call, in *In) (int, any, error)) handlerFunc {
+func typed[In any](h func(c *Call, in In) (int, any, error)) handlerFunc {
 	b := binderOf[In]()
 	return func(c *Call) (int, any, error) {
-		var in In
-		if err := b.bind(&in, c.input); err != nil {
+		if b.params != nil && b.body == nil && b.form == nil {
+			// Parameters alone are bound in place: the input stays on
+			// the stack.
+			var in In
+			b.bindParams(unsafe.Pointer(&in), &c.input)
+			return h(c, in)
+		}
+		in := new(In)
+		if err := b.bind(in, &c.input); err != nil {
 			return 0, nil, err
 		}
-		return h(c, &in)
+		return h(c, *in)
 	}
 }
 

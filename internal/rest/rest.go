@@ -110,7 +110,7 @@ func (f *Front) operation(w *front.Writer, r *http.Request, m front.Match) {
 		in.TooLarge = tooBig
 	} else {
 		front.LimitBody(w, r, max, tooBig)
-		if r.Body != nil && r.Body != http.NoBody {
+		if r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
 			in.Body = func() contract.Body {
 				return env.API.ReadBody(m.Name, r.Header.Get("Content-Type"), r.Body, r.ContentLength)
 			}
