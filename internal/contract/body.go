@@ -15,13 +15,14 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/mediamock/mediamock/internal/contract/jsonvalue"
 	"github.com/mediamock/mediamock/internal/problem"
 )
 
 // A request's body is read once by the front that received it and decoded
 // once, into a value: the validator judges that value (Validate) and the
 // handler's input is bound from it. A JSON body is read into one buffer of
-// its declared size and decoded by decodeAny, whose strings share the
+// its declared size and decoded by jsonvalue.Decode, whose strings share the
 // buffer's bytes (a 10 MB data URI is not copied); a multipart form is read
 // part by part into a Form; a body of another media type is kept as its
 // bytes, for the validator to decode as openapi.json says.
@@ -90,7 +91,7 @@ func (c *Contract) Decodes() uint64 { return c.decodes.Load() }
 // decodeJSON decodes a JSON body, counted.
 func (c *Contract) decodeJSON(data []byte) (any, error) {
 	c.decodes.Add(1)
-	return decodeAny(data)
+	return jsonvalue.Decode(data)
 }
 
 // ReadBody reads a request's body (of size bytes, -1 when unknown) for an
@@ -157,7 +158,7 @@ func (c *Contract) DecodeArguments(args map[string]json.RawMessage) Body {
 			obj[name] = nil
 			continue
 		}
-		v, err := decodeAny(raw)
+		v, err := jsonvalue.Decode(raw)
 		if err != nil {
 			b.decodeErr = err
 			return b

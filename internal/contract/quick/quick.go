@@ -4,9 +4,11 @@
 // valid. It answers yes or "ask the validator", never no: every refusal and
 // its message come from the validator, the plain path it falls back to.
 //
-// It earns its place by its benchmark (BenchmarkParameters): judging a
-// list page's parameters with the validator costs kin-openapi's schema
-// visit per parameter, which the fast path skips.
+// It earns its place by its benchmark (BenchmarkParameters): the validator
+// parses each parameter and visits its schema (kin-openapi's VisitJSON),
+// about 330 ns and 3 allocations for a list page's limit, 800 ns and 9 for
+// a filtered page, 500 ns and 6 for a long poll; the fast path takes 30 to
+// 65 ns and none (5% of a list page served whole).
 package quick
 
 import (
