@@ -487,11 +487,13 @@ func TestJournalAndCoverageCountMCPCalls(t *testing.T) {
 	testkit.REST(t, srv, mediamock.KeyReadOnly, "GET", "/account", nil)
 
 	// Over SSE the client has the result a moment before the exchange ends
-	// and is journaled: wait for the entry (bounded), not for time.
+	// and is journaled (the initialize's too): wait for the entries
+	// (bounded), not for time.
 	var calls []mediamock.JournalEntry
-	testkit.Await(t, testkit.Watch(t, srv), "both tool calls journaled", func() bool {
+	testkit.Await(t, testkit.Watch(t, srv), "the initialize and both tool calls journaled", func() bool {
 		calls = srv.Journal(mediamock.JournalFilter{Front: "mcp", Operation: "createGeneration"})
-		return len(calls) == 1 && len(srv.Journal(mediamock.JournalFilter{Front: "mcp", Operation: "getAccount"})) > 0
+		initialized := slices.ContainsFunc(srv.Journal(mediamock.JournalFilter{Front: "mcp"}), func(e mediamock.JournalEntry) bool { return e.MCPMethod == "initialize" })
+		return len(calls) == 1 && len(srv.Journal(mediamock.JournalFilter{Front: "mcp", Operation: "getAccount"})) > 0 && initialized
 	})
 	e := calls[0]
 	assert.Equal(t, "POST", e.Method)
