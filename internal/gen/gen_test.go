@@ -230,6 +230,21 @@ func TestOAPIClientNotCached(t *testing.T) {
 	}
 }
 
+// A generated Go file is written as gofmt writes it; one that does not
+// parse fails the run, naming the file.
+func TestGeneratedGoIsFormatted(t *testing.T) {
+	outs, err := Generate(t.TempDir(), []File{{"x/x.go", func(*Run) ([]byte, error) {
+		return []byte("package x\nvar  X =1\n"), nil
+	}}})
+	if err != nil || string(outs[0].Content) != "package x\n\nvar X = 1\n" {
+		t.Errorf("got %q, %v", outs, err)
+	}
+	_, err = Generate(t.TempDir(), []File{{"x/x.go", func(*Run) ([]byte, error) { return []byte("package x\nvar ="), nil }}})
+	if err == nil || !strings.HasPrefix(err.Error(), "x/x.go: ") {
+		t.Errorf("a file that does not parse: %v", err)
+	}
+}
+
 // The generator runs from the repository's root and says so elsewhere.
 func TestRunOutsideTheRoot(t *testing.T) {
 	err := run(t.TempDir(), io.Discard)

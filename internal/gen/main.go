@@ -24,10 +24,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"go/format"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mediamock/mediamock/internal/cli"
 	"github.com/mediamock/mediamock/internal/contract"
@@ -48,7 +50,10 @@ type File struct {
 }
 
 // Files is every generated file, in the order they are made: a file
-// comes after the generated files it reads.
+// comes after the generated files it reads. A new one is a line here:
+// page(pkg.Func) for a func() []byte of the package that owns its
+// source, fromOpenAPI or fromControl for a page of a document, or a Make
+// of its own.
 var Files = []File{
 	{"spec/control.json", controlDocument},
 	{"docs/reference/cli.md", page(cli.Reference)},
@@ -81,12 +86,15 @@ type Output struct {
 }
 
 // Generate makes every file of files, in order, for the tree at root,
-// writing nothing.
+// writing nothing. A Go file is formatted as gofmt does.
 func Generate(root string, files []File) ([]Output, error) {
 	r := &Run{root: root, made: map[string][]byte{}}
 	out := make([]Output, 0, len(files))
 	for _, f := range files {
 		b, err := f.Make(r)
+		if err == nil && strings.HasSuffix(f.Path, ".go") {
+			b, err = format.Source(b) // as gofmt writes it
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.Path, err)
 		}
