@@ -43,12 +43,13 @@ import (
 	"time"
 
 	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/sim"
 )
 
 // The paths of the authorization server and of its metadata.
 const (
-	ResourceMetadataPath = "/.well-known/oauth-protected-resource"
+	ResourceMetadataPath = gate.ResourceMetadataPath
 	ServerMetadataPath   = "/.well-known/oauth-authorization-server"
 	RegisterPath         = "/oauth/register"
 	AuthorizePath        = "/oauth/authorize"
@@ -436,10 +437,6 @@ func (s *Server) resourceMetadata(w *front.Writer, r *http.Request, root, path s
 		"resource_name":            "Media generation service (mock)",
 	})
 }
-
-// ResourceMetadataURL is the protected resource metadata of the MCP server
-// at root, for the WWW-Authenticate of its 401s.
-func ResourceMetadataURL(root string) string { return root + ResourceMetadataPath + "/mcp" }
 
 func (s *Server) serverMetadata(root string) map[string]any {
 	return map[string]any{

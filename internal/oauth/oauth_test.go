@@ -465,7 +465,7 @@ func TestMetadata(t *testing.T) {
 			}
 		})
 	}
-	assert.Equal(t, ResourceMetadataPath+"/mcp", strings.TrimPrefix(ResourceMetadataURL(root), root))
+	assert.Equal(t, ResourceMetadataPath+"/mcp", strings.TrimPrefix(gate.ResourceMetadataURL(root, gate.ResourceMCP), root), "the address the MCP server's 401s point at is the one served here")
 	assert.Equal(t, http.StatusNotFound, r.do("GET", "/oauth/nope", nil, nil).Code)
 }
 
