@@ -42,6 +42,8 @@ func importRules() []importRule {
 			"the client report is the server's: the public conformance suite is a client of the server"},
 		importRule{"sim", []string{"net/http"},
 			"the engine never imports net/http"},
+		importRule{"internal/testkit", append([]string{".", "internal/front", "internal/router"}, fronts...),
+			"the tests of the packages the root imports use the test helpers too: they reach a server by its address and client"},
 	)
 }
 
@@ -110,8 +112,12 @@ func path(imports map[string][]string, from, to string) []string {
 }
 
 // full is a package's import path: the module's packages are named
-// relative to the module, the standard library's as they are.
+// relative to the module ("." is the root), the standard library's as they
+// are.
 func full(imports map[string][]string, p string) string {
+	if p == "." {
+		return module
+	}
 	if _, ok := imports[module+"/"+p]; ok {
 		return module + "/" + p
 	}

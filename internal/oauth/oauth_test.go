@@ -17,7 +17,7 @@ import (
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
-	"github.com/mediamock/mediamock/internal/simtest"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 const (
@@ -47,7 +47,7 @@ type rig struct {
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
-	eng := simtest.Open(t)
+	eng := testkit.Engine(t)
 	env := &front.Env{Eng: eng, Gate: gate.New(eng), Rules: fault.NewSet(0), Log: slog.New(slog.DiscardHandler),
 		WallClock: time.Now, Stop: context.Background(), MaxBodyBytes: 1 << 20, ListenURL: root}
 	return &rig{s: New(env), env: env}
