@@ -15,7 +15,7 @@ import (
 
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/ops"
-	"github.com/mediamock/mediamock/internal/simtest"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 // lockedBuffer collects log lines.
@@ -38,7 +38,7 @@ func (l *lockedBuffer) String() string {
 
 func TestPanicBecomesErrorObjectAndLogLine(t *testing.T) {
 	var logs lockedBuffer
-	eng := simtest.Open(t)
+	eng := testkit.Engine(t)
 	env := &Env{Env: ops.Env{Eng: eng, Log: slog.New(slog.NewTextHandler(&logs, nil)), Stop: context.Background(),
 		Coverage: &journal.Counts{}, MaxBodyBytes: 1 << 20}, WallClock: time.Now}
 	rec := httptest.NewRecorder()

@@ -490,10 +490,17 @@ func TestJournalAndCoverageCountMCPCalls(t *testing.T) {
 	// and is journaled (the initialize's too): wait for the entries
 	// (bounded), not for time.
 	var calls []mediamock.JournalEntry
+	initialized := func() bool {
+		for _, e := range srv.Journal(mediamock.JournalFilter{Front: "mcp"}) {
+			if e.MCPMethod == "initialize" {
+				return true
+			}
+		}
+		return false
+	}
 	testkit.Await(t, testkit.Watch(t, srv), "the initialize and both tool calls journaled", func() bool {
 		calls = srv.Journal(mediamock.JournalFilter{Front: "mcp", Operation: "createGeneration"})
-		initialized := slices.ContainsFunc(srv.Journal(mediamock.JournalFilter{Front: "mcp"}), func(e mediamock.JournalEntry) bool { return e.MCPMethod == "initialize" })
-		return len(calls) == 1 && len(srv.Journal(mediamock.JournalFilter{Front: "mcp", Operation: "getAccount"})) > 0 && initialized
+		return len(calls) == 1 && len(srv.Journal(mediamock.JournalFilter{Front: "mcp", Operation: "getAccount"})) > 0 && initialized()
 	})
 	e := calls[0]
 	assert.Equal(t, "POST", e.Method)

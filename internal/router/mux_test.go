@@ -18,7 +18,7 @@ import (
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/ops"
-	"github.com/mediamock/mediamock/internal/simtest"
+	"github.com/mediamock/mediamock/internal/testkit"
 	"github.com/mediamock/mediamock/spec"
 )
 
@@ -33,7 +33,7 @@ func newFronts(t *testing.T) (*Fronts, *front.Env) {
 	t.Helper()
 	api, err := service()
 	require.NoError(t, err)
-	eng := simtest.Open(t)
+	eng := testkit.Engine(t)
 	env := &front.Env{Env: ops.Env{Eng: eng, Gate: gate.New(eng), Rules: fault.NewSet(0), API: api,
 		Coverage: &journal.Counts{FaultKinds: fault.Kinds}, Log: slog.New(slog.DiscardHandler), Stop: context.Background(),
 		Sleep: func(context.Context, time.Duration) {}, MaxBodyBytes: 1 << 20},
