@@ -487,8 +487,7 @@ func TestJournalAndCoverageCountMCPCalls(t *testing.T) {
 	testkit.REST(t, srv, mediamock.KeyReadOnly, "GET", "/account", nil)
 
 	// Over SSE the client has the result a moment before the exchange ends
-	// and is journaled (the initialize's too): wait for the entries
-	// (bounded), not for time.
+	// and is journaled: wait for the entry (bounded), not for time.
 	var calls []mediamock.JournalEntry
 	initialized := func() bool {
 		for _, e := range srv.Journal(mediamock.JournalFilter{Front: "mcp"}) {
