@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/report"
 )
@@ -15,7 +15,7 @@ import (
 // sandbox touches only the requests and jobs of that sandbox. A server's
 // journal and coverage hold every request; a sandbox's hold its own.
 type Controls struct {
-	env *front.Env
+	env *edge.Env
 	ws  uint64 // 0: the whole server
 }
 

@@ -39,9 +39,9 @@ import (
 
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/control"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/fetch"
-	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/metrics"
@@ -58,7 +58,7 @@ type Server struct {
 	Controls
 	opts   Options
 	eng    *sim.Engine
-	env    *front.Env
+	env    *edge.Env
 	fronts *router.Fronts
 	log    *slog.Logger
 
@@ -173,7 +173,7 @@ func New(o Options) (*Server, error) {
 		s.removeTemp()
 		return nil, err
 	}
-	s.env = &front.Env{Eng: s.eng, Gate: gate.New(s.eng), Rules: rules, API: api,
+	s.env = &edge.Env{Eng: s.eng, Gate: gate.New(s.eng), Rules: rules, API: api,
 		Journal: journal.New(o.JournalSize, o.JournalBodyBytes), Coverage: &journal.Counts{FaultKinds: fault.RequestKinds}, Log: log,
 		WallClock: o.WallClock, Stop: s.stop, Sleep: sleep, PublicURL: o.PublicURL, MaxBodyBytes: o.MaxBodyBytes,
 		Strict: o.Strict, Evolve: o.Evolve, ControlToken: o.ControlToken, Start: resetStart, Operations: operations(api),
@@ -232,8 +232,8 @@ func New(o Options) (*Server, error) {
 		ln = tls.NewListener(ln, s.tls.Config)
 	} else {
 		// Waiting long polls give their connections up and wait without
-		// net/http's goroutines and buffers (front.Parking).
-		s.env.Parking = front.NewParking(ln, s.httpSrv)
+		// net/http's goroutines and buffers (edge.Parking).
+		s.env.Parking = edge.NewParking(ln, s.httpSrv)
 		ln = s.env.Parking
 	}
 	go s.httpSrv.Serve(ln) // returns ErrServerClosed at Shutdown
@@ -254,7 +254,7 @@ func (s *Server) Handler() http.Handler { return s }
 // server has no listener). Its connections close with the server.
 func (s *Server) Client() *http.Client {
 	if s.ln == nil {
-		return &http.Client{Transport: front.MemoryTransport{Handler: s}}
+		return &http.Client{Transport: edge.MemoryTransport{Handler: s}}
 	}
 	s.transportOnce.Do(func() {
 		s.transport = &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}

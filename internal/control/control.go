@@ -12,7 +12,7 @@ import (
 	"sync"
 
 	"github.com/mediamock/mediamock/internal/contract"
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/problem"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
@@ -27,7 +27,7 @@ const MaxSnapshotBytes = 4 << 30
 
 // Front serves the control API of one server.
 type Front struct {
-	env      *front.Env
+	env      *edge.Env
 	document []byte                             // control.json, served at /_mock/openapi.json
 	load     func() (*contract.Contract, error) // control.json, parsed
 	streams  streamSlots                        // event streams open
@@ -36,7 +36,7 @@ type Front struct {
 // New returns the control front of a server; document is control.json,
 // which load parses (once per process, on the first request that needs it:
 // a server answers its health check without it).
-func New(env *front.Env, document []byte, load func() (*contract.Contract, error)) *Front {
+func New(env *edge.Env, document []byte, load func() (*contract.Contract, error)) *Front {
 	return &Front{env: env, document: document, load: load}
 }
 
@@ -51,7 +51,7 @@ func Routes() []string {
 }
 
 // validate checks a control request against control.json.
-func (f *Front) validate(r *http.Request, m front.Match) error {
+func (f *Front) validate(r *http.Request, m edge.Match) error {
 	c, err := f.load()
 	if err != nil {
 		return err
@@ -69,8 +69,8 @@ type route struct {
 
 // call is one control request.
 type call struct {
-	env   *front.Env
-	w     *front.Writer
+	env   *edge.Env
+	w     *edge.Writer
 	r     *http.Request
 	vars  map[string]string
 	scope scope
@@ -98,8 +98,8 @@ const (
 	opMetrics  = "getMetrics"
 )
 
-var table = sync.OnceValue(func() *front.Table {
-	t := front.NewTable(Path)
+var table = sync.OnceValue(func() *edge.Table {
+	t := edge.NewTable(Path)
 	for _, rt := range routes {
 		t.Add(rt.method, rt.path, rt.op)
 	}
@@ -123,18 +123,18 @@ func (f *Front) BodyLimit(r *http.Request) (int64, error) {
 }
 
 // Serve serves a control request that passed the edge.
-func (f *Front) Serve(w *front.Writer, r *http.Request) {
-	if max, tooBig := f.BodyLimit(r); !front.LimitBody(w, r, max, tooBig) {
+func (f *Front) Serve(w *edge.Writer, r *http.Request) {
+	if max, tooBig := f.BodyLimit(r); !edge.LimitBody(w, r, max, tooBig) {
 		return
 	}
 	m := table().Match(r)
 	switch {
 	case m.Allow != "":
 		w.Header().Set("Allow", m.Allow)
-		front.WriteError(w, wire.MethodNotAllowed(r.Method, r.URL.Path, m.Allow, strings.Split(m.Allow, ", ")))
+		edge.WriteError(w, wire.MethodNotAllowed(r.Method, r.URL.Path, m.Allow, strings.Split(m.Allow, ", ")))
 		return
 	case m.Name == "":
-		front.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
+		edge.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
 		return
 	}
 	w.SetAnswer(m.Name, "") // for the metrics
@@ -148,41 +148,41 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 			err = c.ownRecord(m.Name)
 		}
 		if err != nil {
-			front.WriteError(w, err)
+			edge.WriteError(w, err)
 			return
 		}
 	}
 	switch m.Name {
 	case opDocument:
-		front.ServeDocument(w, r, f.document)
+		edge.ServeDocument(w, r, f.document)
 	case opSnapshot:
 		c.snapshot()
 	case opRestore:
 		// Streamed to a file as it comes: the validator would buffer it.
 		status, body, err := c.restore()
-		front.Answer(w, status, body, err)
+		edge.Answer(w, status, body, err)
 	case opEvents:
 		if err := f.validate(r, m); err != nil {
-			front.WriteError(w, err)
+			edge.WriteError(w, err)
 			return
 		}
 		f.events(c)
 	case opMetrics:
 		if err := f.validate(r, m); err != nil {
-			front.WriteError(w, err)
+			edge.WriteError(w, err)
 			return
 		}
 		f.env.Metrics.Handler().ServeHTTP(w, r)
 	case opHealth: // no parameters, no body: nothing to validate
 		status, body, err := health(c)
-		front.Answer(w, status, body, err)
+		edge.Answer(w, status, body, err)
 	default:
 		if err := f.validate(r, m); err != nil {
-			front.WriteError(w, err)
+			edge.WriteError(w, err)
 			return
 		}
 		status, body, err := handlers()[m.Name](c)
-		front.Answer(w, status, body, err)
+		edge.Answer(w, status, body, err)
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
@@ -124,9 +124,9 @@ func eventOf(eng *sim.Engine, c sim.Change) (string, any) {
 
 // stream writes server-sent events, each write with its own deadline.
 type stream struct {
-	w   *front.Writer
+	w   *edge.Writer
 	rc  *http.ResponseController
-	env *front.Env
+	env *edge.Env
 	buf bytes.Buffer
 	seq uint64
 }
@@ -164,7 +164,7 @@ func (f *Front) events(c *call) {
 	if r.Context().Done() == nil {
 		// Nothing could ever end it (an in-memory request without a
 		// cancelable context).
-		front.WriteError(c.w, &sim.Error{Kind: sim.EINVALID, Code: "stream_needs_cancel",
+		edge.WriteError(c.w, &sim.Error{Kind: sim.EINVALID, Code: "stream_needs_cancel",
 			Message: "The event stream lasts until the client leaves: send the request with a context that can be canceled."})
 		return
 	}
@@ -172,7 +172,7 @@ func (f *Front) events(c *call) {
 	defer cancel()
 	sl, err := f.streams.take(clientOf(r.RemoteAddr), cancel)
 	if err != nil {
-		front.WriteError(c.w, err)
+		edge.WriteError(c.w, err)
 		return
 	}
 	defer f.streams.release(sl)

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/mediamock/mediamock/controlapi"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/fault"
-	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/problem"
 	"github.com/mediamock/mediamock/internal/report"
@@ -513,9 +513,9 @@ func clientReport(c *call) (int, any, error) {
 	}
 	switch q.Get("format") {
 	case "text":
-		return http.StatusOK, front.Raw{ContentType: "text/plain; charset=utf-8", Data: report.Text(r)}, nil
+		return http.StatusOK, edge.Raw{ContentType: "text/plain; charset=utf-8", Data: report.Text(r)}, nil
 	case "junit":
-		return http.StatusOK, front.Raw{ContentType: "application/xml", Data: report.JUnit(r)}, nil
+		return http.StatusOK, edge.Raw{ContentType: "application/xml", Data: report.JUnit(r)}, nil
 	}
 	return http.StatusOK, r, nil
 }
@@ -539,7 +539,7 @@ func reset(c *call) (int, any, error) {
 func (c *call) snapshot() {
 	var buf bytes.Buffer
 	if _, err := c.env.Eng.Snapshot(&buf); err != nil {
-		front.WriteError(c.w, err)
+		edge.WriteError(c.w, err)
 		return
 	}
 	h := c.w.Header()

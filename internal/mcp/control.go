@@ -14,7 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mediamock/mediamock/internal/contract"
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -59,7 +59,7 @@ type ControlConfig struct {
 
 // Control serves the control MCP server of one server.
 type Control struct {
-	env       *front.Env
+	env       *edge.Env
 	tools     []*tool
 	api       http.Handler
 	authorize func(*http.Request) error
@@ -71,7 +71,7 @@ type Control struct {
 }
 
 // NewControl returns the control MCP server of a server.
-func NewControl(env *front.Env, c ControlConfig) (*Control, error) {
+func NewControl(env *edge.Env, c ControlConfig) (*Control, error) {
 	tools, err := controlTools(c.Document, c.Prefix)
 	if err != nil {
 		return nil, err
@@ -144,13 +144,13 @@ const controlInstructions = "The controls of a simulation of the media generatio
 // the control API's guard (the Host, the Origin, the credential), the
 // one decoding of a POST's body, the protocol revision's headers, then the
 // SDK's transport.
-func (c *Control) Serve(w *front.Writer, r *http.Request) {
+func (c *Control) Serve(w *edge.Writer, r *http.Request) {
 	if r.URL.Path != ControlPath {
-		front.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
+		edge.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
 		return
 	}
 	if err := c.authorize(r); err != nil {
-		front.WriteError(w, err)
+		edge.WriteError(w, err)
 		return
 	}
 	var msgs body
@@ -158,12 +158,12 @@ func (c *Control) Serve(w *front.Writer, r *http.Request) {
 	if r.Method == http.MethodPost {
 		data, err := io.ReadAll(r.Body)
 		if err != nil {
-			front.WriteError(w, wire.BodyError(err))
+			edge.WriteError(w, wire.BodyError(err))
 			return
 		}
 		var rpcErr *jsonrpc.Error
 		if msgs, rpcErr = decodeBody(data); rpcErr != nil {
-			front.WriteRaw(w, http.StatusBadRequest, errorMessage(nil, rpcErr))
+			edge.WriteRaw(w, http.StatusBadRequest, errorMessage(nil, rpcErr))
 			return
 		}
 		raw = data
@@ -179,7 +179,7 @@ func (c *Control) Serve(w *front.Writer, r *http.Request) {
 	}
 	initialize := slices.ContainsFunc(msgs.msgs, func(m message) bool { return m.Method == "initialize" })
 	if r.Method == http.MethodPost && !stateless && r.Header.Get("Mcp-Session-Id") == "" && !initialize {
-		front.WriteRaw(w, http.StatusBadRequest, errorMessage(id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+		edge.WriteRaw(w, http.StatusBadRequest, errorMessage(id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 			Message: "Invalid request: no Mcp-Session-Id. Open a session with initialize first, and send its Mcp-Session-Id with every request after it (or speak the sessionless revision " + sessionlessVersion + ")."}))
 		return
 	}

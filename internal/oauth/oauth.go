@@ -42,7 +42,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/sim"
 )
 
@@ -106,7 +106,7 @@ func Serves(r *http.Request) bool {
 
 // Server is the authorization server of one simulation.
 type Server struct {
-	env *front.Env
+	env *edge.Env
 	// Approve, when not zero, approves every authorization request at
 	// once for that workspace, without the consent page: the operator's
 	// approval, given when the server started (--oauth-approve).
@@ -179,7 +179,7 @@ type family struct {
 }
 
 // New returns the authorization server of env's simulation.
-func New(env *front.Env) *Server {
+func New(env *edge.Env) *Server {
 	return &Server{env: env, clients: map[string]*client{}, codes: map[string]*grant{}, refresh: map[string]*family{},
 		spent: map[string]*family{}, access: map[string]*family{}, families: map[*family]uint64{}, windows: map[string]*window{}}
 }
@@ -287,7 +287,7 @@ func clientAddr(r *http.Request) string {
 
 // admit counts a request of /oauth/* against its address's window; past
 // the limit it answers 429 and reports false.
-func (s *Server) admit(w *front.Writer, r *http.Request) bool {
+func (s *Server) admit(w *edge.Writer, r *http.Request) bool {
 	limit := s.RateLimit
 	if limit <= 0 {
 		limit = RateLimit
@@ -311,7 +311,7 @@ func (s *Server) admit(w *front.Writer, r *http.Request) bool {
 
 // tooMany answers 429 rate_limited, in OAuth's error format, with
 // Retry-After in seconds.
-func tooMany(w *front.Writer, retry time.Duration, description string) {
+func tooMany(w *edge.Writer, retry time.Duration, description string) {
 	secs := int((retry + time.Second - 1) / time.Second)
 	if secs < 1 {
 		secs = 1
@@ -321,9 +321,9 @@ func tooMany(w *front.Writer, retry time.Duration, description string) {
 }
 
 // Serve serves a request of the authorization server.
-func (s *Server) Serve(w *front.Writer, r *http.Request) {
+func (s *Server) Serve(w *edge.Writer, r *http.Request) {
 	if err := s.env.Guard(r, "the authorization server"); err != nil {
-		front.WriteError(w, err)
+		edge.WriteError(w, err)
 		return
 	}
 	root := s.env.View(r).Base
@@ -336,7 +336,7 @@ func (s *Server) Serve(w *front.Writer, r *http.Request) {
 		s.purge(s.env.Eng.Clock().Now())
 		s.mu.Unlock()
 		if _, err := s.env.Eng.PurgeAllExpiredTokens(); err != nil {
-			front.WriteError(w, err)
+			edge.WriteError(w, err)
 			return
 		}
 	}
@@ -345,7 +345,7 @@ func (s *Server) Serve(w *front.Writer, r *http.Request) {
 		s.resourceMetadata(w, r, root, strings.TrimPrefix(p, ResourceMetadataPath))
 	case p == ServerMetadataPath || p == "/.well-known/openid-configuration":
 		if only(w, r, http.MethodGet) {
-			front.WriteJSON(w, http.StatusOK, s.serverMetadata(root))
+			edge.WriteJSON(w, http.StatusOK, s.serverMetadata(root))
 		}
 	case p == RegisterPath:
 		if only(w, r, http.MethodPost) {
@@ -419,7 +419,7 @@ func resourceAllowed(root, resource string) bool {
 	return slices.Contains(resources(root), resource)
 }
 
-func (s *Server) resourceMetadata(w *front.Writer, r *http.Request, root, path string) {
+func (s *Server) resourceMetadata(w *edge.Writer, r *http.Request, root, path string) {
 	if !only(w, r, http.MethodGet) {
 		return
 	}
@@ -428,7 +428,7 @@ func (s *Server) resourceMetadata(w *front.Writer, r *http.Request, root, path s
 		oauthError(w, http.StatusNotFound, "invalid_request", "No protected resource at "+path+": the resources are /mcp and /api/v1.")
 		return
 	}
-	front.WriteJSON(w, http.StatusOK, map[string]any{
+	edge.WriteJSON(w, http.StatusOK, map[string]any{
 		"resource":                 resource,
 		"authorization_servers":    []string{root},
 		"scopes_supported":         Scopes,
@@ -461,7 +461,7 @@ func (s *Server) serverMetadata(root string) map[string]any {
 }
 
 // register is dynamic client registration (RFC 7591).
-func (s *Server) register(w *front.Writer, r *http.Request) {
+func (s *Server) register(w *edge.Writer, r *http.Request) {
 	var in struct {
 		RedirectURIs []string `json:"redirect_uris"`
 		Name         string   `json:"client_name"`
@@ -539,7 +539,7 @@ func (s *Server) register(w *front.Writer, r *http.Request) {
 			" from one address, "+strconv.Itoa(maxClients)+" in all): revoke the tokens of one you no longer use.")
 		return
 	}
-	front.WriteJSON(w, http.StatusCreated, c)
+	edge.WriteJSON(w, http.StatusCreated, c)
 }
 
 // registeredRedirect reports whether a redirect URI of an authorization
@@ -612,7 +612,7 @@ func unknownScopes(scopes []string) string {
 
 // token is the token endpoint: the authorization code and refresh token
 // grants.
-func (s *Server) token(w *front.Writer, r *http.Request, root string) {
+func (s *Server) token(w *edge.Writer, r *http.Request, root string) {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
 		oauthError(w, http.StatusBadRequest, "invalid_request", "The body must be a form (application/x-www-form-urlencoded): "+err.Error()+".")
@@ -645,7 +645,7 @@ func (s *Server) token(w *front.Writer, r *http.Request, root string) {
 
 // authenticateClient identifies the client of a token or revocation
 // request by its registered method; it answers the request when it fails.
-func (s *Server) authenticateClient(w *front.Writer, r *http.Request) (*client, bool) {
+func (s *Server) authenticateClient(w *edge.Writer, r *http.Request) (*client, bool) {
 	id, secret, basic := r.BasicAuth()
 	if basic {
 		id, _ = url.QueryUnescape(id)
@@ -676,7 +676,7 @@ func (s *Server) authenticateClient(w *front.Writer, r *http.Request) (*client, 
 	return c, true
 }
 
-func (s *Server) exchangeCode(w *front.Writer, r *http.Request, c *client) {
+func (s *Server) exchangeCode(w *edge.Writer, r *http.Request, c *client) {
 	code, verifier := r.PostForm.Get("code"), r.PostForm.Get("code_verifier")
 	if code == "" || verifier == "" {
 		oauthError(w, http.StatusBadRequest, "invalid_request", "code and code_verifier are required.")
@@ -710,7 +710,7 @@ func (s *Server) exchangeCode(w *front.Writer, r *http.Request, c *client) {
 	}
 	s.mu.Unlock()
 	if err := s.revokeAll(ended); err != nil {
-		front.WriteError(w, err)
+		edge.WriteError(w, err)
 		return
 	}
 	if problem != "" {
@@ -731,7 +731,7 @@ type audienceKey struct{}
 // narrow is the audience of the token a request asks for within what the
 // grant allows (RFC 8707, 2.2): the resources it names, else the grant's;
 // one the grant does not allow is invalid_target.
-func narrow(w *front.Writer, r *http.Request, granted []string) ([]string, bool) {
+func narrow(w *edge.Writer, r *http.Request, granted []string) ([]string, bool) {
 	want, _ := r.Context().Value(audienceKey{}).([]string)
 	if !r.PostForm.Has("resource") {
 		return granted, true
@@ -743,7 +743,7 @@ func narrow(w *front.Writer, r *http.Request, granted []string) ([]string, bool)
 	return want, true
 }
 
-func (s *Server) refreshToken(w *front.Writer, r *http.Request, c *client) {
+func (s *Server) refreshToken(w *edge.Writer, r *http.Request, c *client) {
 	rt := r.PostForm.Get("refresh_token")
 	if rt == "" {
 		oauthError(w, http.StatusBadRequest, "invalid_request", "refresh_token is required.")
@@ -764,7 +764,7 @@ func (s *Server) refreshToken(w *front.Writer, r *http.Request, c *client) {
 	}
 	s.mu.Unlock()
 	if err := s.revokeAll(ended); err != nil {
-		front.WriteError(w, err)
+		edge.WriteError(w, err)
 		return
 	}
 	switch {
@@ -813,7 +813,7 @@ func (s *Server) refreshToken(w *front.Writer, r *http.Request, c *client) {
 // issue makes an access token (and, for a client that refreshes, a refresh
 // token) of family f and answers with them; superseded are the family's
 // access tokens the new one replaces, revoked once it is issued.
-func (s *Server) issue(w *front.Writer, c *client, f *family, resources, scopes, superseded []string) {
+func (s *Server) issue(w *edge.Writer, c *client, f *family, resources, scopes, superseded []string) {
 	eng := s.env.Eng
 	now := eng.Clock().Now()
 	expires := now.Add(AccessTokenLifetime)
@@ -860,11 +860,11 @@ func (s *Server) issue(w *front.Writer, c *client, f *family, resources, scopes,
 	}
 	s.mu.Unlock()
 	if err := s.revokeAll(append(ended, superseded...)); err != nil {
-		front.WriteError(w, err)
+		edge.WriteError(w, err)
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	front.WriteJSON(w, http.StatusOK, out)
+	edge.WriteJSON(w, http.StatusOK, out)
 }
 
 // oldestFamily is the family that began first. Requires s.mu.
@@ -883,7 +883,7 @@ func (s *Server) oldestFamily() *family {
 // client ends; revoking a refresh token (live or rotated out) ends its
 // whole family, access tokens included. The answer is 200 whether or not
 // the token was known.
-func (s *Server) revoke(w *front.Writer, r *http.Request) {
+func (s *Server) revoke(w *edge.Writer, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
 		oauthError(w, http.StatusBadRequest, "invalid_request", "The body must be a form: "+err.Error()+".")
@@ -914,7 +914,7 @@ func (s *Server) revoke(w *front.Writer, r *http.Request) {
 	}
 	s.mu.Unlock()
 	if err := s.revokeAll(ended); err != nil {
-		front.WriteError(w, err)
+		edge.WriteError(w, err)
 		return
 	}
 	w.WriteHeader(http.StatusOK)
@@ -937,7 +937,7 @@ func random(n int) string {
 	return hex.EncodeToString(b)
 }
 
-func only(w *front.Writer, r *http.Request, method string) bool {
+func only(w *edge.Writer, r *http.Request, method string) bool {
 	if r.Method == method {
 		return true
 	}
@@ -948,9 +948,9 @@ func only(w *front.Writer, r *http.Request, method string) bool {
 
 // oauthError answers with an error of RFC 6749 (section 5.2): the
 // authorization server speaks OAuth's error format, not the API's.
-func oauthError(w *front.Writer, status int, code, description string) {
+func oauthError(w *edge.Writer, status int, code, description string) {
 	w.Header().Set("Cache-Control", "no-store")
-	front.WriteJSON(w, status, map[string]string{"error": code, "error_description": description})
+	edge.WriteJSON(w, status, map[string]string{"error": code, "error_description": description})
 }
 
 // repeated names the first parameter given more than once, "" when none:
@@ -973,7 +973,7 @@ func repeated(v url.Values) string {
 
 // once refuses a form request that repeats a parameter, in its body or its
 // query, with 400 invalid_request; it reports whether the request may go on.
-func once(w *front.Writer, r *http.Request) bool {
+func once(w *edge.Writer, r *http.Request) bool {
 	for _, v := range []url.Values{r.PostForm, r.URL.Query()} {
 		if name := repeated(v); name != "" {
 			oauthError(w, http.StatusBadRequest, "invalid_request", name+" is given more than once (RFC 6749, 3.2).")

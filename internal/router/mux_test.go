@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock/internal/contract"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/fault"
-	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/simtest"
@@ -28,12 +28,12 @@ var (
 
 const caPath = "/_mock/tls/ca.pem"
 
-func newFronts(t *testing.T) (*Fronts, *front.Env) {
+func newFronts(t *testing.T) (*Fronts, *edge.Env) {
 	t.Helper()
 	api, err := service()
 	require.NoError(t, err)
 	eng := simtest.Open(t)
-	env := &front.Env{Eng: eng, Gate: gate.New(eng), Rules: fault.NewSet(0), API: api,
+	env := &edge.Env{Eng: eng, Gate: gate.New(eng), Rules: fault.NewSet(0), API: api,
 		Journal: journal.New(100, 4096), Journals: journal.NewRings(10, 4096), Coverage: &journal.Counts{FaultKinds: fault.Kinds},
 		Log: slog.New(slog.DiscardHandler), WallClock: time.Now, Stop: context.Background(),
 		Sleep: func(context.Context, time.Duration) {}, MaxBodyBytes: 1 << 20, ListenURL: "http://localhost"}

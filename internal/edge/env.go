@@ -2,7 +2,7 @@
 // environment (engine, gate, contracts, journal, coverage), the edge every
 // request passes (request id, body cap, panic recovery, journal, strict
 // response checks) and the helpers that write the spec's JSON and errors.
-package front
+package edge
 
 import (
 	"context"
