@@ -281,19 +281,12 @@ func (env *Env) record(w *Writer, r *http.Request, started time.Time) {
 	if status == 0 {
 		status = http.StatusOK
 	}
-	if h := env.Log.Handler(); h.Enabled(context.Background(), slog.LevelInfo) {
+	if env.Log.Handler().Enabled(context.Background(), slog.LevelInfo) {
 		var ws uint64
 		if w.principal != nil {
 			ws = w.principal.WorkspaceID
 		}
-		// The handler is called directly: the logger would record the
-		// caller's program counter for a source no handler of the
-		// server's prints (a stack walk per request).
-		rec := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
-		rec.AddAttrs(slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", status),
-			slog.Uint64("workspace", ws), slog.Duration("latency", env.WallClock().Sub(started)),
-			slog.String("request_id", w.Header().Get("X-Request-Id")))
-		_ = h.Handle(context.Background(), rec)
+		env.logRequest(r.Method, r.URL.Path, status, ws, started, w.Header().Get("X-Request-Id"))
 	}
 	if env.Metrics != nil {
 		op, st := w.op, status
@@ -336,6 +329,21 @@ func (env *Env) record(w *Writer, r *http.Request, started time.Time) {
 	}
 	env.Record(e, started, bodies)
 	w.releaseCaptures()
+}
+
+// logRequest logs the line of a request served. The handler is called
+// directly: the logger would record the caller's program counter for a
+// source no handler of the server's prints (a stack walk per request).
+func (env *Env) logRequest(method, path string, status int, ws uint64, started time.Time, id string) {
+	h := env.Log.Handler()
+	if !h.Enabled(context.Background(), slog.LevelInfo) {
+		return
+	}
+	rec := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+	rec.AddAttrs(slog.String("method", method), slog.String("path", path), slog.Int("status", status),
+		slog.Uint64("workspace", ws), slog.Duration("latency", env.WallClock().Sub(started)),
+		slog.String("request_id", id))
+	_ = h.Handle(context.Background(), rec)
 }
 
 // methods are the methods of HTTP, as constants of the program.
@@ -434,28 +442,6 @@ func ServeDocument(w http.ResponseWriter, r *http.Request, doc []byte) {
 	if r.Method != http.MethodHead {
 		w.Write(doc)
 	}
-}
-
-// Answer writes what a handler returned: the error object, or body as JSON.
-func Answer(w *Writer, status int, body any, err error) {
-	if err != nil {
-		WriteError(w, err)
-		return
-	}
-	if raw, ok := body.(Raw); ok {
-		w.Header().Set("Content-Type", raw.ContentType)
-		w.Header().Set("Content-Length", strconv.Itoa(len(raw.Data)))
-		w.WriteHeader(status)
-		w.Write(raw.Data)
-		return
-	}
-	WriteJSON(w, status, body)
-}
-
-// Raw is an answer that is not JSON (a report as text, as JUnit XML).
-type Raw struct {
-	ContentType string
-	Data        []byte
 }
 
 // HasPathPrefix reports whether path is prefix or lies under it.

@@ -14,6 +14,7 @@ import (
 	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/ops"
+	"github.com/mediamock/mediamock/internal/routes"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -37,13 +38,13 @@ const documentOp = "/openapi.json"
 
 // tables match requests to operations, one table per contract (a process
 // parses openapi.json once, so it builds one table).
-var tables sync.Map // *contract.Contract -> *edge.Table
+var tables sync.Map // *contract.Contract -> *routes.Table
 
-func (f *Front) table() *edge.Table {
+func (f *Front) table() *routes.Table {
 	if t, ok := tables.Load(f.env.API); ok {
-		return t.(*edge.Table)
+		return t.(*routes.Table)
 	}
-	t := edge.NewTable(BasePath)
+	t := routes.New(BasePath)
 	for _, op := range f.env.API.Operations() {
 		if op.Scope != "" {
 			t.Add(op.Method, op.Path, op.ID)
@@ -52,14 +53,14 @@ func (f *Front) table() *edge.Table {
 	t.Add(http.MethodGet, "/openapi.json", documentOp)
 	t.Add(http.MethodHead, "/openapi.json", documentOp)
 	kept, _ := tables.LoadOrStore(f.env.API, t.Seal())
-	return kept.(*edge.Table)
+	return kept.(*routes.Table)
 }
 
 // Serve serves a request that passed the edge. Every answer to a request
 // whose credential names a workspace carries its rate window; only the
 // operations count.
 func (f *Front) Serve(w *edge.Writer, r *http.Request) {
-	m := edge.Match{}
+	m := routes.Match{}
 	files := strings.HasPrefix(r.URL.Path, wire.FilesPath)
 	if !files {
 		m = f.table().Match(r)
@@ -97,7 +98,7 @@ func (f *Front) peek(w *edge.Writer, r *http.Request) {
 // writes its answer. What is REST's own: the body cap, applied once the
 // credential is known (a declared length over it is refused without
 // reading the body, and without counting), and the HTTP response.
-func (f *Front) operation(w *edge.Writer, r *http.Request, m edge.Match) {
+func (f *Front) operation(w *edge.Writer, r *http.Request, m routes.Match) {
 	env := f.env
 	in := ops.Invocation{Front: "rest", Op: m.Name, RequestID: w.Header().Get("X-Request-Id"),
 		Authorization: r.Header.Get("Authorization"), Request: r, Vars: m.Vars, Header: w.Header(), View: env.View(r), Edge: w}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/control"
+	"github.com/mediamock/mediamock/internal/controlplane"
 	"github.com/mediamock/mediamock/internal/dashboard"
 	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/mcp"
@@ -28,6 +29,9 @@ type Config struct {
 	// control API serve; LoadControl parses the control one.
 	Service, Control []byte
 	LoadControl      func() (*contract.Contract, error)
+	// Plane is the control plane the control API and the control MCP
+	// server call.
+	Plane *controlplane.Plane
 	// CAPath is where the certificate authority (Fronts.CA) is served.
 	CAPath string
 	// OAuthApprove, when not zero, approves every authorization request at
@@ -56,6 +60,7 @@ type Fronts struct {
 	ctlMCPOnce sync.Once
 	ctlMCPDoor edge.Door
 	loadCtl    func() (*contract.Contract, error)
+	plane      *controlplane.Plane
 	caPath     string
 	// CA, when set before the server serves, is the certificate authority
 	// served at Config.CAPath.
@@ -75,8 +80,8 @@ var (
 
 // New makes the fronts of env (but the MCP one, made on first use).
 func New(env *edge.Env, c Config) *Fronts {
-	f := &Fronts{env: env, rest: rest.New(env, c.Service), ctl: control.New(env, c.Control, c.LoadControl),
-		ui: dashboard.New(env), auth: oauth.New(env), caPath: c.CAPath, loadCtl: c.LoadControl}
+	f := &Fronts{env: env, rest: rest.New(env, c.Service), ctl: control.New(env, c.Plane, c.Control),
+		ui: dashboard.New(env), auth: oauth.New(env), caPath: c.CAPath, loadCtl: c.LoadControl, plane: c.Plane}
 	// MCP checks its tool results itself: its HTTP bodies are JSON-RPC.
 	f.mcpDoor = edge.Door{Front: "mcp", Journaled: true, Faults: true, BodyLimit: env.BodyCap}
 	// The control MCP server stays out of the journal, as the control API
@@ -147,8 +152,8 @@ func (f *Fronts) MCPSessions() int {
 	return 0
 }
 
-// ControlMCP is the control MCP server, made on first use: its tools call
-// the control API in process, through the edge as a request of its own.
+// ControlMCP is the control MCP server, made on first use: its tools are
+// the control plane's operations.
 func (f *Fronts) ControlMCP() (*mcp.Control, error) {
 	f.ctlMCPOnce.Do(func() {
 		doc, err := f.loadCtl()
@@ -156,8 +161,7 @@ func (f *Fronts) ControlMCP() (*mcp.Control, error) {
 			f.ctlMCPErr = err
 			return
 		}
-		api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { f.env.Serve(w, r, ctlDoor, f.ctl.Serve) })
-		f.ctlMCP, f.ctlMCPErr = mcp.NewControl(f.env, mcp.ControlConfig{Document: doc, Prefix: control.Path, API: api, Authorize: f.ctl.Authorize})
+		f.ctlMCP, f.ctlMCPErr = mcp.NewControl(f.env, mcp.ControlConfig{Document: doc, Prefix: control.Path, Plane: f.plane})
 	})
 	return f.ctlMCP, f.ctlMCPErr
 }
