@@ -1,41 +1,23 @@
-package control_test
+package main
 
 import (
-	"flag"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
-	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/refdoc"
-	"github.com/mediamock/mediamock/spec"
 )
 
-var updateDocs = flag.Bool("update-docs", false, "write docs/reference/control-api.md from control.json")
-
-// TestControlAPIReference holds docs/reference/control-api.md to
-// control.json: an endpoint, a parameter, a field or a response changed
-// without the page fails. `go test ./internal/control -run
-// TestControlAPIReference -update-docs` rewrites it.
-func TestControlAPIReference(t *testing.T) {
-	page, err := controlReference()
-	require.NoError(t, err)
-	refdoc.Check(t, "../../docs/reference/control-api.md", page, *updateDocs,
-		"go test ./internal/control -run TestControlAPIReference -update-docs")
-}
-
-// controlReference is the control API's reference: every operation of
-// control.json, grouped by tag in the document's order, then the schemas.
-func controlReference() ([]byte, error) {
-	c, err := contract.ParseEmbedded("control.json", spec.Control)
-	if err != nil {
-		return nil, err
-	}
+// controlReference is the control API's reference,
+// docs/reference/control-api.md: every operation of control.json (c),
+// grouped by tag in the document's order, then the schemas. It reads the
+// document alone, so it lives here rather than in the control front.
+func controlReference(c *contract.Contract) ([]byte, error) {
 	ops := c.Operations()
 	if len(ops) == 0 {
 		return nil, fmt.Errorf("control.json has no operations")
@@ -45,13 +27,12 @@ func controlReference() ([]byte, error) {
 	if len(doc.Servers) > 0 {
 		base = doc.Servers[0].URL
 	}
-	p := refdoc.New("Control API reference", "`control.json` (`spec/control.json`)",
-		"go test ./internal/control -run TestControlAPIReference -update-docs")
+	p := refdoc.New("Control API reference", "`control.json` (`spec/control.json`)", refdoc.Command)
 	p.Para(doc.Info.Description)
 	p.Para(fmt.Sprintf("The document itself is served at `GET %s/openapi.json`. Every path below includes the prefix `%s`. "+
 		"What each fault kind does, its stage and parameters: [Fault kinds](fault-kinds.md).", base, base))
 	if ss := doc.Components.SecuritySchemes; ss != nil {
-		for _, name := range slices.Sorted(mapsKeys(ss)) {
+		for _, name := range slices.Sorted(maps.Keys(ss)) {
 			if s := ss[name].Value; s != nil {
 				p.Para(fmt.Sprintf("Authentication (`%s`, %s %s): %s", name, s.Type, s.Scheme, s.Description))
 			}
@@ -129,7 +110,7 @@ func controlReference() ([]byte, error) {
 
 			if rb := op.RequestBody; rb != nil && rb.Value != nil {
 				body := rb.Value
-				for _, ct := range slices.Sorted(mapsKeys(body.Content)) {
+				for _, ct := range slices.Sorted(maps.Keys(body.Content)) {
 					s := body.Content[ct].Schema
 					need := "optional"
 					if body.Required {
@@ -153,7 +134,7 @@ func controlReference() ([]byte, error) {
 			for _, code := range sortedCodes(op.Responses.Map()) {
 				resp := op.Responses.Value(code).Value
 				var bodies []string
-				for _, ct := range slices.Sorted(mapsKeys(resp.Content)) {
+				for _, ct := range slices.Sorted(maps.Keys(resp.Content)) {
 					bodies = append(bodies, typeOf(resp.Content[ct].Schema, used)+" (`"+ct+"`)")
 				}
 				desc := ""
@@ -172,14 +153,14 @@ func controlReference() ([]byte, error) {
 	// Schemas reached from the endpoints, and those reached from them.
 	for seen := 0; seen != len(used); {
 		seen = len(used)
-		for _, name := range slices.Sorted(mapsKeys(used)) {
+		for _, name := range slices.Sorted(maps.Keys(used)) {
 			if s := doc.Components.Schemas[name]; s != nil && s.Value != nil {
 				fieldRows(s.Value, used)
 				typeOf(&openapi3.SchemaRef{Value: s.Value}, used)
 			}
 		}
 	}
-	for _, name := range slices.Sorted(mapsKeys(used)) {
+	for _, name := range slices.Sorted(maps.Keys(used)) {
 		s := doc.Components.Schemas[name]
 		if s == nil || s.Value == nil {
 			continue
@@ -247,7 +228,7 @@ func open(reqs openapi3.SecurityRequirements) bool {
 // whether it is required and its description.
 func fieldRows(s *openapi3.Schema, used map[string]bool) [][]string {
 	var rows [][]string
-	for _, name := range slices.Sorted(mapsKeys(s.Properties)) {
+	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 		f := s.Properties[name]
 		req := ""
 		if slices.Contains(s.Required, name) {
@@ -354,7 +335,7 @@ func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // sortedCodes are response codes in order: numbers first, then default.
 func sortedCodes[V any](m map[string]V) []string {
-	codes := slices.Sorted(mapsKeys(m))
+	codes := slices.Sorted(maps.Keys(m))
 	slices.SortStableFunc(codes, func(a, b string) int {
 		_, ea := strconv.Atoi(a)
 		_, eb := strconv.Atoi(b)
@@ -367,14 +348,4 @@ func sortedCodes[V any](m map[string]V) []string {
 		return 0
 	})
 	return codes
-}
-
-func mapsKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }

@@ -1,47 +1,30 @@
 package contract
 
 import (
-	"flag"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
-	"testing"
-
-	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock/internal/refdoc"
-	"github.com/mediamock/mediamock/spec"
 )
 
-var updateDocs = flag.Bool("update-docs", false, "write docs/reference/operations.md from openapi.json")
-
-// TestOperationsReference holds docs/reference/operations.md to
-// openapi.json's operations: an operation, a summary, a scope or a tool
-// changed without the page fails. `go test ./internal/contract -run
-// TestOperationsReference -update-docs` rewrites it.
-func TestOperationsReference(t *testing.T) {
-	c, err := ParseEmbedded("openapi.json", spec.OpenAPI)
-	require.NoError(t, err)
-	refdoc.Check(t, "../../docs/reference/operations.md", operationsReference(c), *updateDocs,
-		"go test ./internal/contract -run TestOperationsReference -update-docs")
-}
-
-// operationsReference lists every operation of the service's document,
-// grouped by tag in the document's order, with the facts the fronts read
-// from it (Operations).
-func operationsReference(c *Contract) []byte {
+// OperationsReference is the reference of the REST operations,
+// docs/reference/operations.md: every operation of the service's
+// document, grouped by tag in the document's order, with the facts the
+// fronts read from it (Operations).
+func OperationsReference(c *Contract) []byte {
 	doc := c.doc
 	base := ""
 	if len(doc.Servers) > 0 {
 		base = doc.Servers[0].URL
 	}
-	p := refdoc.New("REST operations", "the operations of `openapi.json` (`spec/openapi.json`)",
-		"go test ./internal/contract -run TestOperationsReference -update-docs")
+	p := refdoc.New("REST operations", "the operations of `openapi.json` (`spec/openapi.json`)", refdoc.Command)
 	p.Para(fmt.Sprintf("Every operation of the service's REST API v1 (%s %s), grouped by tag. Paths are relative to the base address `%s`; "+
 		"the document itself is served at `%s/openapi.json`. Each operation names the scope it needs (`x-required-scope`) "+
 		"and, when it is also an MCP tool, the tool (`x-mcp-tool`, see [MCP tools](mcp-tools.md)).", doc.Info.Title, doc.Info.Version, base, base))
 	if ss := doc.Components.SecuritySchemes; ss != nil {
-		for _, name := range slices.Sorted(keys(ss)) {
+		for _, name := range slices.Sorted(maps.Keys(ss)) {
 			if s := ss[name].Value; s != nil && s.Description != "" {
 				p.Para(fmt.Sprintf("Authentication (`%s`): %s", name, s.Description))
 			}
@@ -114,14 +97,4 @@ func statuses(c *Contract, opID string) string {
 		out = append(out, fmt.Sprint(code))
 	}
 	return strings.Join(out, ", ")
-}
-
-func keys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }

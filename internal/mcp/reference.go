@@ -2,42 +2,28 @@ package mcp
 
 import (
 	"encoding/json"
-	"flag"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
-	"testing"
-
-	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/refdoc"
-	"github.com/mediamock/mediamock/spec"
 )
 
-var updateDocs = flag.Bool("update-docs", false, "write docs/reference/mcp-tools.md from the tools and resources")
-
-// TestMCPToolsReference holds docs/reference/mcp-tools.md to the tools the
-// MCP server builds from openapi.json's operations and to its resources:
-// a tool, an argument, a description or an annotation changed without the
-// page fails. `go test ./internal/mcp -run TestMCPToolsReference
-// -update-docs` rewrites it.
-func TestMCPToolsReference(t *testing.T) {
-	api, err := contract.ParseEmbedded("openapi.json", spec.OpenAPI)
-	require.NoError(t, err)
+// ToolsReference is the reference of the MCP server,
+// docs/reference/mcp-tools.md: its instructions, every tool it builds
+// from api (the rows tools/list answers with) and its resources.
+func ToolsReference(api *contract.Contract) ([]byte, error) {
 	tools, err := buildTools(api)
-	require.NoError(t, err)
-	require.NotEmpty(t, tools)
-	refdoc.Check(t, "../../docs/reference/mcp-tools.md", mcpReference(api, tools), *updateDocs,
-		"go test ./internal/mcp -run TestMCPToolsReference -update-docs")
-}
-
-// mcpReference is the reference of the MCP server: its instructions,
-// every tool (the rows tools/list answers with) and its resources.
-func mcpReference(api *contract.Contract, tools []*tool) []byte {
-	p := refdoc.New("MCP tools reference", "the MCP server's tools, built from the operations of `openapi.json` (`internal/mcp`, `internal/contract`),",
-		"go test ./internal/mcp -run TestMCPToolsReference -update-docs")
+	if err != nil {
+		return nil, err
+	}
+	if len(tools) == 0 {
+		return nil, errors.New("openapi.json makes no MCP tool")
+	}
+	p := refdoc.New("MCP tools reference", "the MCP server's tools, built from the operations of `openapi.json` (`internal/mcp`, `internal/contract`),", refdoc.Command)
 	p.Para(fmt.Sprintf("The service's MCP server (`%s`, %q) is served over Streamable HTTP at `%s` on the REST API's listener, "+
 		"and over stdio by `mockserver mcp`. It offers one tool per operation of `openapi.json` that names one (`x-mcp-tool`), "+
 		"in the document's order (see [REST operations](operations.md)), and the resources below. A tool call is a call of its operation: the same authentication, "+
@@ -70,7 +56,7 @@ func mcpReference(api *contract.Contract, tools []*tool) []byte {
 		{"`" + modelsResource.URI + "`", modelsResource.Name, modelsResource.Title, refdoc.Code(modelsResource.MIMEType), modelsResource.Description},
 		{"`" + assetTemplate.URITemplate + "` (template)", assetTemplate.Name, assetTemplate.Title, "the asset's", assetTemplate.Description},
 	})
-	return p.Bytes()
+	return p.Bytes(), nil
 }
 
 // hints are a tool's annotations in short.
@@ -239,4 +225,71 @@ func toolSection(p *refdoc.Page, t *tool, intro string) map[string]any {
 	p.Para(intro)
 	p.Table([]string{"argument", "sent as", "type", "required", "description"}, rows)
 	return schema
+}
+
+// ControlToolsReference is the reference of the control MCP server,
+// docs/reference/control-mcp-tools.md: its instructions, every tool it
+// builds from doc (control.json), what is left out and why, its resources
+// and its prompts.
+func ControlToolsReference(doc *contract.Contract) ([]byte, error) {
+	tools, err := controlTools(doc, "/_mock")
+	if err != nil {
+		return nil, err
+	}
+	if len(tools) == 0 {
+		return nil, errors.New("control.json makes no MCP tool")
+	}
+	p := refdoc.New("Control MCP tools reference", "the control MCP server's tools, built from the operations of `control.json` (`internal/mcp`, `internal/contract`),", refdoc.Command)
+	p.Para(fmt.Sprintf("The control MCP server (`%s`, %q) is served over Streamable HTTP at `%s`, beside the control API, and over stdio by "+
+		"`mockserver mcp --control`; it is never mixed into the service's `/mcp`. It offers one tool per operation of `control.json`, "+
+		"named after its operationId in snake case, in the document's order (see [Control API](control-api.md)). A tool call is a request to the control API, "+
+		"made in process with the caller's credential: the same guard, scope, validation against `control.json`, handler and answer. "+
+		"Its result carries the control API's JSON as text and as structured content; an answer that is not a success is a tool error carrying the control API's error object. "+
+		"Nothing it does counts against a workspace's rate limit, and its requests stay out of the journal. "+
+		"How to configure it in an agent: [Steer the mock from an agent](../how-to/steer-from-an-agent.md).",
+		ControlImplementation.Name, ControlImplementation.Title, ControlPath))
+	p.Para("The server's instructions to clients:")
+	p.Para("> " + controlInstructions)
+
+	var rows [][]string
+	for _, t := range tools {
+		rows = append(rows, []string{"[`" + t.def.Name + "`](#" + refdoc.Slug(t.def.Name) + ")", t.def.Title,
+			"`" + t.method + " " + t.path + "`", hints(t)})
+	}
+	p.Table([]string{"tool", "title", "operation", "annotations"}, rows)
+
+	var left []string
+	for _, op := range doc.Operations() {
+		if !ControlToolable(doc, op.ID) {
+			left = append(left, "`"+op.ID+"` (`"+op.Method+" /_mock"+op.Path+"`)")
+		}
+	}
+	p.Para("Left out, since no tool result carries what they move (an event stream as it comes, a binary state of up to gigabytes, the Prometheus text a scraper reads): " +
+		strings.Join(left, ", ") + ". Read them from the control API itself.")
+
+	p.Heading(2, "Tools")
+	for _, t := range tools {
+		toolSection(p, t, "Arguments (the input schema's properties):")
+	}
+
+	p.Heading(2, "Resources")
+	p.Para("Each is the answer of a control API read, in the caller's scope (a sandbox's own with its control token).")
+	rows = nil
+	for _, r := range controlResources {
+		rows = append(rows, []string{"`" + r.res.URI + "`", r.res.Name, r.res.Title, refdoc.Code(r.res.MIMEType), r.res.Description})
+	}
+	p.Table([]string{"URI", "name", "title", "media type", "description"}, rows)
+
+	p.Heading(2, "Prompts")
+	p.Para("Each expands to the tool calls of a rehearsal, in order, for the agent to make.")
+	rows = nil
+	for _, cp := range controlPrompts {
+		var args []string
+		for _, a := range cp.prompt.Arguments {
+			args = append(args, "`"+a.Name+"`")
+		}
+		rows = append(rows, []string{"`" + cp.prompt.Name + "`", cp.prompt.Title, strings.Join(args, ", "), cp.prompt.Description})
+	}
+	p.Table([]string{"prompt", "title", "arguments", "description"}, rows)
+	return p.Bytes(), nil
 }
