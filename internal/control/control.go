@@ -166,7 +166,7 @@ func (f *Front) Serve(w *edge.Writer, r *http.Request) {
 		edge.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
 		return
 	}
-	w.SetAnswer(m.Name, "") // for the metrics
+	w.Hand(edge.Outcome{Operation: m.Name}) // for the metrics
 	var s controlplane.Scope
 	if m.Name != opHealth {
 		var err error

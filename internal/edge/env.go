@@ -1,7 +1,20 @@
-// Package front holds what every HTTP front of a server shares: the
-// environment (engine, gate, contracts, journal, coverage), the edge every
-// request passes (request id, body cap, panic recovery, journal, strict
-// response checks) and the helpers that write the spec's JSON and errors.
+// Package edge is what every request to a server passes, whatever front
+// serves it (Env.Serve): a request id and a Date from the simulated clock,
+// the body cap, panic recovery, the capture of its bodies, the faults an
+// answer meets on its way out (latency, evolve, the delivery faults:
+// faults.go), and afterwards the exchange's journal entry, log line and
+// metrics. It also holds the one host and origin guard (hosts.go), the
+// file addresses' signatures, and the writers of the spec's JSON and
+// errors.
+//
+// A front serves a request through a Writer, and hands the edge the
+// request's outcome once it knows it (Writer.Hand): who made it, which
+// operation it was and how that answered, the MCP message and the tool
+// call it carried, the file it was for. The fault stages a front meets
+// are the Writer's too, one method each (Admission, SessionFault,
+// CallFault, FileAccess). What a test or an operator does to the
+// simulation is the control plane's (internal/controlplane), not the
+// edge's.
 package edge
 
 import (

@@ -83,7 +83,7 @@ func (f *Front) newTransports() transports {
 // SDK then answers 404, as for any session it does not know).
 func (f *Front) sessionFault(w *edge.Writer, r *http.Request) bool {
 	session := r.Header.Get("Mcp-Session-Id")
-	h := w.PickFault(fault.Session, fault.Request{Session: session != ""})
+	h := w.SessionFault(session != "")
 	if h == nil {
 		return false
 	}
@@ -137,7 +137,8 @@ func (f *Front) Serve(w *edge.Writer, r *http.Request) {
 		edge.WriteError(w, err)
 		return
 	}
-	if err := f.env.Identify(w, r.Header.Get("Authorization"), gate.ResourceMCP); err != nil {
+	principal, err := f.env.Identify(w, r.Header.Get("Authorization"), gate.ResourceMCP)
+	if err != nil {
 		// An MCP client finds the authorization server from here (RFC
 		// 9728, the MCP authorization specification).
 		w.Header().Set("WWW-Authenticate", edge.Challenge(r.Header.Get("Authorization"), err)+
@@ -147,12 +148,15 @@ func (f *Front) Serve(w *edge.Writer, r *http.Request) {
 	}
 	// Faults come after the request is authorized for what it touches:
 	// another workspace's session is refused as without them.
-	if p, _ := w.Principal(); f.othersSession(r.Header.Get("Mcp-Session-Id"), p.WorkspaceID) {
+	if f.othersSession(r.Header.Get("Mcp-Session-Id"), principal.WorkspaceID) {
 		w.NoFaults()
 	}
 	if w.Faultable() && f.sessionFault(w, r) {
 		return
 	}
+	// What the edge is told of the request: who made it, the method of
+	// its message, and the tool call it carried (the exchange hands it).
+	out := edge.Outcome{Principal: &principal}
 	var msgs body
 	var raw []byte // a POST's body, for the SDK: a call the front answers lets it go
 	if r.Method == http.MethodPost {
@@ -169,14 +173,14 @@ func (f *Front) Serve(w *edge.Writer, r *http.Request) {
 		// the transport says, rather than the SDK's plain text.
 		var rpcErr *jsonrpc.Error
 		msgs, rpcErr = f.decode(data)
-		w.SetMCPMethod(msgs.methods())
+		out.MCPMethod = msgs.methods()
+		w.Hand(out)
 		if rpcErr != nil {
 			edge.WriteRaw(w, http.StatusBadRequest, errorMessage(nil, rpcErr))
 			return
 		}
 		raw = data
 	}
-	principal, _ := w.Principal()
 	var id json.RawMessage
 	if m := msgs.single(); m != nil {
 		id = m.ID
@@ -189,7 +193,7 @@ func (f *Front) Serve(w *edge.Writer, r *http.Request) {
 	if session != "" {
 		f.touch(session) // every request of a session keeps it alive
 	}
-	x := newExchange(w, f.env.View(r), principal)
+	x := newExchange(w, f.env.View(r), out)
 	defer x.finish()
 	if m := msgs.read(); m != nil && acceptsJSON(r) && (stateless && sessionless(r, m) ||
 		!stateless && strings.HasPrefix(m.Params.URI, assetURIPrefix) && f.owns(session, principal.WorkspaceID)) {
@@ -260,6 +264,8 @@ type exchange struct {
 	// the SDK, and carries the exchange to its handlers (withExchange).
 	principal sim.Principal
 	token     *auth.TokenInfo
+	// out is what the edge was told of the request; finish adds the call.
+	out edge.Outcome
 
 	mu     sync.Mutex
 	done   bool
@@ -268,8 +274,8 @@ type exchange struct {
 	window *sim.RateDecision
 }
 
-func newExchange(w *edge.Writer, view wire.View, p sim.Principal) *exchange {
-	return &exchange{w: w, view: view, id: w.Header().Get("X-Request-Id"), principal: p}
+func newExchange(w *edge.Writer, view wire.View, out edge.Outcome) *exchange {
+	return &exchange{w: w, view: view, id: w.Header().Get("X-Request-Id"), principal: *out.Principal, out: out}
 }
 
 // exchangeInfo is the key of the exchange in the token info's Extra.
@@ -353,7 +359,9 @@ func (x *exchange) finish() {
 	defer x.mu.Unlock()
 	x.done = true
 	if x.call != nil {
-		x.w.SetCall(*x.call)
+		out := x.out
+		out.Call = x.call
+		x.w.Hand(out)
 	}
 }
 

@@ -16,7 +16,6 @@ import (
 
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/edge"
-	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/ops"
@@ -151,8 +150,8 @@ func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *sdk.CallT
 		in.Principal = &c.x.principal
 	}
 	res := ops.Invoke(env, &in)
-	if in.Edge != nil && in.Edge.Faultable() {
-		if h := in.Edge.PickFault(fault.Call, fault.Request{Operation: t.op, Workspace: res.Pass.Principal.WorkspaceID}); h != nil && tc.drop != nil {
+	if c.x != nil && c.x.w.Faultable() {
+		if h := c.x.w.CallFault(t.op, res.Pass.Principal.WorkspaceID); h != nil && tc.drop != nil {
 			tc.drop()
 		}
 	}

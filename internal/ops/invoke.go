@@ -61,10 +61,19 @@ type Invocation struct {
 	// decided, before the handler runs: MCP puts the rate window on its
 	// HTTP response before a progress event sends the headers.
 	Admitted func(gate.Pass)
-	// Edge is the HTTP request that carries the call, as the edge serves
-	// it: the faults the call meets are its (its Mock-Fault header, the
-	// rules of its scope). Nil for a call without one (MCP over stdio).
-	Edge *edge.Writer
+	// Edge is the admission of the HTTP request that carries the call, as
+	// the edge serves it: the faults the call meets are its (its
+	// Mock-Fault header, the rules of its scope). Nil for a call without
+	// one (MCP over stdio).
+	Edge Admission
+}
+
+// Admission is the admit stage of the request that carries a call (the
+// edge's writer): whether it may meet a fault at all, and the status fault
+// it meets, if one.
+type Admission interface {
+	Faultable() bool
+	Admission(fault.Request) *fault.Hit
 }
 
 // resource is the protected resource the call's front is: a token issued
@@ -232,7 +241,7 @@ func admit(env *edge.Env, in *Invocation, pass *gate.Pass) error {
 	}
 	var h *fault.Hit
 	if in.Edge != nil {
-		h = in.Edge.PickFault(fault.Admit, req)
+		h = in.Edge.Admission(req)
 	} else {
 		// MCP over stdio: the rules of the caller's scope, as for MCP.
 		req.Class = fault.MCP

@@ -20,8 +20,9 @@ import (
 
 // serveFile serves a file, like a CDN (no authentication, no rate limit),
 // with Content-Type (never sniffed), Content-Length, ETag, HEAD and byte ranges;
-// ?download=1 makes it an attachment.
-func (f *Front) serveFile(w *edge.Writer, r *http.Request) {
+// ?download=1 makes it an attachment. who is whom the request's credential
+// names, if it names anyone (the journal's entry is that workspace's).
+func (f *Front) serveFile(w *edge.Writer, r *http.Request, who *sim.Principal) {
 	// Uploads are the client's bytes: a browser must take them as the
 	// Content-Type says, never guess HTML or script from them.
 	w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -42,16 +43,16 @@ func (f *Front) serveFile(w *edge.Writer, r *http.Request) {
 		edge.WriteError(w, &sim.Error{Kind: sim.ENOTFOUND, Code: "not_found", Message: "No such file."})
 		return
 	}
-	w.SetFile(ref)
+	w.Hand(edge.Outcome{Principal: who, File: &ref})
 	file, content, err := eng.OpenFile(ref)
 	if err == nil && ref.Ext != media.Extension(file.MimeType) {
 		err = &sim.Error{Kind: sim.ENOTFOUND, Code: "not_found", Message: "No such file."} // another extension: no address
 	}
 	if err == nil {
-		err = w.FileExpired(ref, file.Modified.Time())
+		err = w.FileAccess(ref, file.Modified.Time())
 	}
 	if err == nil {
-		if h := w.PickFault(fault.Admit, fault.Request{Path: r.URL.Path}); h != nil {
+		if h := w.Admission(fault.Request{Path: r.URL.Path}); h != nil {
 			err = gate.ForcedError(h.Status, sim.RateDecision{})
 		}
 	}

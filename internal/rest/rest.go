@@ -61,19 +61,20 @@ func (f *Front) table() *routes.Table {
 // operations count.
 func (f *Front) Serve(w *edge.Writer, r *http.Request) {
 	m := routes.Match{}
+	var who *sim.Principal // whom an answer that does not count is for
 	files := strings.HasPrefix(r.URL.Path, wire.FilesPath)
 	if !files {
 		m = f.table().Match(r)
 	}
 	if files || m.Name == "" || m.Name == documentOp {
-		f.peek(w, r)
+		who = f.peek(w, r)
 		if max, tooBig := f.env.BodyCap(r); !edge.LimitBody(w, r, max, tooBig) {
 			return
 		}
 	}
 	switch {
 	case files:
-		f.serveFile(w, r)
+		f.serveFile(w, r, who)
 	case m.Allow != "":
 		w.Header().Set("Allow", m.Allow)
 		edge.WriteError(w, wire.MethodNotAllowed(r.Method, r.URL.Path, m.Allow, strings.Split(m.Allow, ", ")))
@@ -87,11 +88,16 @@ func (f *Front) Serve(w *edge.Writer, r *http.Request) {
 }
 
 // peek puts the rate window of the request's workspace, if its credential
-// names one, on an answer that does not count.
-func (f *Front) peek(w *edge.Writer, r *http.Request) {
+// names one, on an answer that does not count, and says whose it is (nil:
+// no one's).
+func (f *Front) peek(w *edge.Writer, r *http.Request) *sim.Principal {
 	if authorization := r.Header.Get("Authorization"); authorization != "" {
-		_ = f.env.Identify(w, authorization, gate.ResourceAPI) // the answer is not about the credential
+		// The answer is not about the credential: a refused one is no error.
+		if p, err := f.env.Identify(w, authorization, gate.ResourceAPI); err == nil {
+			return &p
+		}
 	}
+	return nil
 }
 
 // operation runs an operation through the pipeline (ops.Invoke) and
@@ -134,13 +140,14 @@ func (f *Front) answer(w *edge.Writer, in *ops.Invocation, res *ops.Result, pk *
 		})
 		return
 	}
+	out := edge.Outcome{Operation: res.Operation, ErrorCode: res.ErrorCode}
 	if res.Pass.Authenticated() {
-		w.SetPrincipal(res.Pass.Principal)
+		out.Principal = &res.Pass.Principal
 	}
 	if in.TooLarge != nil && res.Status == http.StatusRequestEntityTooLarge {
 		w.Header().Set("Connection", "close") // the unread body must not be taken for the next request
 	}
-	w.SetAnswer(res.Operation, res.ErrorCode)
+	w.Hand(out)
 	w.WriteHeader(res.Status)
 	w.Write(res.Body())
 }
