@@ -47,6 +47,7 @@ import (
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/metrics"
 	"github.com/mediamock/mediamock/internal/ops"
+	"github.com/mediamock/mediamock/internal/parking"
 	"github.com/mediamock/mediamock/internal/router"
 	"github.com/mediamock/mediamock/internal/tlsca"
 	"github.com/mediamock/mediamock/sim"
@@ -239,10 +240,10 @@ func New(o Options) (*Server, error) {
 	ln := s.ln
 	if s.tls != nil {
 		ln = tls.NewListener(ln, s.tls.Config)
-	} else {
+	} else if !o.noParking {
 		// Waiting long polls give their connections up and wait without
-		// net/http's goroutines and buffers (edge.Parking).
-		s.env.Parking = edge.NewParking(ln, s.httpSrv)
+		// net/http's goroutines and buffers (package parking).
+		s.env.Parking = parking.New(ln, s.httpSrv)
 		ln = s.env.Parking
 	}
 	go s.httpSrv.Serve(ln) // returns ErrServerClosed at Shutdown

@@ -30,6 +30,7 @@ import (
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/metrics"
+	"github.com/mediamock/mediamock/internal/parking"
 	"github.com/mediamock/mediamock/internal/problem"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
@@ -87,7 +88,7 @@ type Env struct {
 	// Parking, when set, takes waiting long polls off net/http: their
 	// connections wait without a goroutine of net/http's, and go back to
 	// it once answered (see Writer.Park). Nil: they wait where they are.
-	Parking *Parking
+	Parking *parking.Listener
 
 	// Rendered keeps the JSON of final assets for list pages.
 	Rendered wire.Rendered
