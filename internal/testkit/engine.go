@@ -1,9 +1,4 @@
-// Package simtest opens engines for the tests of the packages the root
-// imports (gate, front, rest, wire, oauth, mux), which cannot use testkit:
-// testkit starts whole servers, and so imports them.
-//
-//	eng := simtest.Open(t) // the default fixture, a manual clock at sim.DefaultEpoch
-package simtest
+package testkit
 
 import (
 	"path/filepath"
@@ -13,11 +8,11 @@ import (
 	"github.com/mediamock/mediamock/sim"
 )
 
-// Open opens an engine on the default fixture in t's temporary folder, its
+// Engine opens an engine on the default fixture in t's temporary folder, its
 // clock manual at sim.DefaultEpoch (nothing moves but what the test moves),
 // and closes it when the test ends. cfg, when given, changes the
 // configuration before it opens.
-func Open(t testing.TB, cfg ...func(*sim.Config)) *sim.Engine {
+func Engine(t testing.TB, cfg ...func(*sim.Config)) *sim.Engine {
 	t.Helper()
 	world, err := fixtures.Load("", 0)
 	if err != nil {

@@ -1,4 +1,4 @@
-package main
+package reqlog
 
 import (
 	"bytes"
@@ -46,11 +46,8 @@ func TestRequestLinesAreTheHandlers(t *testing.T) {
 		for _, tm := range times {
 			for _, r := range recs {
 				var want, got bytes.Buffer
-				var ref slog.Handler = slog.NewTextHandler(&want, nil)
-				if json {
-					ref = slog.NewJSONHandler(&want, nil)
-				}
-				h := withRequestLines(&got, json, nil)
+				ref := Plain(&want, json, nil)
+				h := New(&got, json, nil)
 				record := slog.NewRecord(tm, r.level, r.msg, 0)
 				record.AddAttrs(r.attrs...)
 				if err := ref.Handle(context.Background(), record); err != nil {
@@ -77,7 +74,7 @@ func TestRequestLinesAreTheHandlers(t *testing.T) {
 // its other lines.
 func TestRequestLinesKeepTheLogger(t *testing.T) {
 	var buf bytes.Buffer
-	log := slog.New(withRequestLines(&buf, true, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := slog.New(New(&buf, true, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	log.Info("request", "method", "GET")
 	if buf.Len() != 0 {
 		t.Fatalf("an info line below the level was written: %s", buf.String())

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package sim
+package store
 
 // dropPages does nothing where madvise is not used: the kernel reclaims the
 // map's clean pages under memory pressure by itself.

@@ -1,4 +1,4 @@
-package sim
+package store
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"os"
 )
 
-// The first pass of checkSnapshot (see snapcheck.go): the page structure of
+// The first pass of Receive (see snapshot.go): the page structure of
 // an uploaded bbolt file, walked with ReadAt before bbolt maps anything.
 
 // The bbolt file format (version 2), as bbolt writes it on little-endian
@@ -46,7 +46,7 @@ type pageChecker struct {
 }
 
 // checkPages checks the page structure of the file at path (see
-// snapcheck.go) and extends the file to what bbolt will map.
+// snapshot.go) and extends the file to what bbolt will map.
 func checkPages(path string) error {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
@@ -68,7 +68,7 @@ func checkPages(path string) error {
 		return err
 	}
 	if m0.pageSize != m1.pageSize {
-		return invalidSnapshot("its two meta pages disagree on the page size")
+		return invalid("its two meta pages disagree on the page size")
 	}
 	m := m0 // the one bbolt reads: the later transaction
 	if m1.txid > m0.txid {
@@ -77,11 +77,11 @@ func checkPages(path string) error {
 	c.hwm = m.hwm
 	switch {
 	case c.hwm < 3 || c.hwm > uint64(c.size)/c.psz:
-		return invalidSnapshot("it is cut short or damaged: its meta page counts %d pages of %d bytes, the file has %d bytes", c.hwm, c.psz, c.size)
+		return invalid("it is cut short or damaged: its meta page counts %d pages of %d bytes, the file has %d bytes", c.hwm, c.psz, c.size)
 	case m.root < 2 || m.root >= c.hwm:
-		return invalidSnapshot("its root page %d is out of range", m.root)
+		return invalid("its root page %d is out of range", m.root)
 	case m.freelist != noFreelist && (m.freelist < 2 || m.freelist >= c.hwm):
-		return invalidSnapshot("its freelist page %d is out of range", m.freelist)
+		return invalid("its freelist page %d is out of range", m.freelist)
 	}
 	c.seen = make([]uint64, (c.hwm+63)/64)
 	c.mark(0, 0)
@@ -121,26 +121,26 @@ func mapSize(size, psz int64) int64 {
 func (c *pageChecker) meta(id uint64, off int64) (boltMeta, error) {
 	var buf [pageHeader + metaSize]byte
 	if _, err := c.f.ReadAt(buf[:], off); err != nil {
-		return boltMeta{}, invalidSnapshot("it is not a state file (too short)")
+		return boltMeta{}, invalid("it is not a state file (too short)")
 	}
 	m := buf[pageHeader:]
 	switch {
 	case le.Uint32(m[0:]) != boltMagic:
-		return boltMeta{}, invalidSnapshot("it is not a state file (meta page %d has no bbolt magic number)", id)
+		return boltMeta{}, invalid("it is not a state file (meta page %d has no bbolt magic number)", id)
 	case le.Uint32(m[4:]) != boltVersion:
-		return boltMeta{}, invalidSnapshot("meta page %d has bbolt file version %d, not %d", id, le.Uint32(m[4:]), boltVersion)
+		return boltMeta{}, invalid("meta page %d has bbolt file version %d, not %d", id, le.Uint32(m[4:]), boltVersion)
 	}
 	h := fnv.New64a()
 	h.Write(m[:metaSize-8])
 	if h.Sum64() != le.Uint64(m[metaSize-8:]) {
-		return boltMeta{}, invalidSnapshot("meta page %d is damaged (bad checksum)", id)
+		return boltMeta{}, invalid("meta page %d is damaged (bad checksum)", id)
 	}
 	if le.Uint64(buf[0:]) != id || le.Uint16(buf[8:]) != metaFlag {
-		return boltMeta{}, invalidSnapshot("meta page %d has a damaged header", id)
+		return boltMeta{}, invalid("meta page %d has a damaged header", id)
 	}
 	bm := boltMeta{pageSize: le.Uint32(m[8:]), root: le.Uint64(m[16:]), freelist: le.Uint64(m[32:]), hwm: le.Uint64(m[40:]), txid: le.Uint64(m[48:])}
 	if bm.pageSize < 1024 || bm.pageSize > 1<<16 || bm.pageSize&(bm.pageSize-1) != 0 {
-		return boltMeta{}, invalidSnapshot("meta page %d has a page size of %d bytes", id, bm.pageSize)
+		return boltMeta{}, invalid("meta page %d has a page size of %d bytes", id, bm.pageSize)
 	}
 	return bm, nil
 }
@@ -161,22 +161,22 @@ func (c *pageChecker) mark(id uint64, overflow uint32) bool {
 func (c *pageChecker) page(id uint64, types uint16, what string) ([]byte, error) {
 	var hdr [pageHeader]byte
 	if _, err := c.f.ReadAt(hdr[:], int64(id*c.psz)); err != nil {
-		return nil, invalidSnapshot("%s: page %d cannot be read", what, id)
+		return nil, invalid("%s: page %d cannot be read", what, id)
 	}
 	overflow := le.Uint32(hdr[12:])
 	switch {
 	case le.Uint64(hdr[0:]) != id:
-		return nil, invalidSnapshot("%s: page %d calls itself page %d", what, id, le.Uint64(hdr[0:]))
+		return nil, invalid("%s: page %d calls itself page %d", what, id, le.Uint64(hdr[0:]))
 	case !oneOf(le.Uint16(hdr[8:]), types):
-		return nil, invalidSnapshot("%s: page %d has type %#x", what, id, le.Uint16(hdr[8:]))
+		return nil, invalid("%s: page %d has type %#x", what, id, le.Uint16(hdr[8:]))
 	case id+uint64(overflow) >= c.hwm:
-		return nil, invalidSnapshot("%s: page %d runs past the last page", what, id)
+		return nil, invalid("%s: page %d runs past the last page", what, id)
 	case !c.mark(id, overflow):
-		return nil, invalidSnapshot("%s: page %d is reached twice", what, id)
+		return nil, invalid("%s: page %d is reached twice", what, id)
 	}
 	buf := make([]byte, (uint64(overflow)+1)*c.psz)
 	if _, err := c.f.ReadAt(buf, int64(id*c.psz)); err != nil {
-		return nil, invalidSnapshot("%s: page %d cannot be read", what, id)
+		return nil, invalid("%s: page %d cannot be read", what, id)
 	}
 	return buf, nil
 }
@@ -196,11 +196,11 @@ func (c *pageChecker) freelist(id uint64) error {
 		count, start = le.Uint64(p[pageHeader:]), pageHeader+8
 	}
 	if count > (uint64(len(p))-start)/8 {
-		return invalidSnapshot("freelist: page %d lists more pages than it holds", id)
+		return invalid("freelist: page %d lists more pages than it holds", id)
 	}
 	for i := uint64(0); i < count; i++ {
 		if free := le.Uint64(p[start+8*i:]); free < 2 || free >= c.hwm {
-			return invalidSnapshot("freelist: page %d frees page %d, out of range", id, free)
+			return invalid("freelist: page %d frees page %d, out of range", id, free)
 		}
 	}
 	return nil
@@ -226,28 +226,28 @@ func (c *pageChecker) tree(id uint64, depth int, bucket string, min, max []byte)
 	}
 	count := uint64(le.Uint16(p[10:]))
 	if count == 0 {
-		return nil, invalidSnapshot("%s: branch page %d is empty", what, id)
+		return nil, invalid("%s: branch page %d is empty", what, id)
 	}
 	if pageHeader+count*elemSize > uint64(len(p)) {
-		return nil, invalidSnapshot("%s: page %d counts more elements than it holds", what, id)
+		return nil, invalid("%s: page %d counts more elements than it holds", what, id)
 	}
 	keys := make([][]byte, count)
 	for i := range count {
 		at := pageHeader + i*elemSize
 		pos, ksize := uint64(le.Uint32(p[at:])), uint64(le.Uint32(p[at+4:]))
 		if at+pos+ksize > uint64(len(p)) {
-			return nil, invalidSnapshot("%s: page %d has a key outside the page", what, id)
+			return nil, invalid("%s: page %d has a key outside the page", what, id)
 		}
 		keys[i] = p[at+pos : at+pos+ksize]
 	}
 	running := min
 	for i := range count {
 		if err := inOrder(keys[i], running, max, i == 0); err != nil {
-			return nil, invalidSnapshot("%s: page %d: %v", what, id, err)
+			return nil, invalid("%s: page %d: %v", what, id, err)
 		}
 		child := le.Uint64(p[pageHeader+i*elemSize+8:])
 		if child < 2 || child >= c.hwm {
-			return nil, invalidSnapshot("%s: page %d points at page %d, out of range", what, id, child)
+			return nil, invalid("%s: page %d points at page %d, out of range", what, id, child)
 		}
 		next := max
 		if i+1 < count {
@@ -265,11 +265,11 @@ func (c *pageChecker) tree(id uint64, depth int, bucket string, min, max []byte)
 func inOrder(k, prev, max []byte, first bool) error {
 	switch {
 	case prev != nil && first && bytes.Compare(prev, k) > 0:
-		return fmt.Errorf("key %s is below its parent's", showKey(k))
+		return fmt.Errorf("key %s is below its parent's", ShowKey(k))
 	case prev != nil && !first && bytes.Compare(prev, k) >= 0:
-		return fmt.Errorf("key %s is out of order", showKey(k))
+		return fmt.Errorf("key %s is out of order", ShowKey(k))
 	case max != nil && bytes.Compare(k, max) >= 0:
-		return fmt.Errorf("key %s is beyond its parent's next", showKey(k))
+		return fmt.Errorf("key %s is beyond its parent's next", ShowKey(k))
 	}
 	return nil
 }
@@ -279,7 +279,7 @@ func inOrder(k, prev, max []byte, first bool) error {
 func (c *pageChecker) leaf(p []byte, depth int, what string, id uint64, min, max []byte) ([]byte, error) {
 	count := uint64(le.Uint16(p[10:]))
 	if pageHeader+count*elemSize > uint64(len(p)) {
-		return nil, invalidSnapshot("%s: page %d counts more elements than it holds", what, id)
+		return nil, invalid("%s: page %d counts more elements than it holds", what, id)
 	}
 	running := min
 	for i := range count {
@@ -287,29 +287,29 @@ func (c *pageChecker) leaf(p []byte, depth int, what string, id uint64, min, max
 		flags, pos := le.Uint32(p[at:]), uint64(le.Uint32(p[at+4:]))
 		ksize, vsize := uint64(le.Uint32(p[at+8:])), uint64(le.Uint32(p[at+12:]))
 		if at+pos+ksize+vsize > uint64(len(p)) {
-			return nil, invalidSnapshot("%s: page %d has a record outside the page", what, id)
+			return nil, invalid("%s: page %d has a record outside the page", what, id)
 		}
 		k := p[at+pos : at+pos+ksize]
 		v := p[at+pos+ksize : at+pos+ksize+vsize]
 		if err := inOrder(k, running, max, i == 0); err != nil {
-			return nil, invalidSnapshot("%s: page %d: %v", what, id, err)
+			return nil, invalid("%s: page %d: %v", what, id, err)
 		}
 		running = k
 		switch {
 		case depth == 0 && flags != bucketLeafFlag:
-			return nil, invalidSnapshot("the root holds %q, which is not a bucket", k)
+			return nil, invalid("the root holds %q, which is not a bucket", k)
 		case depth > 0 && flags != 0:
-			return nil, invalidSnapshot("%s holds a nested bucket or a bad record flag", what)
+			return nil, invalid("%s holds a nested bucket or a bad record flag", what)
 		case depth > 0:
 			continue
 		}
 		name := string(k)
 		if uint64(len(v)) < 16 {
-			return nil, invalidSnapshot("bucket %q has a damaged header", name)
+			return nil, invalid("bucket %q has a damaged header", name)
 		}
 		if root := le.Uint64(v); root != 0 {
 			if root < 2 || root >= c.hwm {
-				return nil, invalidSnapshot("bucket %q starts at page %d, out of range", name, root)
+				return nil, invalid("bucket %q starts at page %d, out of range", name, root)
 			}
 			if _, err := c.tree(root, 1, name, nil, nil); err != nil {
 				return nil, err
@@ -318,7 +318,7 @@ func (c *pageChecker) leaf(p []byte, depth int, what string, id uint64, min, max
 		}
 		inline := v[16:]
 		if len(inline) < pageHeader || le.Uint16(inline[8:]) != leafFlag {
-			return nil, invalidSnapshot("bucket %q has a damaged inline page", name)
+			return nil, invalid("bucket %q has a damaged inline page", name)
 		}
 		if _, err := c.leaf(inline, 1, fmt.Sprintf("bucket %q", name), id, nil, nil); err != nil {
 			return nil, err

@@ -1,4 +1,4 @@
-package sim
+package store
 
 import (
 	bolt "go.etcd.io/bbolt"
@@ -16,15 +16,21 @@ import (
 // to speed (the pages in use are mapped again at the next read, a minor
 // fault each). The server calls it five times a second: under a load of
 // 15,000 creations a second the file grows by about 4 MB in between.
-func (e *Engine) ReleaseMapped() error {
-	commits := e.commits.Load()
-	if commits == e.released.Load() {
+//
+// read runs its function in a read transaction (the owner's, which waits
+// for a bulk write to end; nil: the file's own): a read transaction holds
+// bbolt's map lock, so the map cannot move or grow while the pages are
+// dropped.
+func (db *DB) ReleaseMapped(read func(func(*bolt.Tx) error) error) error {
+	commits := db.commits.Load()
+	if commits == db.released.Load() {
 		return nil
 	}
-	e.released.Store(commits)
-	// A read transaction holds bbolt's map lock: the map cannot move or
-	// grow while the pages are dropped.
-	return e.read(func(btx *bolt.Tx) error {
-		return dropPages(e.db.Info().Data, btx.Size())
+	db.released.Store(commits)
+	if read == nil {
+		read = db.View
+	}
+	return read(func(btx *bolt.Tx) error {
+		return dropPages(db.Info().Data, btx.Size())
 	})
 }

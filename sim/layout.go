@@ -7,12 +7,18 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/mediamock/mediamock/internal/store"
 )
+
+// The layout of the state file (package store keeps the file; the engine
+// decides what lies in it): its buckets, the keys of their records, and
+// their encodings (JSON, or codec.go's for assets).
 
 // Buckets of the bbolt file. Keys that start with a workspace id keep each
 // workspace's records together and sorted by id, so a page is a cursor walk.
 var (
-	bMeta         = []byte("meta")            // schema, fixture fingerprint, seed, clock
+	bMeta         = store.Meta                // schema, fixture fingerprint, seed, clock
 	bWorkspaces   = []byte("workspaces")      // ws -> Workspace
 	bTokens       = []byte("tokens")          // token -> Token
 	bAssets       = []byte("assets")          // ws|id -> Asset (the sequence gives asset ids)
@@ -38,19 +44,18 @@ var (
 	bFaults       = []byte("faults")          // "state" -> global faults, ws -> a workspace's
 
 	// appendOnly are the buckets whose records are only ever added after
-	// the last of their key range and never rewritten: their pages can be
-	// filled whole (bbolt fills half a page before splitting, for random
-	// inserts), which about halves them. Records rewritten in place (assets,
-	// jobs) keep the default, or every rewrite that grows a record would
-	// split a full page.
+	// the last of their key range and never rewritten (store.Schema says
+	// why their pages are filled whole). Records rewritten in place
+	// (assets, jobs) keep the default.
 	appendOnly = [][]byte{bLedger, bOwners, bAssetKind, bAssetText, bAssetProject, bQueue}
 
 	allBuckets = [][]byte{bMeta, bWorkspaces, bTokens, bAssets, bAssetKind, bAssetStatus, bAssetProject, bAssetText,
 		bJobs, bQueue, bSlots, bDue, bLedger, bEncore, bPubs, bPubStatus, bOwners, bBrandKits, bProjects, bCharacters,
 		bSocial, bFiles, bRate, bFaults, bSandboxes}
-)
 
-const schemaVersion = "2"
+	// schema is the layout as the store knows it.
+	schema = store.Schema{Version: "2", Buckets: allBuckets, AppendOnly: appendOnly}
+)
 
 // u64 encodes an id big-endian, so that keys sort by id.
 func u64(v uint64) []byte {
