@@ -36,13 +36,19 @@ func importRules() []importRule {
 			"no front imports another: what two fronts share lives in a package of the control plane"})
 	}
 	return append(rules,
-		importRule{"internal/ops", append([]string{"internal/front"}, fronts...),
+		importRule{"internal/ops", append([]string{"internal/edge"}, fronts...),
 			"the operation pipeline is transport-free: it imports no front, and not the edge"},
+		importRule{"internal/controlplane", append([]string{"internal/edge", "internal/router"}, fronts...),
+			"the control plane is what every way in calls: it imports no front, and not the edge"},
+		importRule{"internal/edge", append([]string{"internal/controlplane", "internal/ops", "internal/router"}, fronts...),
+			"the edge is what every request passes below the fronts: it knows none of them, nor what they call"},
+		importRule{"internal/parking", append([]string{"internal/edge", "sim"}, fronts...),
+			"the parking of long polls is machinery of HTTP alone, beside the edge's plain fallback"},
 		importRule{"internal/report", []string{"conformance"},
 			"the client report is the server's: the public conformance suite is a client of the server"},
 		importRule{"sim", []string{"net/http"},
 			"the engine never imports net/http"},
-		importRule{"internal/testkit", append([]string{".", "internal/front", "internal/router"}, fronts...),
+		importRule{"internal/testkit", append([]string{".", "internal/edge", "internal/router"}, fronts...),
 			"the tests of the packages the root imports use the test helpers too: they reach a server by its address and client"},
 	)
 }

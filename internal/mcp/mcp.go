@@ -27,8 +27,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/fault"
-	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/ops"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
@@ -68,7 +68,8 @@ func moduleVersion() string {
 
 // Front serves the MCP server of one server.
 type Front struct {
-	env   *front.Env
+	env   *edge.Env
+	ops   *ops.Env // the operations' pipeline
 	tools []*tool
 	// server answers MCP over HTTP; each tool call authenticates with the
 	// Authorization header of the HTTP request that carried it.
@@ -90,9 +91,10 @@ type Front struct {
 // oldest events go first.
 const eventStoreBytes = 4 << 20
 
-// New returns the MCP front of a server.
-func New(env *front.Env) (*Front, error) {
-	f := &Front{env: env, offEdge: &ops.RuleFaults{Rules: env.Rules, Class: fault.MCP}}
+// New returns the MCP front of a server, which calls the operations
+// through pipeline.
+func New(env *edge.Env, pipeline *ops.Env) (*Front, error) {
+	f := &Front{env: env, ops: pipeline, offEdge: &ops.RuleFaults{Rules: pipeline.Rules, Class: fault.MCP}}
 	var err error
 	if f.tools, err = buildTools(env.API); err != nil {
 		return nil, err

@@ -13,8 +13,9 @@ import (
 	"github.com/mediamock/mediamock/sim"
 )
 
-// Env is what the pipeline needs of the server it runs in; the fronts'
-// environment (front.Env) holds it.
+// Env is what the pipeline needs of the server it runs in: the fronts that
+// call it (REST, MCP) are given it beside the edge's environment, which it
+// does not know.
 type Env struct {
 	Eng  *sim.Engine
 	Gate *gate.Gate
@@ -27,8 +28,10 @@ type Env struct {
 	Strict bool
 	// Stop ends when shutdown begins: long polls answer at once.
 	Stop context.Context
-	// Sleep waits wall time, for injected latency.
-	Sleep func(context.Context, time.Duration)
+	// Delay waits the latency a latency fault's hit draws (nil: none) and
+	// returns it: the edge's, the one place a latency is applied. The
+	// pipeline applies it to a call no edge carries (RuleFaults).
+	Delay func(context.Context, *fault.Hit) time.Duration
 	// MaxBodyBytes is the server's cap of a request's body.
 	MaxBodyBytes int64
 	// OwnFileURL recognizes the addresses of the server's own files, which
@@ -45,29 +48,16 @@ func (env *Env) UntilStop(ctx context.Context) (context.Context, context.CancelF
 	return ctx, func() { stop(); cancel() }
 }
 
-// Delay waits the latency a hit of kind latency draws (nil: none), until
-// ctx ends or the server begins to stop, and returns it: every injected
-// latency is applied here.
-func (env *Env) Delay(ctx context.Context, h *fault.Hit) time.Duration {
-	if h == nil {
-		return 0
-	}
-	d := h.LatencyOf()
-	ctx, cancel := env.UntilStop(ctx)
-	env.Sleep(ctx, d)
-	cancel()
-	return d
-}
-
-// Faults is where a call asks which fault it meets at a stage: the edge of
-// the HTTP request that carries it (its Mock-Fault header, the rules of its
-// scope), or the rules alone for a call no edge carries (RuleFaults).
-type Faults interface {
+// Admission is where a call asks for the admission faults it meets: the
+// edge's writer of the HTTP request that carries it (its Mock-Fault
+// header, the rules of its scope), or the rules alone for a call no edge
+// carries (RuleFaults).
+type Admission interface {
 	// Faultable reports whether the call may meet a fault at all.
 	Faultable() bool
-	// PickFault decides whether the call meets a fault at stage p; the
-	// hit is recorded as met.
-	PickFault(p fault.Stage, req fault.Request) *fault.Hit
+	// Admission is the status fault that answers instead of the
+	// operation, or nil; the hit is recorded as met.
+	Admission(fault.Request) *fault.Hit
 }
 
 // RuleFaults are the faults of a call no HTTP edge carries (an MCP tool
@@ -82,9 +72,16 @@ type RuleFaults struct {
 // Faultable reports whether any rule stands.
 func (f *RuleFaults) Faultable() bool { return f.Rules.Active() }
 
-// PickFault picks the rule of the request's workspace, or a global one,
-// that strikes at p.
-func (f *RuleFaults) PickFault(p fault.Stage, req fault.Request) *fault.Hit {
+// Admission picks the status rule of the request's workspace, or a global
+// one, that strikes the call.
+func (f *RuleFaults) Admission(req fault.Request) *fault.Hit { return f.pick(fault.Admit, req) }
+
+// latency picks the latency rule that strikes a call of op by workspace ws.
+func (f *RuleFaults) latency(op string, ws uint64) *fault.Hit {
+	return f.pick(fault.Delay, fault.Request{Operation: op, Workspace: ws})
+}
+
+func (f *RuleFaults) pick(p fault.Stage, req fault.Request) *fault.Hit {
 	req.Class = f.Class
 	return f.Rules.Pick(req.Workspace, p, req)
 }

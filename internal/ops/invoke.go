@@ -70,10 +70,10 @@ type Invocation struct {
 	// HTTP response before a progress event sends the headers.
 	Admitted func(gate.Pass)
 	// Faults is where the call asks for the admission faults it meets:
-	// the edge of the HTTP request that carries it, or the rules alone
-	// (*RuleFaults: a call without an edge, whose latency the pipeline
-	// applies). Nil: none.
-	Faults Faults
+	// the edge's writer of the HTTP request that carries it, or the rules
+	// alone (*RuleFaults: a call without an edge, whose latency the
+	// pipeline applies). Nil: none.
+	Faults Admission
 
 	input contract.Input // the parameters, and the body once read
 	read  bool           // input holds them
@@ -198,7 +198,7 @@ func finish(env *Env, in *Invocation, res *Result, err error) *Result {
 		if rf, ok := in.Faults.(*RuleFaults); ok {
 			// A call without an HTTP request (MCP over stdio) meets its
 			// latency here; the edge gives every other its own.
-			res.Latency = env.Delay(in.Ctx, rf.PickFault(fault.Delay, fault.Request{Workspace: res.Pass.Principal.WorkspaceID, Operation: in.Op}))
+			res.Latency = env.Delay(in.Ctx, rf.latency(in.Op, res.Pass.Principal.WorkspaceID))
 		}
 		status, body, err = run(env, in, res.Pass.Principal)
 		if errors.Is(err, sim.ErrParked) {
@@ -253,7 +253,7 @@ func admit(env *Env, in *Invocation, pass *gate.Pass) error {
 	if in.Op == "createGeneration" {
 		req.Modality = modality(in.body())
 	}
-	h := in.Faults.PickFault(fault.Admit, req)
+	h := in.Faults.Admission(req)
 	if h == nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package front
+package edge
 
 import (
 	"path/filepath"
@@ -12,7 +12,6 @@ import (
 
 	"github.com/mediamock/mediamock/fixtures"
 	"github.com/mediamock/mediamock/internal/journal"
-	"github.com/mediamock/mediamock/internal/ops"
 	"github.com/mediamock/mediamock/internal/testkit"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -33,7 +32,7 @@ func within(s, of string) bool {
 // the root, measures the heap that costs).
 func TestRecordKeepsCappedCopies(t *testing.T) {
 	eng := testkit.Engine(t)
-	env := &Env{Env: ops.Env{Eng: eng}, WallClock: time.Now, Journal: journal.New(10, 64), Journals: journal.NewRings(10, 64)}
+	env := &Env{Eng: eng, WallClock: time.Now, Journal: journal.New(10, 64), Journals: journal.NewRings(10, 64)}
 
 	line := "GET /api/v1/assets?q=" + strings.Repeat("q", 4*journal.MaxString) + " " + strings.Repeat("m", 2*journal.MaxString)
 	brew := "BREW" + line[3:]
@@ -77,7 +76,7 @@ func TestRecordKeepsCappedCopies(t *testing.T) {
 // BenchmarkRecord is what the journal costs a request: the entry stamped
 // with its times and duration, its strings capped, and kept in the ring.
 //
-//	go test -run '^$' -bench Record ./internal/front
+//	go test -run '^$' -bench Record ./internal/edge
 func BenchmarkRecord(b *testing.B) {
 	world, err := fixtures.Load("", 0)
 	require.NoError(b, err)
@@ -85,7 +84,7 @@ func BenchmarkRecord(b *testing.B) {
 		Clock: sim.NewClock(sim.ClockManual, sim.DefaultEpoch, nil)})
 	require.NoError(b, err)
 	b.Cleanup(func() { eng.Close() })
-	env := &Env{Env: ops.Env{Eng: eng}, WallClock: time.Now, Journal: journal.New(500, 1024), Journals: journal.NewRings(100, 1024)}
+	env := &Env{Eng: eng, WallClock: time.Now, Journal: journal.New(500, 1024), Journals: journal.NewRings(100, 1024)}
 	body := []byte(`{"modality":"image","model_id":"imagen-4","prompt":"a benchmark of lighthouses at dusk"}`)
 	b.ReportAllocs()
 	for b.Loop() {
