@@ -174,14 +174,14 @@ func New(o Options) (*Server, error) {
 		return nil, err
 	}
 	s.env = &front.Env{Eng: s.eng, Gate: gate.New(s.eng), Rules: rules, API: api,
-		Journal: journal.New(o.JournalSize, o.JournalBodyBytes), Coverage: &journal.Counts{FaultKinds: fault.RequestKinds}, Log: log,
+		Journal: journal.New(o.JournalSize, o.JournalBodyBytes), Coverage: &journal.Counts{FaultKinds: fault.RequestKinds()}, Log: log,
 		WallClock: o.WallClock, Stop: s.stop, Sleep: sleep, PublicURL: o.PublicURL, MaxBodyBytes: o.MaxBodyBytes,
 		Strict: o.Strict, Evolve: o.Evolve, ControlToken: o.ControlToken, Start: resetStart, Operations: operations(api),
 		AllowedHosts: allowedHosts(o), MaxSandboxes: o.MaxSandboxes,
 		MaxMCPSessions: o.MaxMCPSessions, MaxMCPWorkspaceSessions: o.MaxMCPWorkspaceSessions, MCPMaxWait: o.MCPMaxWait,
 		Journals: journal.NewRings(min(o.JournalSize, SandboxJournalSize), o.JournalBodyBytes)}
 	s.env.Metrics = metrics.New(metricOperations(api), metrics.Sources{
-		Engine: s.eng, Faults: rules, JournalWaits: s.env.Journal.Waiting, FaultKinds: fault.KindNames(), HeaderKinds: fault.RequestKinds,
+		Engine: s.eng, Faults: rules, JournalWaits: s.env.Journal.Waiting, FaultKinds: fault.Kinds(), HeaderKinds: fault.RequestKinds(),
 		MCPSessions: func() int { return s.fronts.MCPSessions() }})
 	if err := s.env.AdoptLegacyFaults(); err != nil { // an older state file's
 		s.closeListener()

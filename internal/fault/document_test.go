@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,7 +14,7 @@ import (
 )
 
 // The ordered tree writes control.json back byte for byte: only what the
-// kind table decides can change in it.
+// registry decides can change in it.
 func TestOrderedJSONRoundTrip(t *testing.T) {
 	doc, err := os.ReadFile("../../control.json")
 	require.NoError(t, err)
@@ -25,43 +28,58 @@ func TestOrderedJSONRoundTrip(t *testing.T) {
 	assert.Equal(t, string(doc), out.String())
 }
 
-// Every kind's row is whole: a stage, parameters that exist, targets that
-// exist, a sentence; every parameter is some kind's.
+// Every registered kind says what it is and implements its stage; every
+// parameter has a label, a sentence and a schema; FaultSpec, generated from
+// the registry, has a field for every parameter (and the targeting) alone.
 func TestKindTable(t *testing.T) {
-	names := map[string]bool{}
-	for _, p := range params {
-		names[p.Name] = true
-		var schema map[string]any
-		require.NoError(t, json.Unmarshal([]byte(p.Schema), &schema), p.Name)
-		assert.NotEmpty(t, p.Title, p.Name)
-		assert.NotEmpty(t, p.Doc, p.Name)
-	}
-	used := map[string]bool{}
+	assert.Empty(t, Problems(), "the registry holds together")
+	require.NotEmpty(t, kinds)
+	vias := map[string]bool{}
 	for _, k := range kinds {
-		assert.NotEmpty(t, k.Doc, k.Name)
-		assert.Contains(t, stageNames, k.Stage, k.Name)
-		for _, p := range k.Params {
-			assert.True(t, names[p], "%s takes %s, which is no parameter", k.Name, p)
-			used[p] = true
+		assert.NotEmpty(t, k.about.Doc, k.name)
+		assert.NotEmpty(t, k.about.Meets, k.name)
+		assert.True(t, implements(reflect.New(k.typ).Interface().(Kind), k.about.Stage), k.name)
+		for _, tg := range k.about.Targets {
+			assert.Contains(t, Targets, tg, k.name)
 		}
-		for _, tg := range k.Targets {
-			assert.Contains(t, Targets, tg, k.Name)
+		for _, s := range k.about.Shorthands {
+			assert.False(t, vias[s.Via], "the via %s is one shorthand's", s.Via)
+			vias[s.Via] = true
+			assert.Equal(t, k.name, s.Kind)
 		}
-		assert.Equal(t, k.Stage, Point(k.Name))
 	}
 	for _, p := range params {
-		assert.True(t, used[p.Name], "no kind takes %s", p.Name)
+		var schema map[string]any
+		require.NoError(t, json.Unmarshal([]byte(p.facts()), &schema), p.Name)
+		assert.NotEmpty(t, p.title, p.Name)
+		assert.NotEmpty(t, p.doc, p.Name)
+		names, _ := p.takers()
+		assert.NotEmpty(t, names, "a kind takes %s", p.Name)
 	}
-	// Every parameter of Spec is in the table, and only those: a spec
-	// that sets one names it.
 	var all []string
 	for _, p := range params {
 		all = append(all, p.Name)
 	}
+	var fields []string
+	st := reflect.TypeFor[Spec]()
+	for i := range st.NumField() {
+		name, _, _ := strings.Cut(st.Field(i).Tag.Get("json"), ",")
+		if name != "kind" && !slices.Contains(Targets, name) {
+			fields = append(fields, name)
+		}
+	}
+	assert.ElementsMatch(t, all, fields, "FaultSpec's parameters are the registry's")
+	// A spec that gives every parameter gives each, as set says.
 	var s Spec
 	b, _ := json.Marshal(fullSpec())
 	require.NoError(t, json.Unmarshal(b, &s))
-	assert.ElementsMatch(t, all, paramsSet(&s))
+	var set []string
+	for _, p := range params {
+		if p.set(&s) {
+			set = append(set, p.Name)
+		}
+	}
+	assert.ElementsMatch(t, all, set)
 }
 
 // fullSpec sets every parameter.

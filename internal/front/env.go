@@ -111,7 +111,7 @@ func (env *Env) View(r *http.Request) wire.View {
 		}
 		v.Base = scheme + "://" + r.Host
 	}
-	if env.Rules.HasKind(fault.FileExpiry) {
+	if env.Rules.HasStage(fault.Access) {
 		v.Sign = env.signFile
 	}
 	return v

@@ -104,8 +104,8 @@ type toolCall struct {
 	// progress, when the call carries a progress token, reports the
 	// statuses a long poll reads.
 	progress func(status string)
-	// drop ends the call's stream before its result, for the
-	// mcp_stream_drop fault.
+	// drop ends the call's stream before its result, for a fault of the
+	// call stage.
 	drop func()
 }
 
@@ -152,8 +152,8 @@ func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *sdk.CallT
 	}
 	res := ops.Invoke(env, &in)
 	if in.Edge != nil && in.Edge.Faultable() {
-		if h := in.Edge.PickFault(fault.Call, fault.Request{Operation: t.op, Workspace: res.Pass.Principal.WorkspaceID}); h != nil && tc.drop != nil {
-			tc.drop()
+		if h := in.Edge.PickFault(fault.Call, fault.Request{Operation: t.op, Workspace: res.Pass.Principal.WorkspaceID}); h != nil {
+			h.Call(streamDrop(tc.drop))
 		}
 	}
 	data := bytes.TrimSuffix(res.Body(), []byte("\n"))
@@ -173,6 +173,16 @@ func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *sdk.CallT
 		d = digestOf(data)
 	}
 	return result(t, res.Status, data, d, res.ErrorCode != ""), res.Release
+}
+
+// streamDrop ends a call's stream, for a fault of the call stage (nil:
+// the call has no stream to end).
+type streamDrop func()
+
+func (d streamDrop) DropStream() {
+	if d != nil {
+		d()
+	}
 }
 
 // decodeArguments reads the arguments of a call the SDK read: a JSON

@@ -220,8 +220,9 @@ func finish(env *front.Env, in *Invocation, res *Result, err error) *Result {
 	return res
 }
 
-// admit takes the admission faults of a call the gate let in: a status
-// rule that targets it answers for the operation, which does not run.
+// admit takes the admission faults of a call the gate let in: a rule of
+// the admit stage that targets it answers for the operation (its kind
+// forces the answer), which does not run.
 func admit(env *front.Env, in *Invocation, pass *gate.Pass) error {
 	if in.Edge != nil && !in.Edge.Faultable() || in.Edge == nil && !env.Rules.Active() {
 		return nil
@@ -241,7 +242,7 @@ func admit(env *front.Env, in *Invocation, pass *gate.Pass) error {
 	if h == nil {
 		return nil
 	}
-	return env.Gate.Forced(h.Status, pass)
+	return h.Admit(fault.ForceFunc(func(status int) error { return env.Gate.Forced(status, pass) }))
 }
 
 // peekModality reads the modality a generation's request asks for, and

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mediamock/mediamock/controlapi"
+	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -379,8 +380,7 @@ func retryAfter(e *controlapi.JournalEntry) time.Duration {
 // whole: a delivery fault struck it.
 func lost(e *controlapi.JournalEntry) bool {
 	for f := range strings.SplitSeq(e.Fault, ",") {
-		switch f {
-		case "reset", "empty_reply", "truncate", "garbage", "file_truncate":
+		if fault.Breaks(f) {
 			return true
 		}
 	}

@@ -52,7 +52,7 @@ func (f *Front) serveFile(w *front.Writer, r *http.Request) {
 	}
 	if err == nil {
 		if h := w.PickFault(fault.Admit, fault.Request{Path: r.URL.Path}); h != nil {
-			err = gate.ForcedError(h.Status, sim.RateDecision{})
+			err = h.Admit(fault.ForceFunc(func(status int) error { return gate.ForcedError(status, sim.RateDecision{}) }))
 		}
 	}
 	if err != nil {

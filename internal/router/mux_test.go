@@ -34,7 +34,7 @@ func newFronts(t *testing.T) (*Fronts, *front.Env) {
 	require.NoError(t, err)
 	eng := simtest.Open(t)
 	env := &front.Env{Eng: eng, Gate: gate.New(eng), Rules: fault.NewSet(0), API: api,
-		Journal: journal.New(100, 4096), Journals: journal.NewRings(10, 4096), Coverage: &journal.Counts{FaultKinds: fault.Kinds},
+		Journal: journal.New(100, 4096), Journals: journal.NewRings(10, 4096), Coverage: &journal.Counts{FaultKinds: fault.Kinds()},
 		Log: slog.New(slog.DiscardHandler), WallClock: time.Now, Stop: context.Background(),
 		Sleep: func(context.Context, time.Duration) {}, MaxBodyBytes: 1 << 20, ListenURL: "http://localhost"}
 	return New(env, Config{Service: spec.OpenAPI, Control: spec.Control, LoadControl: controlAPI, CAPath: caPath}), env
