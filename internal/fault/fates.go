@@ -13,8 +13,6 @@ type Job struct {
 	Lane string
 	// Model is its model id or effect slug.
 	Model string
-	// Outputs is how many outputs a generation makes.
-	Outputs int
 }
 
 // The questions of sim.Fates, each a kind's method.
@@ -39,8 +37,8 @@ type (
 	// An outputFailer fails outputs of the generations it targets
 	// (FailedOutputs).
 	outputFailer interface {
-		// FailsOutputs is how many of j's outputs fail; 0 when it does
-		// not target j.
+		// FailsOutputs is how many outputs of j fail (the Set keeps one
+		// whole); 0 when it does not target j.
 		FailsOutputs(j Job) int
 	}
 	// A platformFailer fails the deliveries to a platform (PlatformFails).
@@ -169,7 +167,7 @@ func (s *Set) FailedOutputs(ws uint64, lane, model string, outputs int) int {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	j := Job{Lane: lane, Model: model, Outputs: outputs}
+	j := Job{Lane: lane, Model: model}
 	for _, sc := range s.tried(ws) {
 		for i, r := range sc.rules {
 			k, ok := r.kind.(outputFailer)

@@ -15,7 +15,6 @@ import (
 type Checks struct {
 	kind  Kind
 	reg   *registered
-	spec  *Spec
 	bad   func(field, reason string, allowed ...any)
 	names map[uintptr]string
 }
@@ -24,15 +23,6 @@ type Checks struct {
 func (c *Checks) Bad(field any, reason string, allowed ...any) {
 	c.bad(c.name(field), reason, allowed...)
 }
-
-// Given reports whether the spec gives the parameter field points to.
-func (c *Checks) Given(field any) bool {
-	p := byParam[c.name(field)]
-	return p != nil && p.set(c.spec)
-}
-
-// Kind is the kind's name.
-func (c *Checks) Kind() string { return c.reg.name }
 
 // name is the name of the parameter a pointer into the kind points to.
 func (c *Checks) name(field any) string {
@@ -124,7 +114,7 @@ func Validate(s *Spec, in string, known func(string) bool) error {
 	// Its own checks, over several parameters.
 	kind := k.decode(s)
 	if c, ok := kind.(checker); ok {
-		c.Check(&Checks{kind: kind, reg: k, spec: s, bad: bad})
+		c.Check(&Checks{kind: kind, reg: k, bad: bad})
 	}
 	if len(v) > 0 {
 		return problem.InvalidError(v)
