@@ -18,10 +18,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mediamock/mediamock/internal/fault"
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/gate"
-	"github.com/mediamock/mediamock/internal/oauth"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -47,7 +45,7 @@ const sessionlessVersion = "2026-07-28"
 
 func (f *Front) newTransports() transports {
 	getServer := func(*http.Request) *sdk.Server { return f.server }
-	// The server's one host guard (front.Env.Guard) has judged the Host
+	// The server's one host guard (edge.Env.Guard) has judged the Host
 	// and the Origin before the SDK sees a request: the SDK's own
 	// DNS-rebinding check, which knows neither --allowed-hosts nor the
 	// public URL, steps aside.
@@ -82,9 +80,9 @@ func (f *Front) newTransports() transports {
 // the session stage: its kind may answer the request here (true), or end
 // its session (the SDK then answers 404, as for any session it does not
 // know).
-func (f *Front) sessionFault(w *front.Writer, r *http.Request) bool {
+func (f *Front) sessionFault(w *edge.Writer, r *http.Request) bool {
 	session := r.Header.Get("Mcp-Session-Id")
-	h := w.PickFault(fault.Session, fault.Request{Session: session != ""})
+	h := w.SessionFault(session != "")
 	if h == nil {
 		return false
 	}
@@ -97,7 +95,7 @@ func (f *Front) sessionFault(w *front.Writer, r *http.Request) bool {
 // stage.
 type arrival struct {
 	f       *Front
-	w       *front.Writer
+	w       *edge.Writer
 	session string
 	refused bool
 }
@@ -105,7 +103,7 @@ type arrival struct {
 func (a *arrival) Header() http.Header { return a.w.Header() }
 
 func (a *arrival) Refuse(err error) {
-	front.WriteError(a.w, err)
+	edge.WriteError(a.w, err)
 	a.refused = true
 }
 
@@ -126,7 +124,7 @@ const streamRetry = 10 * time.Millisecond
 // Last-Event-ID and reads the result the server kept; without (the
 // sessionless revision), the connection closes and the client reports the
 // call failed.
-func dropStream(req *sdk.CallToolRequest, w *front.Writer) {
+func dropStream(req *sdk.CallToolRequest, w *edge.Writer) {
 	if req.Extra != nil && req.Extra.CloseSSEStream != nil && req.Extra.Header.Get("Mcp-Protocol-Version") < sessionlessVersion {
 		req.Extra.CloseSSEStream(sdk.CloseSSEStreamArgs{RetryAfter: streamRetry})
 		return
@@ -141,31 +139,35 @@ func dropStream(req *sdk.CallToolRequest, w *front.Writer) {
 // an asset read, or the SDK's transport for the rest of the protocol. A
 // tool call counts through the gate, and puts the window after the call on
 // the response.
-func (f *Front) Serve(w *front.Writer, r *http.Request) {
+func (f *Front) Serve(w *edge.Writer, r *http.Request) {
 	if r.URL.Path != Path {
-		front.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
+		edge.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
 		return
 	}
 	if err := f.env.Guard(r, "the MCP server"); err != nil {
-		front.WriteError(w, err)
+		edge.WriteError(w, err)
 		return
 	}
-	if err := f.env.Identify(w, r.Header.Get("Authorization"), gate.ResourceMCP); err != nil {
+	principal, err := f.env.Identify(w, r.Header.Get("Authorization"), gate.ResourceMCP)
+	if err != nil {
 		// An MCP client finds the authorization server from here (RFC
 		// 9728, the MCP authorization specification).
-		w.Header().Set("WWW-Authenticate", front.Challenge(r.Header.Get("Authorization"), err)+
-			`, resource_metadata="`+oauth.ResourceMetadataURL(f.env.View(r).Base)+`"`)
-		front.WriteError(w, err)
+		w.Header().Set("WWW-Authenticate", edge.Challenge(r.Header.Get("Authorization"), err)+
+			`, resource_metadata="`+gate.ResourceMetadataURL(f.env.View(r).Base, gate.ResourceMCP)+`"`)
+		edge.WriteError(w, err)
 		return
 	}
 	// Faults come after the request is authorized for what it touches:
 	// another workspace's session is refused as without them.
-	if p, _ := w.Principal(); f.othersSession(r.Header.Get("Mcp-Session-Id"), p.WorkspaceID) {
+	if f.othersSession(r.Header.Get("Mcp-Session-Id"), principal.WorkspaceID) {
 		w.NoFaults()
 	}
 	if w.Faultable() && f.sessionFault(w, r) {
 		return
 	}
+	// What the edge is told of the request: who made it, the method of
+	// its message, and the tool call it carried (the exchange hands it).
+	out := edge.Outcome{Principal: &principal}
 	var msgs body
 	var raw []byte // a POST's body, for the SDK: a call the front answers lets it go
 	if r.Method == http.MethodPost {
@@ -174,7 +176,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		var buf bytes.Buffer
 		buf.Grow(int(min(max(r.ContentLength, 0), f.env.MaxBodyBytes) + bytes.MinRead))
 		if _, err := buf.ReadFrom(r.Body); err != nil {
-			front.WriteError(w, wire.BodyError(err))
+			edge.WriteError(w, wire.BodyError(err))
 			return
 		}
 		data := buf.Bytes()
@@ -182,14 +184,14 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		// the transport says, rather than the SDK's plain text.
 		var rpcErr *jsonrpc.Error
 		msgs, rpcErr = f.decode(data)
-		w.SetMCPMethod(msgs.methods())
+		out.MCPMethod = msgs.methods()
+		w.Hand(out)
 		if rpcErr != nil {
-			front.WriteRaw(w, http.StatusBadRequest, errorMessage(nil, rpcErr))
+			edge.WriteRaw(w, http.StatusBadRequest, errorMessage(nil, rpcErr))
 			return
 		}
 		raw = data
 	}
-	principal, _ := w.Principal()
 	var id json.RawMessage
 	if m := msgs.single(); m != nil {
 		id = m.ID
@@ -202,7 +204,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 	if session != "" {
 		f.touch(session) // every request of a session keeps it alive
 	}
-	x := newExchange(w, f.env.View(r), principal)
+	x := newExchange(w, f.env.View(r), out)
 	defer x.finish()
 	if m := msgs.read(); m != nil && acceptsJSON(r) && (stateless && sessionless(r, m) ||
 		!stateless && strings.HasPrefix(m.Params.URI, assetURIPrefix) && f.owns(session, principal.WorkspaceID)) {
@@ -214,7 +216,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 	// SDK would open one and refuse the request with a code of 0).
 	if r.Method == http.MethodPost && !stateless && session == "" &&
 		!slices.ContainsFunc(msgs.msgs, func(m message) bool { return m.Method == "initialize" }) {
-		front.WriteRaw(w, http.StatusBadRequest, errorMessage(id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+		edge.WriteRaw(w, http.StatusBadRequest, errorMessage(id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 			Message: "Invalid request: no Mcp-Session-Id. Open a session with initialize first, and send its Mcp-Session-Id with every request after it (or speak the sessionless revision " + sessionlessVersion + ")."}))
 		return
 	}
@@ -266,23 +268,25 @@ func callerOf(extra *sdk.RequestExtra) caller {
 // operation into its journal entry. The calls run on the SDK's goroutines;
 // once the request is done (finish), they leave it alone.
 type exchange struct {
-	w    *front.Writer
+	w    *edge.Writer
 	view wire.View
 	id   string // the request id, read once: the calls of a batch run at once
 	// principal is who the request authenticated as; token says it to
 	// the SDK, and carries the exchange to its handlers (withExchange).
 	principal sim.Principal
 	token     *auth.TokenInfo
+	// out is what the edge was told of the request; finish adds the call.
+	out edge.Outcome
 
 	mu     sync.Mutex
 	done   bool
-	call   *front.Call
+	call   *edge.Call
 	read   int64 // bytes of the resources read through the SDK
 	window *sim.RateDecision
 }
 
-func newExchange(w *front.Writer, view wire.View, p sim.Principal) *exchange {
-	return &exchange{w: w, view: view, id: w.Header().Get("X-Request-Id"), principal: p}
+func newExchange(w *edge.Writer, view wire.View, out edge.Outcome) *exchange {
+	return &exchange{w: w, view: view, id: w.Header().Get("X-Request-Id"), principal: *out.Principal, out: out}
 }
 
 // exchangeInfo is the key of the exchange in the token info's Extra.
@@ -345,11 +349,11 @@ func (x *exchange) rate(d sim.RateDecision) {
 		return
 	}
 	x.window = &d
-	front.SetRateHeaders(x.w.Header(), d)
+	edge.SetRateHeaders(x.w.Header(), d)
 }
 
 // note records a tool call for the request's journal entry.
-func (x *exchange) note(c front.Call) {
+func (x *exchange) note(c edge.Call) {
 	if x == nil {
 		return
 	}
@@ -366,7 +370,9 @@ func (x *exchange) finish() {
 	defer x.mu.Unlock()
 	x.done = true
 	if x.call != nil {
-		x.w.SetCall(*x.call)
+		out := x.out
+		out.Call = x.call
+		x.w.Hand(out)
 	}
 }
 
@@ -379,7 +385,7 @@ func (x *exchange) finish() {
 // stream's first message: a tool call puts its rate window on the head
 // before then.
 type transportWriter struct {
-	*front.Writer
+	*edge.Writer
 	status int
 	text   bytes.Buffer
 	post   bool
@@ -496,13 +502,13 @@ func (t *transportWriter) finish() {
 	// revisions; the SDK answers the sessionless one itself) is a
 	// JSON-RPC error, so that a client's session goes on.
 	if t.status == http.StatusBadRequest && validID(t.id) && strings.HasPrefix(t.text.String(), "JSON RPC not handled") {
-		front.WriteRaw(t.Writer, http.StatusOK, errorMessage(t.id, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+		edge.WriteRaw(t.Writer, http.StatusOK, errorMessage(t.id, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
 			Message: "Method not found: " + strings.TrimSpace(strings.TrimPrefix(t.text.String(), "JSON RPC not handled: "))}))
 		return
 	}
 	// A message the SDK could not read is JSON-RPC's invalid request.
 	if t.status == http.StatusBadRequest && t.post && strings.HasPrefix(t.text.String(), "malformed payload: ") {
-		front.WriteRaw(t.Writer, http.StatusBadRequest, errorMessage(nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+		edge.WriteRaw(t.Writer, http.StatusBadRequest, errorMessage(nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 			Message: "Invalid request: " + strings.TrimSpace(strings.TrimPrefix(t.text.String(), "malformed payload: ")) + "."}))
 		return
 	}
@@ -530,5 +536,5 @@ func (t *transportWriter) finish() {
 	if msg != "" && !strings.HasSuffix(msg, ".") {
 		msg += "."
 	}
-	front.WriteError(t.Writer, &sim.Error{Kind: kind, Code: code, Message: "MCP transport: " + msg})
+	edge.WriteError(t.Writer, &sim.Error{Kind: kind, Code: code, Message: "MCP transport: " + msg})
 }

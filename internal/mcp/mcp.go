@@ -27,7 +27,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -66,7 +66,7 @@ func moduleVersion() string {
 
 // Front serves the MCP server of one server.
 type Front struct {
-	env   *front.Env
+	env   *edge.Env
 	tools []*tool
 	// server answers MCP over HTTP; each tool call authenticates with the
 	// Authorization header of the HTTP request that carried it.
@@ -85,7 +85,7 @@ type Front struct {
 const eventStoreBytes = 4 << 20
 
 // New returns the MCP front of a server.
-func New(env *front.Env) (*Front, error) {
+func New(env *edge.Env) (*Front, error) {
 	f := &Front{env: env}
 	var err error
 	if f.tools, err = buildTools(env.API); err != nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
@@ -151,7 +151,7 @@ func (f *Front) openAsset(ctx context.Context, c caller, uri string) (sim.Stored
 // catalog is the same for every caller ("public"), an asset is the
 // workspace's own ("private"); neither is fresh for long, as a library
 // changes under its readers (ttlMs 0, as the lists say).
-func (f *Front) serveRead(w *front.Writer, x *exchange, id json.RawMessage, uri string, stateless bool) {
+func (f *Front) serveRead(w *edge.Writer, x *exchange, id json.RawMessage, uri string, stateless bool) {
 	frame := func(scope string) (head, tail []byte) {
 		head = append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"result":{`...)
 		tail = []byte(`]`)
@@ -176,7 +176,7 @@ func (f *Front) serveRead(w *front.Writer, x *exchange, id json.RawMessage, uri 
 		if stateless {
 			w.Header().Set("Cache-Control", "no-cache, no-transform")
 		}
-		front.WriteRaw(w, http.StatusOK, append(append(head, content...), tail...))
+		edge.WriteRaw(w, http.StatusOK, append(append(head, content...), tail...))
 		return
 	}
 	if !strings.HasPrefix(uri, assetURIPrefix) {

@@ -16,8 +16,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/fault"
-	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/wire"
 )
 
@@ -329,7 +329,7 @@ func sessionless(r *http.Request, m *message) bool {
 }
 
 // serveCall answers a tool call the front answers itself (answers).
-func (f *Front) serveCall(w *front.Writer, r *http.Request, x *exchange, m *message, stateless bool) {
+func (f *Front) serveCall(w *edge.Writer, r *http.Request, x *exchange, m *message, stateless bool) {
 	t := f.toolNamed(m.Params.Name)
 	tc := toolCall{tool: t, args: m.Params.Arguments.m, object: m.Params.Arguments.object, drop: w.Abort}
 	var events *eventStream
@@ -353,7 +353,7 @@ func (f *Front) serveCall(w *front.Writer, r *http.Request, x *exchange, m *mess
 	if stateless {
 		w.Header().Set("Cache-Control", "no-cache, no-transform")
 	}
-	front.WriteRaw(w, http.StatusOK, answer)
+	edge.WriteRaw(w, http.StatusOK, answer)
 }
 
 // serverMeta is the _meta of a sessionless result: the server names
@@ -453,7 +453,7 @@ func progressMessage(token json.RawMessage, p, total float64, status string) []b
 // notifications, then its result. The head goes with the first event, so
 // that the call has put its rate window on it.
 type eventStream struct {
-	w       *front.Writer
+	w       *edge.Writer
 	mu      sync.Mutex
 	started bool
 }
@@ -539,7 +539,7 @@ func writeRPCError(w http.ResponseWriter, id json.RawMessage, err error) {
 	if !errors.As(err, &rpcErr) {
 		rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}
-	front.WriteRaw(w, http.StatusOK, errorMessage(id, rpcErr))
+	edge.WriteRaw(w, http.StatusOK, errorMessage(id, rpcErr))
 }
 
 // checkRevision judges a POST's protocol revision, for both MCP servers: a
@@ -551,13 +551,13 @@ func writeRPCError(w http.ResponseWriter, id json.RawMessage, err error) {
 func checkRevision(w http.ResponseWriter, r *http.Request, id json.RawMessage, msgs *body) (stateless, ok bool) {
 	version := r.Header.Get("Mcp-Protocol-Version")
 	if version != "" && !knownVersion(version) {
-		front.WriteRaw(w, http.StatusBadRequest, errorMessage(id, versionError(version)))
+		edge.WriteRaw(w, http.StatusBadRequest, errorMessage(id, versionError(version)))
 		return false, false
 	}
 	stateless = version >= sessionlessVersion
 	if stateless {
 		if err := checkHeaders(r.Header, msgs); err != nil {
-			front.WriteRaw(w, http.StatusBadRequest, errorMessage(id, err))
+			edge.WriteRaw(w, http.StatusBadRequest, errorMessage(id, err))
 			return true, false
 		}
 	}

@@ -15,8 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mediamock/mediamock/internal/contract"
-	"github.com/mediamock/mediamock/internal/fault"
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/ops"
@@ -151,20 +150,20 @@ func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *sdk.CallT
 		in.Principal = &c.x.principal
 	}
 	res := ops.Invoke(env, &in)
-	if in.Edge != nil && in.Edge.Faultable() {
-		if h := in.Edge.PickFault(fault.Call, fault.Request{Operation: t.op, Workspace: res.Pass.Principal.WorkspaceID}); h != nil {
+	if c.x != nil && c.x.w.Faultable() {
+		if h := c.x.w.CallFault(t.op, res.Pass.Principal.WorkspaceID); h != nil {
 			h.Call(streamDrop(tc.drop))
 		}
 	}
 	data := bytes.TrimSuffix(res.Body(), []byte("\n"))
-	call := front.Call{Operation: t.op, Status: res.Status, ErrorCode: res.ErrorCode}
+	call := edge.Call{Operation: t.op, Status: res.Status, ErrorCode: res.ErrorCode}
 	if c.x != nil {
 		c.x.note(call)
 	} else {
 		e := journal.Entry{ID: env.NewRequestID(), Front: "mcp", MCPMethod: "tools/call", Operation: t.op, Status: res.Status,
 			ErrorCode: res.ErrorCode, WorkspaceID: res.Pass.Principal.WorkspaceID, InjectedLatencyMS: res.Latency.Milliseconds(),
 			RequestContentType: "application/json"}
-		env.RecordOffEdge(e, started, front.Bodies{Request: tc.raw, Response: data, RequestBytes: int64(len(tc.raw)), ResponseBytes: int64(len(data))})
+		env.RecordOffEdge(e, started, edge.Bodies{Request: tc.raw, Response: data, RequestBytes: int64(len(tc.raw)), ResponseBytes: int64(len(data))})
 	}
 	var d *digest
 	if l := res.List(); l != nil {

@@ -8,10 +8,45 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/sim"
 )
+
+// The authorization endpoint (OAuth 2.1, 4.1), its consent page and the
+// codes it hands out.
+
+// maxGrants bounds the codes and the token families a server keeps, each:
+// past it, one it holds is forgotten to make room (a forgotten family's
+// tokens are revoked).
+const maxGrants = 10000
+
+// keep stores a code's grant under key in m, within maxGrants. Requires s.mu.
+func keep(m map[string]*grant, key string, g *grant) {
+	if len(m) >= maxGrants {
+		for k := range m {
+			delete(m, k)
+			break
+		}
+	}
+	m[key] = g
+}
+
+// grant is what an authorization code stands for.
+type grant struct {
+	clientID    string
+	redirectURI string
+	challenge   string
+	workspace   uint64
+	scopes      []string
+	// resources are the protected resources the grant's tokens are bound
+	// to ("/mcp", "/api/v1"); empty: every one.
+	resources []string
+	expires   time.Time
+	used      bool
+	family    *family // the tokens issued from it, once exchanged
+}
 
 // authRequest is an authorization request's parameters.
 type authRequest struct {
@@ -26,7 +61,7 @@ func readAuthRequest(v url.Values) authRequest {
 
 // authorize is the authorization endpoint: GET shows the consent page (or
 // approves at once with Approve set), POST is the page's answer.
-func (s *Server) authorize(w *front.Writer, r *http.Request, root string) {
+func (s *Server) authorize(w *edge.Writer, r *http.Request, root string) {
 	if r.Method != http.MethodGet && r.Method != http.MethodPost {
 		only(w, r, http.MethodGet)
 		return
@@ -230,10 +265,10 @@ func (s *Server) workspaceExists(id uint64) bool {
 // workspace to choose (the server's own; a sandbox is reached by its
 // control token, and never listed), the credential field, the scopes asked
 // (each can be left out), approve or deny.
-func (s *Server) consent(w *front.Writer, status int, req authRequest, c *client, redirect string, scopes []string, problem string) {
+func (s *Server) consent(w *edge.Writer, status int, req authRequest, c *client, redirect string, scopes []string, problem string) {
 	all, err := s.env.Eng.Workspaces()
 	if err != nil {
-		front.WriteError(w, err)
+		edge.WriteError(w, err)
 		return
 	}
 	var ws []sim.Workspace

@@ -1,9 +1,0 @@
-package front
-
-import (
-	"os"
-	"syscall"
-)
-
-// syscallReset is the error of a read from a connection its peer reset.
-var syscallReset = os.NewSyscallError("read", syscall.ECONNRESET)
