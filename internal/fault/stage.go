@@ -101,32 +101,18 @@ type (
 
 // implements reports whether k implements the method of stage s.
 func implements(k Kind, s Stage) bool {
-	switch s {
-	case Session:
-		_, ok := k.(sessioner)
-		return ok
-	case Admit:
-		_, ok := k.(admitter)
-		return ok
-	case Access:
-		_, ok := k.(accessor)
-		return ok
-	case Call:
-		_, ok := k.(caller)
-		return ok
-	case Delay:
-		_, ok := k.(delayer)
-		return ok
-	case Shape:
-		_, ok := k.(shaper)
-		return ok
-	case Deliver:
-		_, ok := k.(deliverer)
-		return ok
-	case Fate, Publish:
-		return answersFates(k, s)
-	}
-	return false
+	return [stages]func(Kind) bool{
+		Session: is[sessioner], Admit: is[admitter], Access: is[accessor], Call: is[caller],
+		Delay: is[delayer], Shape: is[shaper], Deliver: is[deliverer],
+		Fate:    func(k Kind) bool { return answersFates(k, Fate) },
+		Publish: func(k Kind) bool { return answersFates(k, Publish) },
+	}[s](k)
+}
+
+// is reports whether k implements the interface T.
+func is[T any](k Kind) bool {
+	_, ok := k.(T)
+	return ok
 }
 
 // An MCPRequest is an MCP request as it arrives, for a kind of the
