@@ -337,9 +337,14 @@ const sessionlessMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"202
 
 // params adds the revision's _meta to a request's params (an object's
 // members, without braces).
+// A progress token in members ("_meta":{"progressToken":...} at their
+// end) joins the revision's _meta.
 func params(v, members string) string {
 	if v < "2026" {
 		return "{" + members + "}"
+	}
+	if before, token, ok := strings.Cut(members, `"_meta":{"progressToken":`); ok {
+		return "{" + before + strings.Replace(sessionlessMeta, `"_meta":{`, `"_meta":{"progressToken":`+strings.TrimSuffix(token, "}")+",", 1) + "}"
 	}
 	if members == "" {
 		return "{" + sessionlessMeta + "}"
