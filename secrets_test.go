@@ -22,9 +22,9 @@ var secretForm = regexp.MustCompile(`^(sbc_|mk_sbx|oat_sbx|mk_test_ws|mk_test_ke
 // returns the tokens.
 func oauthAccess(t *testing.T, srv *mediamock.Server) *oauth2.Token {
 	t.Helper()
-	cfg := oauthClient(t, srv)
+	cfg := testkit.OAuthClient(t, srv)
 	verifier := oauth2.GenerateVerifier()
-	back := authorize(t, srv, cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(verifier)))
+	back := testkit.Authorize(t, srv, cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(verifier)))
 	tok, err := cfg.Exchange(context.Background(), back.Get("code"), oauth2.VerifierOption(verifier))
 	require.NoError(t, err)
 	return tok

@@ -1,74 +1,41 @@
 package conformance
 
 import (
-	"encoding/xml"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/mediamock/mediamock/internal/junit"
 )
 
 // The JUnit XML report, in the form Jenkins, GitLab and GitHub's test
 // reporters read: <testsuites> with two <testsuite>, the rules of the
-// checker and the checks of the suite, one <testcase> each.
+// checker and the checks of the suite, one <testcase> each. The elements
+// are defined once, in the module's JUnit package, which the server's
+// client report writes too; these are their names here.
 
 // JUnitSuites is the root element of a JUnit XML report. It has no
 // skipped count of its own (Jenkins' schema has none there): each suite has.
-type JUnitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Time     string       `xml:"time,attr"`
-	Suites   []JUnitSuite `xml:"testsuite"`
-}
+type JUnitSuites = junit.Suites
 
 // JUnitSuite is one <testsuite>.
-type JUnitSuite struct {
-	Name       string           `xml:"name,attr"`
-	Tests      int              `xml:"tests,attr"`
-	Failures   int              `xml:"failures,attr"`
-	Errors     int              `xml:"errors,attr"`
-	Skipped    int              `xml:"skipped,attr"`
-	Time       string           `xml:"time,attr"`
-	Timestamp  string           `xml:"timestamp,attr"`
-	Properties *JUnitProperties `xml:"properties,omitempty"`
-	Cases      []JUnitCase      `xml:"testcase"`
-}
+type JUnitSuite = junit.Suite
 
 // JUnitProperties are a suite's <properties>.
-type JUnitProperties struct {
-	Property []JUnitProperty `xml:"property"`
-}
+type JUnitProperties = junit.Properties
 
 // JUnitProperty is one <property name value>.
-type JUnitProperty struct {
-	Name  string `xml:"name,attr"`
-	Value string `xml:"value,attr"`
-}
+type JUnitProperty = junit.Property
 
 // JUnitCase is one <testcase>: a rule or a check.
-type JUnitCase struct {
-	ClassName string         `xml:"classname,attr"`
-	Name      string         `xml:"name,attr"`
-	Time      string         `xml:"time,attr"`
-	Skipped   *JUnitSkipped  `xml:"skipped"`
-	Failures  []JUnitFailure `xml:"failure"`
-	SystemOut string         `xml:"system-out,omitempty"`
-}
+type JUnitCase = junit.Case
 
 // JUnitSkipped says why a case was skipped.
-type JUnitSkipped struct {
-	Message string `xml:"message,attr"`
-}
+type JUnitSkipped = junit.Skipped
 
 // JUnitFailure is a failed case: message is its first failure, the text
 // all of them.
-type JUnitFailure struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-	Text    string `xml:",chardata"`
-}
+type JUnitFailure = junit.Failure
 
 // The suites' names, also the classname of their cases.
 const (
@@ -78,7 +45,7 @@ const (
 
 // JUnit is the report as a JUnit XML document.
 func (r *Report) JUnit() *JUnitSuites {
-	stamp := r.Started.UTC().Format("2006-01-02T15:04:05")
+	stamp := r.Started.UTC().Format(junit.Timestamp)
 	props := &JUnitProperties{Property: []JUnitProperty{{Name: "url", Value: r.URL}}}
 	rules := JUnitSuite{Name: JUnitRules, Timestamp: stamp, Time: seconds(0), Properties: props}
 	checks := JUnitSuite{Name: JUnitChecks, Timestamp: stamp, Properties: props}
@@ -120,16 +87,7 @@ func (r *Report) JUnit() *JUnitSuites {
 
 // WriteJUnit writes the report as a JUnit XML document.
 func (r *Report) WriteJUnit(w io.Writer) error {
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(r.JUnit()); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return junit.Write(w, r.JUnit())
 }
 
 func seconds(s float64) string { return fmt.Sprintf("%.3f", s) }

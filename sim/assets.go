@@ -185,13 +185,13 @@ func (e *Engine) ListAssetsSkipping(p Principal, q AssetQuery, skip func(id uint
 		if err := e.settle(); err != nil {
 			return nil, nil, false, err
 		}
-		if ids, more, ok := e.pages.get(p.WorkspaceID, q, e.commits.Load(), skip); ok {
+		if ids, more, ok := e.pages.get(p.WorkspaceID, q, e.db.Commits(), skip); ok {
 			return ids, nil, more, nil
 		}
 	}
 	// The writes counted before the read: a page kept under that count
 	// is never older than the state it was read from.
-	commits := e.commits.Load()
+	commits := e.db.Commits()
 	skipped := 0
 	err = e.view(func(t *tx) error {
 		skipped = 0
@@ -304,7 +304,7 @@ func (e *Engine) Epoch() uint64 { return e.epoch.Load() }
 
 // Commits counts the groups of writes the writer committed since Open: the
 // writes per commit are the group commit's batch.
-func (e *Engine) Commits() uint64 { return e.commits.Load() }
+func (e *Engine) Commits() uint64 { return e.db.Commits() }
 
 // idxIter walks the ids under one key prefix downwards.
 type idxIter struct {

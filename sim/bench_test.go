@@ -124,7 +124,7 @@ func BenchmarkCreateGroup(b *testing.B) {
 				b.Fatal(err)
 			}
 			req := GenerationRequest{Modality: "image", ModelID: "imagen-4", Prompt: "a load test of lighthouses", AspectRatio: "16:9"}
-			s0, c0 := e.db.Stats(), e.commits.Load()
+			s0, c0 := e.db.Stats(), e.db.Commits()
 			b.ReportAllocs()
 			b.ResetTimer()
 			if creators == 1 {
@@ -146,7 +146,7 @@ func BenchmarkCreateGroup(b *testing.B) {
 			b.StopTimer()
 			s1 := e.db.Stats()
 			d := s1.TxStats.Sub(&s0.TxStats)
-			if n := e.commits.Load() - c0; n > 0 {
+			if n := e.db.Commits() - c0; n > 0 {
 				b.ReportMetric(float64(d.GetWrite())/float64(n), "pages/commit")
 				b.ReportMetric(float64(b.N)/float64(n), "creations/commit")
 			}
@@ -191,7 +191,7 @@ func BenchmarkSeed(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.StopTimer()
-				records += e.lastBulk.records
+				records += e.db.LastBulk().Records
 				e.Close()
 				os.Remove(path)
 				b.StartTimer()

@@ -17,6 +17,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/mediamock/mediamock/fixtures"
+	"github.com/mediamock/mediamock/internal/store"
 )
 
 // stateDigest sums the whole state: one entry per bucket (its records and
@@ -54,9 +55,9 @@ func stateDigest(tb testing.TB, e *Engine) map[string]string {
 func TestSeedInBoundedTransactions(t *testing.T) {
 	w := bigWorld(t, 3000)
 	small := newEngine(t, engineOpts{world: w, batch: 97})
-	assert.Greater(t, small.lastBulk.commits, 30, "the seed is cut into many transactions")
+	assert.Greater(t, small.db.LastBulk().Commits, 30, "the seed is cut into many transactions")
 	one := newEngine(t, engineOpts{world: w, batch: 1 << 30})
-	assert.Equal(t, 1, one.lastBulk.commits)
+	assert.Equal(t, 1, one.db.LastBulk().Commits)
 	assert.Equal(t, stateDigest(t, one), stateDigest(t, small), "the same records in the same order, however cut")
 	checkSeeded(t, small, w)
 }
@@ -162,7 +163,7 @@ func TestInterruptedSeedIsRedone(t *testing.T) {
 			db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
 			require.NoError(t, err)
 			require.NoError(t, db.Update(func(btx *bolt.Tx) error {
-				if err := btx.Bucket(bMeta).Put(keyIncomplete, []byte(what)); err != nil {
+				if err := btx.Bucket(bMeta).Put(store.KeyIncomplete, []byte(what)); err != nil {
 					return err
 				}
 				for _, name := range [][]byte{bAssets, bAssetKind, bAssetText} {
@@ -201,7 +202,7 @@ func TestStoppedSeedLeavesItsMarker(t *testing.T) {
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
 	require.NoError(t, err)
 	require.NoError(t, db.View(func(btx *bolt.Tx) error {
-		assert.Equal(t, "seed", string(btx.Bucket(bMeta).Get(keyIncomplete)), "the marker stays")
+		assert.Equal(t, "seed", string(btx.Bucket(bMeta).Get(store.KeyIncomplete)), "the marker stays")
 		assert.Less(t, btx.Bucket(bAssets).Stats().KeyN, 100, "stopped at the first commit, not at the end")
 		return nil
 	}))
@@ -303,7 +304,7 @@ func TestReadsNeverSeeAHalfDoneReset(t *testing.T) {
 		}()
 	}
 	require.NoError(t, e.Reset(DefaultEpoch))
-	assert.Greater(t, e.lastBulk.commits, 50)
+	assert.Greater(t, e.db.LastBulk().Commits, 50)
 	close(done)
 	wg.Wait()
 	id, err := top()

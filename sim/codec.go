@@ -2,8 +2,9 @@ package sim
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
+
+	"github.com/mediamock/mediamock/internal/store"
 )
 
 // Assets are the hottest records (every page of the library decodes 20 of
@@ -19,7 +20,7 @@ func encodeAsset(a *Asset) []byte {
 		b = binary.AppendUvarint(b, v)
 	}
 	for _, s := range []string{a.Source, a.Kind, a.Status, a.Model, a.Title, a.Prompt, a.MimeType} {
-		b = appendString(b, s)
+		b = store.AppendString(b, s)
 	}
 	b = binary.AppendVarint(b, a.Credits)
 	for _, v := range []int{a.Width, a.Height, a.DurationSeconds} {
@@ -29,9 +30,9 @@ func encodeAsset(a *Asset) []byte {
 	if m := a.Media; m != nil {
 		b = append(b, 1)
 		for _, s := range []string{m.AspectRatio, m.Resolution, m.Voice, m.Language} {
-			b = appendString(b, s)
+			b = store.AppendString(b, s)
 		}
-		b = append(b, boolByte(m.Audio))
+		b = store.AppendBool(b, m.Audio)
 		b = binary.AppendVarint(b, int64(m.Index))
 		b = binary.AppendUvarint(b, m.SourceAsset)
 	} else {
@@ -39,8 +40,8 @@ func encodeAsset(a *Asset) []byte {
 	}
 	if p := a.Error; p != nil {
 		b = append(b, 1)
-		b = appendString(b, p.Code)
-		b = appendString(b, p.Message)
+		b = store.AppendString(b, p.Code)
+		b = store.AppendString(b, p.Message)
 	} else {
 		b = append(b, 0)
 	}
@@ -48,90 +49,29 @@ func encodeAsset(a *Asset) []byte {
 }
 
 func decodeAsset(data []byte, a *Asset) error {
-	d := decoder{b: data}
-	if v := d.byte(); v != assetCodecVersion {
+	d := store.NewDecoder(data)
+	if v := d.Byte(); v != assetCodecVersion {
 		return fmt.Errorf("asset record version %d, want %d", v, assetCodecVersion)
 	}
-	a.ID, a.WorkspaceID, a.JobID, a.ProjectID = d.uvarint(), d.uvarint(), d.uvarint(), d.uvarint()
-	a.Source, a.Kind, a.Status, a.Model = d.string(), d.string(), d.string(), d.string()
-	a.Title, a.Prompt, a.MimeType = d.string(), d.string(), d.string()
-	a.Credits = d.varint()
-	a.Width, a.Height, a.DurationSeconds = int(d.varint()), int(d.varint()), int(d.varint())
-	a.CreatedAt = Stamp(d.varint())
+	a.ID, a.WorkspaceID, a.JobID, a.ProjectID = d.Uvarint(), d.Uvarint(), d.Uvarint(), d.Uvarint()
+	a.Source, a.Kind, a.Status, a.Model = d.String(), d.String(), d.String(), d.String()
+	a.Title, a.Prompt, a.MimeType = d.String(), d.String(), d.String()
+	a.Credits = d.Varint()
+	a.Width, a.Height, a.DurationSeconds = int(d.Varint()), int(d.Varint()), int(d.Varint())
+	a.CreatedAt = Stamp(d.Varint())
 	a.Media, a.Error = nil, nil
-	if d.byte() == 1 {
-		m := &Media{AspectRatio: d.string(), Resolution: d.string(), Voice: d.string(), Language: d.string()}
-		m.Audio = d.byte() == 1
-		m.Index = int(d.varint())
-		m.SourceAsset = d.uvarint()
+	if d.Byte() == 1 {
+		m := &Media{AspectRatio: d.String(), Resolution: d.String(), Voice: d.String(), Language: d.String()}
+		m.Audio = d.Byte() == 1
+		m.Index = int(d.Varint())
+		m.SourceAsset = d.Uvarint()
 		a.Media = m
 	}
-	if d.byte() == 1 {
-		a.Error = &Problem{Code: d.string(), Message: d.string()}
+	if d.Byte() == 1 {
+		a.Error = &Problem{Code: d.String(), Message: d.String()}
 	}
-	if d.err != nil {
-		return fmt.Errorf("asset record: %w", d.err)
+	if err := d.Err(); err != nil {
+		return fmt.Errorf("asset record: %w", err)
 	}
 	return nil
-}
-
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
-
-func boolByte(v bool) byte {
-	if v {
-		return 1
-	}
-	return 0
-}
-
-var errShort = errors.New("truncated record")
-
-// decoder reads what the encoder wrote; the first problem sticks.
-type decoder struct {
-	b   []byte
-	err error
-}
-
-func (d *decoder) byte() byte {
-	if len(d.b) < 1 {
-		d.err = errShort
-		return 0
-	}
-	v := d.b[0]
-	d.b = d.b[1:]
-	return v
-}
-
-func (d *decoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.err = errShort
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) varint() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.err = errShort
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) string() string {
-	n := d.uvarint()
-	if n > uint64(len(d.b)) {
-		d.err = errShort
-		return ""
-	}
-	s := string(d.b[:n])
-	d.b = d.b[n:]
-	return s
 }

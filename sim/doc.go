@@ -48,11 +48,19 @@
 //	// g2.Status == sim.StatusCompleted
 //
 // Files, by what a reader looks for: engine.go opens and closes the
-// engine; writer.go is the group-commit writer, read.go the reads, tx.go
-// the transaction both use; due.go the due events and the clock's moves;
-// store.go and codec.go the buckets and record encodings; then one file
-// per resource (assets.go, generation.go, encore.go, publications.go,
-// uploads.go, workspaces.go, ...). snapcheck.go and pagewalk.go check an
-// uploaded snapshot before it replaces the state; bulk.go writes a whole
-// state (seeding, reset, restore).
+// engine; writer.go makes the engine the owner of the group-commit writer,
+// read.go the reads, tx.go the transaction both use; due.go the due events
+// and the clock's moves; layout.go and codec.go the buckets, keys and
+// record encodings; then one file per resource (assets.go, generation.go,
+// encore.go, publications.go, uploads.go, workspaces.go, ...).
+// snapshot.go takes and restores snapshots, snapcheck.go checks every
+// record of an uploaded one; bulk.go writes a whole state (seeding, reset,
+// restore).
+//
+// The state file itself is package internal/store's: opening it, the
+// group-commit writer, bulk writes in bounded transactions behind their
+// marker, an uploaded snapshot's pages and bbolt's own check, the mapped
+// pages released. The engine decides what lies in the file (the layout)
+// and reads and writes it through *bolt.Tx; the store never knows a
+// workspace or an asset.
 package sim

@@ -4,15 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
-	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/mediamock/mediamock/fixtures"
+	"github.com/mediamock/mediamock/internal/store"
 )
 
 // Config configures an Engine. Path, World and Clock are required.
@@ -64,7 +63,8 @@ type Config struct {
 // Engine is the simulated service: state, clock, credits, limits and
 // lifecycles. It is safe for concurrent use.
 type Engine struct {
-	db      *bolt.DB
+	db      *store.DB
+	w       *store.Writer[*tx]
 	cfg     Config
 	clock   *Clock
 	seed    uint64
@@ -78,17 +78,12 @@ type Engine struct {
 	// fronts, which know the hosts they answer to); nil recognizes none.
 	ownFiles atomic.Pointer[func(string) (FileRef, bool)]
 
-	ops      chan *op
-	onQueued func() // when set (by tests, before any write), told each write that joins ops; it must not block
 	// onCopyBatch, when set (by tests), is told after each batch of a sandbox's library copy commits, on the creator's goroutine
 	onCopyBatch func(done, total int)
 	closed      chan struct{}
-	wg          sync.WaitGroup
+	closeOnce   sync.Once
 	mu          sync.RWMutex // guards tokens and workspaces
 	state       sync.RWMutex // readers share it; a bulk write (reset, restore) holds it alone
-	sendMu      sync.Mutex   // guards closing against new writes
-	closing     bool
-	inflight    sync.WaitGroup // writes being handed to the writer
 
 	tokens     map[string]Token
 	tokensByWS map[uint64][]string   // each workspace's tokens
@@ -99,24 +94,21 @@ type Engine struct {
 	dueChanged chan struct{}
 	dueMu      sync.Mutex
 
-	rate     *rateLimiter
-	hub      *hub
-	feed     feed // committed changes, for subscribers
-	cov      coverage
-	meter    meter                  // counters for metrics (metrics.go)
-	polls    atomic.Int64           // long polls waiting
-	epoch    atomic.Uint64          // resets and restores so far; part of file addresses
-	commits  atomic.Uint64          // write transactions committed
-	pages    pageCache              // the ids of recent list pages, until the next write
-	released atomic.Uint64          // commits when the mapped pages were last released
-	fileKey  []byte                 // of file address tokens, from Config.FileSecret; nil: seeded
-	signKey  atomic.Pointer[[]byte] // signs expiring file addresses (secrets.go)
-	log      *slog.Logger
+	rate    *rateLimiter
+	hub     *hub
+	feed    feed // committed changes, for subscribers
+	cov     coverage
+	meter   meter                  // counters for metrics (metrics.go)
+	polls   atomic.Int64           // long polls waiting
+	epoch   atomic.Uint64          // resets and restores so far; part of file addresses
+	pages   pageCache              // the ids of recent list pages, until the next write
+	fileKey []byte                 // of file address tokens, from Config.FileSecret; nil: seeded
+	signKey atomic.Pointer[[]byte] // signs expiring file addresses (secrets.go)
+	log     *slog.Logger
 
 	// incomplete is set when a bulk write failed half-way: the state is not
 	// served until a reset (or a restart) seeds it again.
 	incomplete atomic.Pointer[Error]
-	lastBulk   bulkStats // of the last bulk write that finished, for tests and benchmarks
 }
 
 // Open opens (or creates and seeds) the simulation in cfg.Path.
@@ -139,9 +131,6 @@ func Open(cfg Config) (*Engine, error) {
 	if cfg.WallClock == nil {
 		cfg.WallClock = time.Now
 	}
-	if cfg.batchSize <= 0 {
-		cfg.batchSize = bulkBatch
-	}
 	if cfg.dueBatch <= 0 {
 		cfg.dueBatch = dueBatch
 	}
@@ -151,16 +140,13 @@ func Open(cfg Config) (*Engine, error) {
 	if cfg.copyLimit <= 0 {
 		cfg.copyLimit = MaxSandboxLibrary
 	}
-	db, err := bolt.Open(cfg.Path, 0o600, &bolt.Options{Timeout: time.Second, NoSync: !cfg.Durable, NoFreelistSync: true, InitialMmapSize: initialMmapSize()})
+	db, err := store.Open(cfg.Path, schema, store.Options{Durable: cfg.Durable})
 	if err != nil {
-		if errors.Is(err, berrors.ErrTimeout) {
-			return nil, fmt.Errorf("open %s: the file is in use by another process", cfg.Path)
-		}
-		return nil, fmt.Errorf("open %s: %w", cfg.Path, err)
+		return nil, err
 	}
 	e := &Engine{
 		db: db, cfg: cfg, clock: cfg.Clock, seed: cfg.Seed, speed: cfg.Speed, world: cfg.World,
-		images: cfg.Images, fates: cfg.Fates, log: cfg.Log, ops: make(chan *op, 1024), closed: make(chan struct{}),
+		images: cfg.Images, fates: cfg.Fates, log: cfg.Log, closed: make(chan struct{}),
 		dueChanged: make(chan struct{}), rate: newRateLimiter(), hub: newHub(),
 	}
 	e.initSecrets()
@@ -173,8 +159,7 @@ func Open(cfg Config) (*Engine, error) {
 		db.Close()
 		return nil, err
 	}
-	e.wg.Add(1)
-	go e.writer()
+	e.w = store.NewWriter[*tx](db, writerOwner{e}, e.log)
 	return e, nil
 }
 
@@ -193,35 +178,26 @@ func (e *Engine) indexCatalog() {
 // file whose last bulk write (seed, reset or restore) did not finish is
 // never served half-made: it is wiped and seeded again from the fixtures.
 func (e *Engine) load(reset bool) error {
-	fp := e.fingerprint()
-	var fresh bool
-	var unfinished string
+	c, err := e.db.Condition(e.fingerprint())
+	if err != nil {
+		return err
+	}
+	fresh, unfinished := c.New, c.Unfinished
 	var epoch uint64
-	err := e.db.View(func(btx *bolt.Tx) error {
-		meta := btx.Bucket(bMeta)
-		switch {
-		case meta == nil:
-			fresh = true
-			return nil
-		case meta.Get(keyIncomplete) != nil:
-			unfinished = string(meta.Get(keyIncomplete))
-			if v := meta.Get([]byte("epoch")); len(v) == 8 {
+	switch {
+	case fresh:
+	case unfinished != "":
+		if err := e.db.View(func(btx *bolt.Tx) error {
+			if v := btx.Bucket(bMeta).Get([]byte("epoch")); len(v) == 8 {
 				epoch = getU64(v) + 1 // addresses handed out before stay dead
 			}
 			return nil
-		case reset:
-			return nil
+		}); err != nil {
+			return err
 		}
-		if v := string(meta.Get([]byte("schema"))); v != schemaVersion {
-			return fmt.Errorf("%s has state schema %q; this version needs %q: remove the file or reset it", e.cfg.Path, v, schemaVersion)
-		}
-		if v := string(meta.Get([]byte("fingerprint"))); v != fp {
-			return fmt.Errorf("%s was seeded from other fixtures or another seed: remove the file or reset it", e.cfg.Path)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
+	case reset:
+	case c.Mismatch != nil:
+		return c.Mismatch
 	}
 	if unfinished != "" {
 		e.log.Warn("the state file holds an unfinished "+unfinished+"; seeding it again from the fixtures", "path", e.cfg.Path)
@@ -232,7 +208,7 @@ func (e *Engine) load(reset bool) error {
 		}
 		fresh = true
 	}
-	if err := e.addMissingBuckets(); err != nil {
+	if err := e.db.AddMissingBuckets(); err != nil {
 		return err
 	}
 	return e.db.View(func(btx *bolt.Tx) error {
@@ -254,31 +230,6 @@ func (e *Engine) load(reset bool) error {
 	})
 }
 
-// addMissingBuckets adds the buckets a file written by an earlier version
-// lacks (sandboxes): they start empty, and the file stays readable by that
-// version.
-func (e *Engine) addMissingBuckets() error {
-	var missing [][]byte
-	if err := e.db.View(func(btx *bolt.Tx) error {
-		for _, name := range allBuckets {
-			if btx.Bucket(name) == nil {
-				missing = append(missing, name)
-			}
-		}
-		return nil
-	}); err != nil || len(missing) == 0 {
-		return err
-	}
-	return e.db.Update(func(btx *bolt.Tx) error {
-		for _, name := range missing {
-			if _, err := btx.CreateBucketIfNotExists(name); err != nil {
-				return fmt.Errorf("add bucket %s: %w", name, err)
-			}
-		}
-		return nil
-	})
-}
-
 // reload reads what the engine keeps in memory from the state: the next due
 // event, the epoch, the rate windows, the tokens and workspaces.
 func (e *Engine) reload(btx *bolt.Tx) error {
@@ -294,16 +245,12 @@ func (e *Engine) reload(btx *bolt.Tx) error {
 // Close stops the engine: it waits for queued writes, saves the clock and
 // the rate windows, and closes the file.
 func (e *Engine) Close() error {
-	e.sendMu.Lock()
-	if e.closing {
-		e.sendMu.Unlock()
+	first := false
+	e.closeOnce.Do(func() { first = true })
+	if !first {
 		return nil
 	}
-	e.closing = true
-	e.sendMu.Unlock()
-	e.inflight.Wait() // every write already accepted reaches the writer
-	close(e.ops)
-	e.wg.Wait()
+	e.w.Close() // every write already accepted is committed
 	close(e.closed)
 	err := e.db.Update(func(btx *bolt.Tx) error {
 		t := e.newTx(btx)
@@ -314,6 +261,12 @@ func (e *Engine) Close() error {
 	}
 	return err
 }
+
+// ReleaseMapped hands the state file's pages this process has read back to
+// the kernel's page cache, when something was written since the last call
+// (see store.DB.ReleaseMapped); it waits for a bulk write to end, and
+// fails while the state is incomplete.
+func (e *Engine) ReleaseMapped() error { return e.db.ReleaseMapped(e.read) }
 
 // Clock returns the engine's clock.
 func (e *Engine) Clock() *Clock { return e.clock }
@@ -331,17 +284,4 @@ func readEpoch(btx *bolt.Tx) uint64 {
 		return getU64(v)
 	}
 	return 0
-}
-
-// initialMmapSize is the address space the state file is mapped with at
-// first. Each time the file outgrows its mapping, bbolt maps it again and
-// first copies every value a write in progress refers to: with large files
-// (uploads) that doubled their memory. 1 GiB of address space costs
-// nothing on 64-bit systems, except on Windows, where bbolt grows the file
-// itself to the size of its mapping.
-func initialMmapSize() int {
-	if runtime.GOOS == "windows" {
-		return 64 << 20
-	}
-	return 1 << 30
 }

@@ -191,7 +191,7 @@ func (e *Engine) scanJobs() (map[JobKey]int, []LaneStats, error) {
 	m := &e.meter
 	m.scanMu.Lock()
 	defer m.scanMu.Unlock()
-	at := [2]uint64{e.commits.Load(), e.epoch.Load()}
+	at := [2]uint64{e.db.Commits(), e.epoch.Load()}
 	if m.scanned && m.scanAt == at {
 		return m.jobs, m.lanes, m.scanError
 	}

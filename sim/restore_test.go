@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"os"
 	"path/filepath"
@@ -13,7 +14,18 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/mediamock/mediamock/fixtures"
+	"github.com/mediamock/mediamock/internal/store"
 )
+
+// The bbolt file format, as far as these tests patch it (package store
+// walks it: pagewalk.go): a page begins with a 16-byte header, whose flags
+// say a leaf; integers are little-endian.
+const (
+	pageHeader = 16
+	leafFlag   = 0x02
+)
+
+var le = binary.LittleEndian
 
 func snapshotOf(tb testing.TB, e *Engine) []byte {
 	tb.Helper()
@@ -94,7 +106,7 @@ func TestRestoreRefusesBadSnapshots(t *testing.T) {
 		{"short due key", `bucket "due", key 01: a key of 1 bytes`, mutated(t, snap, put(bDue, []byte{1}, []byte(`{"kind":"job.finish"}`)))},
 		{"due event", "unknown event kind", mutated(t, snap, put(bDue, key(uint64(1), uint64(1)), []byte(`{"kind":"explode"}`)))},
 		{"rate window", `bucket "rate_windows"`, mutated(t, snap, put(bRate, u64(1), []byte("[]")))},
-		{"half-done state", "had not finished", mutated(t, snap, put(bMeta, keyIncomplete, []byte("reset")))},
+		{"half-done state", "had not finished", mutated(t, snap, put(bMeta, store.KeyIncomplete, []byte("reset")))},
 		{"unknown bucket", `unknown bucket "extra"`, mutated(t, snap, func(btx *bolt.Tx) error { _, err := btx.CreateBucket([]byte("extra")); return err })},
 		{"nested bucket", "nested bucket", mutated(t, snap, func(btx *bolt.Tx) error { _, err := btx.Bucket(bJobs).CreateBucket([]byte("x")); return err })},
 		{"no meta", "no meta bucket", mutated(t, snap, func(btx *bolt.Tx) error { return btx.DeleteBucket(bMeta) })},
@@ -132,7 +144,7 @@ func TestRestoreInBoundedTransactions(t *testing.T) {
 	epoch := e.epoch.Load()
 
 	require.NoError(t, e.Restore(bytes.NewReader(snap)))
-	assert.Greater(t, e.lastBulk.commits, 10)
+	assert.Greater(t, e.db.LastBulk().Commits, 10)
 	got := stateDigest(t, e)
 	assert.Equal(t, hex.EncodeToString(u64(epoch+1)), got["meta/epoch"], "file addresses move on")
 	delete(got, "meta/epoch")

@@ -4,155 +4,35 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime/debug"
-	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/mediamock/mediamock/internal/store"
 )
 
-// A snapshot comes from outside: any byte of it may be wrong. checkSnapshot
-// makes sure of it before the live state is touched, in three passes:
-//
-//  1. The page structure, read with ReadAt before bbolt maps anything
-//     (checkPages): both meta pages valid (magic, version, checksum, page
-//     size); in the one bbolt reads (the later), the high water mark within
-//     the file; every page reachable from the root (and the freelist page)
-//     below it, reached once, naming itself, of the right type, with every
-//     element, key and value inside the page, keys in order, nested
-//     buckets only at the top; branch pages not empty. bbolt trusts all of
-//     this: it reads pages through unsafe pointers into the mapping, some of
-//     it in goroutines of its own (Tx.Check, the freelist rebuild of a file
-//     without a synced freelist) where a bad pointer is a fault or a panic
-//     nobody can recover. bbolt itself only checks, at open, that the file
-//     holds two pages and a valid meta page: it does not hold the meta's page
-//     count against the file's size, so a cut file maps pages past its end
-//     (SIGBUS when read). After this pass, what bbolt reads lies inside the
-//     file. The file is then extended to the size bbolt maps, so that even a
-//     read this pass failed to foresee finds zeros, not a SIGBUS.
-//  2. bbolt's own consistency check (Tx.Check: freed or doubly used pages,
-//     key order), in a read-only open, under recover and with faults turned
-//     into panics for this goroutine (debug.SetPanicOnFault).
-//  3. Every record decoded by the code that loads it (tokens, workspaces,
-//     assets with the binary codec, jobs, publications, due events, rate
-//     windows, meta: schema and fixture fingerprint), with the shape of every
-//     key and the records that indexes point at.
-//
-// Not covered: a file changed by someone else while it is checked (it is
-// ours, in a fresh directory beside the state file).
-
-// snapshot is an uploaded snapshot that passed every check, open read-only.
-type snapshot struct {
-	db      *bolt.DB
-	records int64
-	clock   Stamp
-	epoch   uint64
-}
+// The third pass of a snapshot's check (store.DB.Receive does the first
+// two, the pages and bbolt's own check, and the buckets): every record
+// decoded by the code that loads it (tokens, workspaces, assets with the
+// binary codec, jobs, publications, due events, rate windows, meta),
+// with the shape of every key and the records that indexes point at.
 
 func invalidSnapshot(format string, args ...any) *Error {
 	return &Error{Kind: EINVALID, Code: "invalid_snapshot", Message: "The snapshot is not usable: " + fmt.Sprintf(format, args...) + "."}
 }
 
-// checkSnapshot checks the file at path and opens it read-only.
-func (e *Engine) checkSnapshot(path string) (snap *snapshot, err error) {
-	if err := checkPages(path); err != nil {
-		return nil, err
-	}
-	var db *bolt.DB
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if r := recover(); r != nil {
-			err = invalidSnapshot("the file is damaged (%v)", r)
-		}
-		if err != nil && db != nil {
-			db.Close()
-		}
-	}()
-	db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second, ReadOnly: true})
-	if err != nil {
-		return nil, invalidSnapshot("it is not a state file (%v)", err)
-	}
-	snap = &snapshot{db: db}
-	err = db.View(func(stx *bolt.Tx) error {
-		var first error
-		n := 0
-		for err := range stx.Check() { // drained to the end: Check's goroutine waits for each send
-			if first == nil {
-				first = err
-			}
-			n++
-		}
-		if first != nil {
-			return invalidSnapshot("bbolt's check found %d problems, the first: %v", n, first)
-		}
-		return e.checkRecords(stx, snap)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return snap, nil
-}
-
-// checkRecords decodes every record of the snapshot with the code that
-// loads it, and checks the shape of every key.
-func (e *Engine) checkRecords(stx *bolt.Tx, snap *snapshot) error {
-	rc := &recordCheck{e: e, stx: stx, workspaces: map[uint64]bool{}}
-	known := map[string]bool{}
-	for _, name := range allBuckets {
-		known[string(name)] = true
-	}
-	if err := stx.ForEach(func(name []byte, _ *bolt.Bucket) error {
-		if !known[string(name)] {
-			return invalidSnapshot("it holds an unknown bucket %q", name)
-		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	meta := stx.Bucket(bMeta)
-	if meta == nil {
-		return invalidSnapshot("it has no meta bucket")
-	}
-	if string(meta.Get([]byte("schema"))) != schemaVersion || string(meta.Get([]byte("fingerprint"))) != e.fingerprint() {
-		return invalidSnapshot("it comes from other fixtures, another seed or another version")
-	}
-	for _, name := range allBuckets { // in this order: records are checked after those they point at
-		b := stx.Bucket(name)
-		if b == nil {
-			continue
-		}
-		check := recordChecks[string(name)]
-		err := b.ForEach(func(k, v []byte) error {
-			snap.records++
-			if v == nil {
-				return invalidSnapshot("bucket %q, key %s: a nested bucket", name, showKey(k))
-			}
-			if err := check(rc, k, v); err != nil {
-				return invalidSnapshot("bucket %q, key %s: %v", name, showKey(k), err)
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-	}
-	snap.clock, snap.epoch = rc.clock, rc.epoch
-	return nil
-}
-
-func showKey(k []byte) string {
-	if len(k) > 32 {
-		return fmt.Sprintf("%x…", k[:32])
-	}
-	return fmt.Sprintf("%x", k)
-}
-
-// recordCheck is what the checks of records share.
+// recordCheck is what the checks of records share: it is the store's
+// Checker of one snapshot, and learns its clock and epoch.
 type recordCheck struct {
 	e          *Engine
 	stx        *bolt.Tx
 	workspaces map[uint64]bool
 	clock      Stamp
 	epoch      uint64
+}
+
+// Record checks one record with the check of its bucket.
+func (rc *recordCheck) Record(bucket string, k, v []byte) error {
+	return recordChecks[bucket](rc, k, v)
 }
 
 func (rc *recordCheck) has(bucket, k []byte) bool { return rc.stx.Bucket(bucket).Get(k) != nil }
@@ -228,7 +108,7 @@ var recordChecks = map[string]func(rc *recordCheck, k, v []byte) error{
 				return err
 			}
 			rc.epoch = getU64(v)
-		case string(keyIncomplete):
+		case string(store.KeyIncomplete):
 			return errors.New("the snapshot is of a state whose reset or restore had not finished")
 		case string(keySandboxCount):
 			return u64Value(v)

@@ -46,7 +46,7 @@ func (e *Engine) newTx(btx *bolt.Tx) *tx {
 
 func (t *tx) b(name []byte) *bolt.Bucket {
 	b := t.Bucket(name)
-	if t.packed && b != nil && b.FillPercent != 1 && isAppendOnly(name) {
+	if t.packed && b != nil && b.FillPercent != 1 && schema.IsAppendOnly(name) {
 		b.FillPercent = 1
 	}
 	return b
@@ -58,17 +58,6 @@ func (t *tx) b(name []byte) *bolt.Bucket {
 // opens only the buckets it touches (each opened costs a seek and a few
 // allocations, in every commit).
 func (t *tx) pack() { t.packed = true }
-
-// isAppendOnly reports whether name is one of appendOnly (the same slice:
-// bucket names are the variables of store.go).
-func isAppendOnly(name []byte) bool {
-	for _, a := range appendOnly {
-		if len(a) == len(name) && &a[0] == &name[0] {
-			return true
-		}
-	}
-	return false
-}
 
 func (t *tx) touch(jobID uint64) {
 	if t.changed == nil {

@@ -192,3 +192,18 @@ func (e *Engine) Workspaces() ([]Workspace, error) {
 	})
 	return out, err
 }
+
+// Owner is the workspace of an asset, an Encore creation or a publication
+// (what is "asset", "encore" or "publication"); 0 when there is none.
+func (e *Engine) Owner(what string, id uint64) (uint64, error) {
+	class := map[string]string{"asset": "a", "encore": "e", "publication": "p"}[what]
+	if class == "" {
+		return 0, fmt.Errorf("sim: no owner of a %q", what)
+	}
+	var ws uint64
+	err := e.view(func(t *tx) error {
+		ws = t.ownerOf(class, id)
+		return nil
+	})
+	return ws, err
+}

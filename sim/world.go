@@ -7,6 +7,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/mediamock/mediamock/fixtures"
+	"github.com/mediamock/mediamock/internal/store"
 )
 
 // BrandKit informs prompt writing.
@@ -247,7 +248,7 @@ func (t *tx) seedWorkspace(id uint64, created Stamp, fw fixtures.Workspace, ids 
 	// A large library is made up a chunk at a time as it is written: its
 	// memory does not grow with it.
 	n := fw.Assets.Len()
-	err := fw.Assets.Range(bulkBatch, func(start int, items []fixtures.LibraryAsset) error {
+	err := fw.Assets.Range(store.DefaultBatch, func(start int, items []fixtures.LibraryAsset) error {
 		for j, la := range items {
 			a, err := t.libraryAsset(id, la, projects[la.Project])
 			if err != nil {

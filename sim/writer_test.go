@@ -27,7 +27,7 @@ func TestWriterRecoversFromAPanic(t *testing.T) {
 
 	// Hold the writer so that the next writes queue up and form one group.
 	queued := make(chan struct{}, 64)
-	e.onQueued = func() {
+	e.w.OnQueued = func() {
 		select {
 		case queued <- struct{}{}:
 		default: // the hook must not block; the later writes are not waited for

@@ -90,6 +90,7 @@ func main() {
 	maxLoad := flag.Float64("max-load", 1.0, "the 1-minute load average above which a round does not begin on a quiet machine")
 	settle := flag.Duration("settle", 90*time.Second, "how long to wait before a round for the load average to fall under -max-load")
 	requireQuiet := flag.Bool("require-quiet", false, "refuse to report a run whose rounds did not all begin on a quiet machine (exit status 2)")
+	baseline := flag.String("baseline", "", "also measure the mock built from this git revision (a commit, a tag, main~3), loaded in the same rounds as today's, and compare the two")
 	flag.Parse()
 	gate := newQuietGate(*maxLoad, *settle)
 
@@ -116,6 +117,12 @@ func main() {
 			args = append(args, "--durable")
 		}
 		targets = append(targets, &target{name: name, cmd: exec.Command(bin, args...), url: "http://" + addr, p: mockPaths})
+	}
+	if *baseline != "" {
+		old := buildRevision(dir, *baseline)
+		addr := freeAddr()
+		targets = append(targets, &target{name: baselineName + *baseline, url: "http://" + addr, p: mockPaths,
+			cmd: exec.Command(old, "--addr", addr, "--db", filepath.Join(dir, "baseline.db"), "--reset", "--fixtures", fix, "--clock", "manual", "--log-format", "json")})
 	}
 	page := fetchPage(bin, dir, fix)
 	bare := bareServer(page)
@@ -162,9 +169,82 @@ func main() {
 	fmt.Println()
 	print(results, *conc, *dur)
 	summary(results, start, polls, gate.quiet())
+	if *baseline != "" {
+		against(results, *baseline, gate.quiet())
+	}
 	if !gate.quiet() {
 		fmt.Println()
 		fmt.Println(gate.report())
+	}
+}
+
+// baselineName prefixes the name of the mock built from -baseline.
+const baselineName = "baseline mediamock @"
+
+// buildRevision builds cmd/mockserver as it was at a git revision, from
+// that revision's tree (git archive), and returns the binary's path.
+func buildRevision(dir, rev string) string {
+	src := filepath.Join(dir, "baseline-src")
+	check(os.MkdirAll(src, 0o755))
+	archive := exec.Command("git", "archive", "--format=tar", rev)
+	untar := exec.Command("tar", "-x", "-C", src)
+	pipe, err := archive.StdoutPipe()
+	check(err)
+	untar.Stdin, archive.Stderr, untar.Stderr = pipe, os.Stderr, os.Stderr
+	check(untar.Start())
+	check(archive.Run())
+	check(untar.Wait())
+	bin := filepath.Join(dir, "mockserver-baseline")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/mockserver")
+	build.Dir, build.Stdout, build.Stderr = src, os.Stderr, os.Stderr
+	check(build.Run())
+	return bin
+}
+
+// against compares today's mock with the one built from -baseline, both
+// loaded in the same rounds: the throughput and the server's CPU time per
+// request of each load, today's over the baseline's.
+func against(rs []result, rev string, quiet bool) {
+	var now, old *result
+	for i := range rs {
+		switch {
+		case rs[i].skipped != "":
+		case rs[i].name == "mediamock":
+			now = &rs[i]
+		case rs[i].name == baselineName+rev:
+			old = &rs[i]
+		}
+	}
+	if now == nil || old == nil {
+		fmt.Println("\ncompare: no comparison with the baseline: one of the two did not run")
+		return
+	}
+	fmt.Printf("\nToday's mock against the baseline %s, loaded in the same rounds (throughput: higher is better; CPU per request: lower is better):\n", rev)
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "load\ttoday\tbaseline\ttoday / baseline\t\n")
+	nl, nc := now.headline()
+	ol, oc := old.headline()
+	rate := func(name string, a, b float64) {
+		if a > 0 && b > 0 {
+			fmt.Fprintf(tw, "%s, requests/s\t%.0f\t%.0f\t%.2f\t\n", name, a, b, a/b)
+		}
+	}
+	cpu := func(name string, a, b time.Duration) {
+		if a > 0 && b > 0 {
+			fmt.Fprintf(tw, "%s, server CPU per request\t%s\t%s\t%.2f\t\n", name, us(a), us(b), float64(a)/float64(b))
+		}
+	}
+	rate("list page", nl.rps, ol.rps)
+	cpu("list page", bestCPU(now.ownList, now.wrkList), bestCPU(old.ownList, old.wrkList))
+	rate("creation", nc.rps, oc.rps)
+	cpu("creation", bestCPU(now.ownCreate, now.wrkCreate), bestCPU(old.ownCreate, old.wrkCreate))
+	rate("MCP sessionless", now.mcpRPS, old.mcpRPS)
+	cpu("MCP sessionless", bestCPU(now.ownMCP, now.wrkMCP), bestCPU(old.ownMCP, old.wrkMCP))
+	rate("MCP session", now.mcpSessionRPS, old.mcpSessionRPS)
+	cpu("MCP session", bestCPU(now.ownMCPSession, now.wrkMCPSession), bestCPU(old.ownMCPSession, old.wrkMCPSession))
+	tw.Flush()
+	if !quiet {
+		fmt.Println("(not quiet: see the rounds above)")
 	}
 }
 
@@ -735,6 +815,17 @@ func summary(rs []result, start time.Duration, polls pollResult, quiet bool) {
 		line("list page >= 10x Prism", fmt.Sprintf("%.1fx", ml.rps/pl.rps), ml.rps >= 10*pl.rps)
 		if mock.wrkList.rps > 0 && prism.wrkList.rps > 0 {
 			line("  (by the program's own generator)", fmt.Sprintf("%.1fx", mock.listRPS/prism.listRPS), mock.listRPS >= 10*prism.listRPS)
+		}
+	}
+	if mock != nil {
+		list := bestCPU(mock.ownList, mock.wrkList)
+		for _, c := range []struct {
+			name     string
+			own, wrk wrkRun
+		}{{"sessionless", mock.ownMCP, mock.wrkMCP}, {"in a session", mock.ownMCPSession, mock.wrkMCPSession}} {
+			if mc := bestCPU(c.own, c.wrk); mc > 0 && list > 0 {
+				line("MCP tools/call server CPU, "+c.name+", <= 1.6x the REST list page's", fmt.Sprintf("%.2fx (%s, %s)", float64(mc)/float64(list), us(mc), us(list)), float64(mc) <= 1.6*float64(list))
+			}
 		}
 	}
 	if mock != nil && mock.mcpRPS > 0 {

@@ -3,14 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/mediamock/mediamock/conformance"
+	"github.com/mediamock/mediamock/internal/cli"
 )
 
 // The conformance command: the conformance suite against any server of the
@@ -25,68 +24,22 @@ import (
 // drives both. Exit 0 when nothing failed, 1 when a rule or check failed
 // (or a report could not be written), 2 on a usage error.
 
-// conformanceEnvName is the environment variable of a conformance flag.
-func conformanceEnvName(flagName string) string {
-	return "MOCKSERVER_CONFORMANCE_" + strings.TrimPrefix(envName(flagName), "MOCKSERVER_")
-}
-
-// conformanceFallback are the Go test's names of the flags that have one.
-var conformanceFallback = map[string]string{
-	"url":           conformance.EnvURL,
-	"key-read":      conformance.EnvKeyRead,
-	"key-generate":  conformance.EnvKeyGenerate,
-	"key-publish":   conformance.EnvKeyPublish,
-	"key-all":       conformance.EnvKeyAll,
-	"spend-credits": conformance.EnvSpendCredits,
-}
-
-// conformanceSettings are the conformance command's flags.
+// conformanceSettings are the conformance command's flags, and where
+// each value came from.
 type conformanceSettings struct {
-	url, report, junit string
-	keys               conformance.Keys
-	spend              bool
-	timeout            time.Duration
-	source             map[string]string
-}
-
-// conformanceFlags makes the conformance command's flag set and the
-// settings it parses into.
-func conformanceFlags() (*conformanceSettings, *flag.FlagSet) {
-	fs := flag.NewFlagSet("mockserver conformance", flag.ContinueOnError)
-	s := &conformanceSettings{}
-	fs.StringVar(&s.url, "url", "", "base URL of the server to check, including /api/v1, like https://api.example.com/api/v1 (required)")
-	fs.StringVar(&s.keys.Read, "key-read", "", "a key with the read scope only")
-	fs.StringVar(&s.keys.Generate, "key-generate", "", "a key with the generate scope only")
-	fs.StringVar(&s.keys.Publish, "key-publish", "", "a key with the publish scope only")
-	fs.StringVar(&s.keys.All, "key-all", "", "optional: a key with every scope (lets credits.balance read the balance before a creation)")
-	fs.BoolVar(&s.spend, "spend-credits", false, "create one generation with the cheapest model of GET /models (spends credits)")
-	fs.StringVar(&s.report, "report", "", "write the report as JSON to this file")
-	fs.StringVar(&s.junit, "junit", "", "write the report as JUnit XML to this file")
-	fs.DurationVar(&s.timeout, "timeout", 30*time.Minute, "longest time for the whole run; the checks left then fail")
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprint(w, `Usage: mockserver conformance --url URL [flags]
-
-`+conformanceAbout+`
-
-Flags (each also an environment variable; a flag wins over its variable; the url, the
-keys and spending also read the Go test's MEDIAMOCK_CONFORMANCE_URL, MEDIAMOCK_KEY_READ,
-_GENERATE, _PUBLISH, _ALL and MEDIAMOCK_SPEND_CREDITS=1). Give keys in the environment:
-a flag's value is visible to every user of the machine.
-`)
-		printFlags(w, fs, conformanceEnvName, 14)
-	}
-	return s, fs
+	*cli.Conformance
+	source map[string]string
 }
 
 func parseConformanceSettings(args []string, getenv func(string) string, stdout, stderr io.Writer) (*conformanceSettings, error) {
-	s, fs := conformanceFlags()
+	cs, fs := cli.ConformanceFlags()
+	s := &conformanceSettings{Conformance: cs}
 	var err error
-	if s.source, err = parseCommandLine(fs, args, conformanceEnvName, getenv, stdout, stderr); err != nil {
+	if s.source, err = parseCommandLine(fs, args, cli.ConformanceEnvName, getenv, stdout, stderr); err != nil {
 		return nil, err
 	}
 	// The Go test's names, for what neither a flag nor our own variable set.
-	for name, older := range conformanceFallback {
+	for name, older := range cli.ConformanceFallback {
 		if _, set := s.source[name]; set {
 			continue
 		}
@@ -98,10 +51,10 @@ func parseConformanceSettings(args []string, getenv func(string) string, stdout,
 		}
 	}
 	switch {
-	case strings.TrimSpace(s.url) == "":
-		return nil, fmt.Errorf("--url (or %s) is required: the base URL of the server to check, including /api/v1", conformanceEnvName("url"))
-	case s.timeout <= 0:
-		return nil, fmt.Errorf("%s must be above 0, got %s", s.name("timeout"), s.timeout)
+	case strings.TrimSpace(s.URL) == "":
+		return nil, fmt.Errorf("--url (or %s) is required: the base URL of the server to check, including /api/v1", cli.ConformanceEnvName("url"))
+	case s.Timeout <= 0:
+		return nil, fmt.Errorf("%s must be above 0, got %s", s.name("timeout"), s.Timeout)
 	}
 	return s, nil
 }
@@ -119,10 +72,10 @@ func runConformance(ctx context.Context, args []string, getenv func(string) stri
 	if code, stop := commandLine("mockserver conformance", err, stderr); stop {
 		return code
 	}
-	ctx, cancel := context.WithTimeoutCause(ctx, s.timeout, fmt.Errorf("the run took longer than %s (%s)", s.timeout, s.name("timeout")))
+	ctx, cancel := context.WithTimeoutCause(ctx, s.Timeout, fmt.Errorf("the run took longer than %s (%s)", s.Timeout, s.name("timeout")))
 	defer cancel()
 	rep, err := conformance.Check(ctx, conformance.Config{
-		BaseURL: s.url, Keys: s.keys, SpendCredits: s.spend,
+		BaseURL: s.URL, Keys: s.Keys, SpendCredits: s.Spend,
 		Log: func(check, line string) { fmt.Fprintf(stderr, "%s: %s\n", check, line) },
 	})
 	if err != nil {
@@ -143,7 +96,7 @@ func runConformance(ctx context.Context, args []string, getenv func(string) stri
 	for _, out := range []struct {
 		path  string
 		write func(io.Writer) error
-	}{{s.report, rep.WriteJSON}, {s.junit, rep.WriteJUnit}} {
+	}{{s.Report, rep.WriteJSON}, {s.JUnit, rep.WriteJUnit}} {
 		if out.path == "" {
 			continue
 		}

@@ -194,7 +194,7 @@ func TestConformanceSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.url != "http://ours/api/v1" || s.keys.Read != "flag-read" || s.keys.Generate != "theirs-generate" || !s.spend || s.timeout.Seconds() != 90 {
+	if s.URL != "http://ours/api/v1" || s.Keys.Read != "flag-read" || s.Keys.Generate != "theirs-generate" || !s.Spend || s.Timeout.Seconds() != 90 {
 		t.Errorf("settings %+v", s)
 	}
 	if s.name("key-generate") != "MEDIAMOCK_KEY_GENERATE" || s.name("key-read") != "--key-read" || s.name("junit") != "--junit" {

@@ -29,6 +29,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/cli"
 )
 
 func main() {
@@ -164,7 +165,7 @@ func init() {
 
 // runKeys prints the test credentials of the fixtures, one a line.
 func runKeys(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	fixtures, seed, fs := keysFlags(getenv)
+	fixtures, seed, fs := cli.KeysFlags(getenv)
 	if err := parseFlags(fs, args, stdout, stderr); errors.Is(err, flag.ErrHelp) {
 		return 0
 	} else if err != nil {
@@ -182,13 +183,4 @@ func runKeys(args []string, getenv func(string) string, stdout, stderr io.Writer
 	}
 	tw.Flush()
 	return 0
-}
-
-// keysFlags makes the keys command's flag set: --fixtures defaults to
-// the server's MOCKSERVER_FIXTURES.
-func keysFlags(getenv func(string) string) (fixtures *string, seed *uint64, fs *flag.FlagSet) {
-	fs = flag.NewFlagSet("mockserver keys", flag.ContinueOnError)
-	fixtures = fs.String("fixtures", getenv(envName("fixtures")), "fixture file (default: the embedded default)")
-	seed = fs.Uint64("seed", 0, "seed of the fixtures' fake data")
-	return fixtures, seed, fs
 }

@@ -28,7 +28,7 @@ import (
 // carries only protocol messages; the log goes to stderr.
 func runMCP(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	s, err := parseCommand(true, args, getenv, stdout, stderr)
-	if err == nil && s.apiKey == "" && !s.control {
+	if err == nil && s.APIKey == "" && !s.Control {
 		err = errors.New("mcp needs an API key: --api-key or MOCKSERVER_API_KEY")
 	}
 	if code, stop := commandLine("mockserver", err, stderr); stop {
@@ -39,7 +39,7 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 		fmt.Fprintln(stderr, "mockserver:", err)
 		return 2
 	}
-	if s.url != "" {
+	if s.URL != "" {
 		return bridge(ctx, s, stdin, stdout, log)
 	}
 	srv, opts, code := s.start(ctx, log, stderr)
@@ -48,11 +48,11 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 	}
 	defer srv.Close()
 	ready := []any{"mcp", "stdio"}
-	serve := func() error { return srv.ServeMCP(ctx, stdin, stdout, s.apiKey) }
-	if s.control {
+	serve := func() error { return srv.ServeMCP(ctx, stdin, stdout, s.APIKey) }
+	if s.Control {
 		ready = append(ready, "server", "control")
-		serve = func() error { return srv.ServeControlMCP(ctx, stdin, stdout, s.controlToken) }
-	} else if _, ok := srv.WorkspaceID(s.apiKey); !ok {
+		serve = func() error { return srv.ServeControlMCP(ctx, stdin, stdout, s.ControlToken) }
+	} else if _, ok := srv.WorkspaceID(s.APIKey); !ok {
 		fmt.Fprintf(stderr, "mockserver: %s: not an API key or access token of the simulation\n", s.name("api-key"))
 		return 2
 	}
@@ -74,11 +74,11 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 // of a running server, adding the API key to every request (the control
 // token, to the control MCP server's, with --control).
 func bridge(ctx context.Context, s *settings, stdin io.Reader, stdout io.Writer, log *slog.Logger) int {
-	path, key := mediamock.MCPPath, s.apiKey
-	if s.control {
-		path, key = mediamock.ControlMCPPath, s.controlToken
+	path, key := mediamock.MCPPath, s.APIKey
+	if s.Control {
+		path, key = mediamock.ControlMCPPath, s.ControlToken
 	}
-	endpoint := strings.TrimRight(s.url, "/")
+	endpoint := strings.TrimRight(s.URL, "/")
 	endpoint = strings.TrimSuffix(strings.TrimSuffix(endpoint, mediamock.ControlMCPPath), mediamock.MCPPath) + path
 	client := &http.Client{Transport: bearerTransport{key: key, base: http.DefaultTransport}}
 	// The standalone event stream would be opened after the handshake, which

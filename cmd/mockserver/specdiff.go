@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mediamock/mediamock/internal/cli"
 	"github.com/mediamock/mediamock/internal/specdiff"
 	"github.com/mediamock/mediamock/spec"
 )
@@ -27,48 +27,21 @@ import (
 // be read (a missing file, an unreachable URL, a document that is not
 // OpenAPI 3).
 
-// specdiffEnvName is the environment variable of a spec-diff flag.
-func specdiffEnvName(flagName string) string {
-	return "MOCKSERVER_SPECDIFF_" + strings.TrimPrefix(envName(flagName), "MOCKSERVER_")
-}
-
 // maxDocumentBytes bounds a document, coverage or journal read.
 const maxDocumentBytes = 64 << 20
 
+// specdiffSettings are the spec-diff command's flags, and where each
+// value came from.
 type specdiffSettings struct {
-	against, coverage, journal, format, failOn string
-	timeout                                    time.Duration
-	source                                     map[string]string
-}
-
-// specdiffFlags makes the spec-diff command's flag set and the settings
-// it parses into.
-func specdiffFlags() (*specdiffSettings, *flag.FlagSet) {
-	fs := flag.NewFlagSet("mockserver spec-diff", flag.ContinueOnError)
-	s := &specdiffSettings{}
-	fs.StringVar(&s.against, "against", "", "the document to compare openapi.json with: a file or an http(s) URL, JSON or YAML (required)")
-	fs.StringVar(&s.coverage, "coverage", "", "a saved coverage report (GET /_mock/coverage): which operations and statuses the client used")
-	fs.StringVar(&s.journal, "journal", "", "a saved journal (GET /_mock/journal, JSON or JSON lines): the parameters and fields the client used")
-	fs.StringVar(&s.format, "format", "text", "output: text or json")
-	fs.StringVar(&s.failOn, "fail-on", "", "exit 1 when a change is breaking (breaking) or breaking and used by the traffic (used-breaking)")
-	fs.DurationVar(&s.timeout, "timeout", 30*time.Second, "longest time to fetch --against from a URL")
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprint(w, `Usage: mockserver spec-diff --against FILE|URL [--coverage FILE] [--journal FILE] [flags]
-
-`+specdiffAbout+`
-
-Flags (each also an environment variable; a flag wins over its variable):
-`)
-		printFlags(w, fs, specdiffEnvName, 10)
-	}
-	return s, fs
+	*cli.SpecDiff
+	source map[string]string
 }
 
 func parseSpecdiffSettings(args []string, getenv func(string) string, stdout, stderr io.Writer) (*specdiffSettings, error) {
-	s, fs := specdiffFlags()
+	ds, fs := cli.SpecDiffFlags()
+	s := &specdiffSettings{SpecDiff: ds}
 	var err error
-	if s.source, err = parseCommandLine(fs, args, specdiffEnvName, getenv, stdout, stderr); err != nil {
+	if s.source, err = parseCommandLine(fs, args, cli.SpecDiffEnvName, getenv, stdout, stderr); err != nil {
 		return nil, err
 	}
 	name := func(f string) string {
@@ -78,13 +51,13 @@ func parseSpecdiffSettings(args []string, getenv func(string) string, stdout, st
 		return "--" + f
 	}
 	switch {
-	case s.against == "":
-		return nil, fmt.Errorf("--against (or %s) is required: the document to compare openapi.json with, a file or an http(s) URL", specdiffEnvName("against"))
-	case s.format != "text" && s.format != "json":
-		return nil, fmt.Errorf("%s must be text or json, got %q", name("format"), s.format)
-	case s.failOn != "" && s.failOn != "breaking" && s.failOn != "used-breaking":
-		return nil, fmt.Errorf("%s must be breaking or used-breaking, got %q", name("fail-on"), s.failOn)
-	case s.timeout <= 0:
+	case s.Against == "":
+		return nil, fmt.Errorf("--against (or %s) is required: the document to compare openapi.json with, a file or an http(s) URL", cli.SpecDiffEnvName("against"))
+	case s.Format != "text" && s.Format != "json":
+		return nil, fmt.Errorf("%s must be text or json, got %q", name("format"), s.Format)
+	case s.FailOn != "" && s.FailOn != "breaking" && s.FailOn != "used-breaking":
+		return nil, fmt.Errorf("%s must be breaking or used-breaking, got %q", name("fail-on"), s.FailOn)
+	case s.Timeout <= 0:
 		return nil, fmt.Errorf("%s must be above 0", name("timeout"))
 	}
 	return s, nil
@@ -99,37 +72,37 @@ func runSpecdiff(ctx context.Context, args []string, getenv func(string) string,
 		fmt.Fprintln(stderr, "mockserver spec-diff:", err)
 		return 2
 	}
-	theirs, err := readDocument(ctx, s.against, s.timeout)
+	theirs, err := readDocument(ctx, s.Against, s.Timeout)
 	if err != nil {
 		return fail(fmt.Errorf("--against: %w", err))
 	}
 	var traffic *specdiff.Traffic
-	if s.coverage != "" || s.journal != "" {
+	if s.Coverage != "" || s.Journal != "" {
 		traffic = &specdiff.Traffic{}
 	}
-	if s.coverage != "" {
-		data, err := readFile(s.coverage)
+	if s.Coverage != "" {
+		data, err := readFile(s.Coverage)
 		if err == nil {
 			err = traffic.ReadCoverage(data)
 		}
 		if err != nil {
-			return fail(fmt.Errorf("--coverage %s: %w", s.coverage, err))
+			return fail(fmt.Errorf("--coverage %s: %w", s.Coverage, err))
 		}
 	}
-	if s.journal != "" {
-		data, err := readFile(s.journal)
+	if s.Journal != "" {
+		data, err := readFile(s.Journal)
 		if err == nil {
 			err = traffic.ReadJournal(data)
 		}
 		if err != nil {
-			return fail(fmt.Errorf("--journal %s: %w", s.journal, err))
+			return fail(fmt.Errorf("--journal %s: %w", s.Journal, err))
 		}
 	}
-	report, err := specdiff.Diff(specdiff.Options{Base: spec.OpenAPI, BaseName: "openapi.json (embedded)", Revision: theirs, RevisionName: s.against, Traffic: traffic})
+	report, err := specdiff.Diff(specdiff.Options{Base: spec.OpenAPI, BaseName: "openapi.json (embedded)", Revision: theirs, RevisionName: s.Against, Traffic: traffic})
 	if err != nil {
 		return fail(err)
 	}
-	if s.format == "json" {
+	if s.Format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.Encode(report)
@@ -137,10 +110,10 @@ func runSpecdiff(ctx context.Context, args []string, getenv func(string) string,
 		report.WriteText(stdout)
 	}
 	switch {
-	case s.failOn == "breaking" && report.Summary.Breaking > 0:
+	case s.FailOn == "breaking" && report.Summary.Breaking > 0:
 		fmt.Fprintf(stderr, "mockserver spec-diff: %d breaking %s (--fail-on breaking)\n", report.Summary.Breaking, plural(report.Summary.Breaking))
 		return 1
-	case s.failOn == "used-breaking" && report.Summary.UsedBreaking > 0:
+	case s.FailOn == "used-breaking" && report.Summary.UsedBreaking > 0:
 		fmt.Fprintf(stderr, "mockserver spec-diff: %d breaking %s the traffic used (--fail-on used-breaking)\n", report.Summary.UsedBreaking, plural(report.Summary.UsedBreaking))
 		return 1
 	}

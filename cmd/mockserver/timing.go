@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -15,6 +14,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mediamock/mediamock/fixtures"
+	"github.com/mediamock/mediamock/internal/cli"
 	"github.com/mediamock/mediamock/internal/proxy"
 )
 
@@ -24,36 +24,6 @@ import (
 //
 //	mockserver fixtures timing --recording recorded
 //	mockserver fixtures timing --recording recorded --write recorded/fixture.json
-
-const timingAbout = `Prints what a recording of the proxy (proxy --record DIR) learned about the timing of
-each model's jobs: how many, and the median and 90th percentile of the time queued and of the
-time processing, in seconds. With --write it sets those models' entries of the fixture's
-timing block, so that the mock draws each job's times from the durations recorded
-(--as samples) or from a lognormal of the same median and 90th percentile (--as lognormal).`
-
-// timingSettings are the fixtures timing command's flags.
-type timingSettings struct {
-	recording, write, as string
-}
-
-func timingFlags() (*timingSettings, *flag.FlagSet) {
-	fs := flag.NewFlagSet("mockserver fixtures timing", flag.ContinueOnError)
-	s := &timingSettings{}
-	fs.StringVar(&s.recording, "recording", "", "a record directory of proxy --record, or its "+proxy.TimingFile+" (required)")
-	fs.StringVar(&s.write, "write", "", "set the learned models' timing in this fixture file (made, extending the default, when missing)")
-	fs.StringVar(&s.as, "as", proxy.AsSamples, "the form written: samples (the durations recorded, replayed) or lognormal")
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprint(w, `Usage: mockserver fixtures timing --recording DIR [--write F] [--as samples|lognormal]
-
-`+timingAbout+`
-
-Flags:
-`)
-		printFlags(w, fs, noEnv, 12)
-	}
-	return s, fs
-}
 
 // runFixtures runs a fixtures command: timing is the only one.
 func runFixtures(args []string, stdout, stderr io.Writer) int {
@@ -69,29 +39,29 @@ func runFixtures(args []string, stdout, stderr io.Writer) int {
 }
 
 func runTiming(args []string, stdout, stderr io.Writer) int {
-	s, fset := timingFlags()
-	_, err := parseCommandLine(fset, args, noEnv, noEnv, stdout, stderr)
+	s, fset := cli.TimingFlags()
+	_, err := parseCommandLine(fset, args, cli.NoEnv, cli.NoEnv, stdout, stderr)
 	switch {
 	case err != nil:
-	case s.recording == "":
+	case s.Recording == "":
 		err = errors.New("--recording is required: the directory of proxy --record, or its " + proxy.TimingFile)
-	case s.as != proxy.AsSamples && s.as != proxy.AsLogNormal:
-		err = fmt.Errorf("--as must be %s or %s, got %q", proxy.AsSamples, proxy.AsLogNormal, s.as)
+	case s.As != proxy.AsSamples && s.As != proxy.AsLogNormal:
+		err = fmt.Errorf("--as must be %s or %s, got %q", proxy.AsSamples, proxy.AsLogNormal, s.As)
 	}
 	if code, stop := commandLine("mockserver fixtures timing", err, stderr); stop {
 		return code
 	}
-	t, err := proxy.ReadTimings(s.recording)
+	t, err := proxy.ReadTimings(s.Recording)
 	if err != nil {
 		fmt.Fprintln(stderr, "mockserver fixtures timing:", err)
 		return 1
 	}
 	learned := t.Learn()
 	printLearned(stdout, learned)
-	if s.write == "" {
+	if s.Write == "" {
 		return 0
 	}
-	n, skipped, err := writeLearnedTiming(s.write, learned, s.as)
+	n, skipped, err := writeLearnedTiming(s.Write, learned, s.As)
 	if err != nil {
 		fmt.Fprintln(stderr, "mockserver fixtures timing:", err)
 		return 1
@@ -99,7 +69,7 @@ func runTiming(args []string, stdout, stderr io.Writer) int {
 	for _, why := range skipped {
 		fmt.Fprintln(stderr, "mockserver fixtures timing: left out:", why)
 	}
-	fmt.Fprintf(stdout, "wrote the timing of %d models (%s) to %s\n", n, s.as, s.write)
+	fmt.Fprintf(stdout, "wrote the timing of %d models (%s) to %s\n", n, s.As, s.Write)
 	return 0
 }
 

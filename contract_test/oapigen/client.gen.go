@@ -765,7 +765,7 @@ type Asset struct {
 	// DurationSeconds Length of a video or audio asset.
 	DurationSeconds *int `json:"duration_seconds,omitempty"`
 
-	// Error *Mock decision*: why a job failed.
+	// Error *Mock decision*: why a job, an output or a delivery failed. Codes include `provider_error`, `content_moderated` (the service's moderation, D-41), `output_failed` (one output of a generation, D-42) and, on a delivery, `platform_rejected` and `account_disconnected` (reconnect the account in the app, D-43).
 	Error *ProblemSummary `json:"error,omitempty"`
 
 	// Height Pixels; images and videos.
@@ -902,7 +902,7 @@ type CharacterListObject string
 
 // Delivery *Mock decision*: the delivery of a publication to one account.
 type Delivery struct {
-	// Error *Mock decision*: why a job failed.
+	// Error *Mock decision*: why a job, an output or a delivery failed. Codes include `provider_error`, `content_moderated` (the service's moderation, D-41), `output_failed` (one output of a generation, D-42) and, on a delivery, `platform_rejected` and `account_disconnected` (reconnect the account in the app, D-43).
 	Error  *ProblemSummary `json:"error,omitempty"`
 	Handle string          `json:"handle"`
 
@@ -939,7 +939,7 @@ type EncoreCreation struct {
 	// Effect The effect slug.
 	Effect string `json:"effect"`
 
-	// Error *Mock decision*: why a job failed.
+	// Error *Mock decision*: why a job, an output or a delivery failed. Codes include `provider_error`, `content_moderated` (the service's moderation, D-41), `output_failed` (one output of a generation, D-42) and, on a delivery, `platform_rejected` and `account_disconnected` (reconnect the account in the app, D-43).
 	Error  *ProblemSummary      `json:"error,omitempty"`
 	Id     int64                `json:"id"`
 	Object EncoreCreationObject `json:"object"`
@@ -978,7 +978,7 @@ type EncoreCreationCreated struct {
 	// Effect The effect slug.
 	Effect string `json:"effect"`
 
-	// Error *Mock decision*: why a job failed.
+	// Error *Mock decision*: why a job, an output or a delivery failed. Codes include `provider_error`, `content_moderated` (the service's moderation, D-41), `output_failed` (one output of a generation, D-42) and, on a delivery, `platform_rejected` and `account_disconnected` (reconnect the account in the app, D-43).
 	Error  *ProblemSummary             `json:"error,omitempty"`
 	Id     int64                       `json:"id"`
 	Object EncoreCreationCreatedObject `json:"object"`
@@ -1106,7 +1106,7 @@ type Error struct {
 	} `json:"error"`
 }
 
-// Generation A generation: the assets created by one request. `status` is `queued` until any asset starts, `processing` while any runs, then `completed` or `failed`.
+// Generation A generation: the assets created by one request. `status` is `queued` until any asset starts, `processing` while any runs, then `completed` or `failed`. A generation some of whose outputs failed while the others completed is `completed` (the mock's decision D-42); each asset carries its own `status` (a failed one its `error` and `credits: 0`).
 type Generation struct {
 	Assets []Asset          `json:"assets"`
 	Object GenerationObject `json:"object"`
@@ -1267,7 +1267,7 @@ type ModelCatalogObject string
 // Platform *Mock decision*: the social platforms, by lower-case name.
 type Platform string
 
-// ProblemSummary *Mock decision*: why a job failed.
+// ProblemSummary *Mock decision*: why a job, an output or a delivery failed. Codes include `provider_error`, `content_moderated` (the service's moderation, D-41), `output_failed` (one output of a generation, D-42) and, on a delivery, `platform_rejected` and `account_disconnected` (reconnect the account in the app, D-43).
 type ProblemSummary struct {
 	// Code Example: provider_error
 	Code    string `json:"code"`
@@ -1416,7 +1416,7 @@ type SocialAccount struct {
 	// Platform *Mock decision*: the social platforms, by lower-case name.
 	Platform Platform `json:"platform"`
 
-	// Publishable False when the connection needs attention in the app.
+	// Publishable False when the connection needs attention in the app; a delivery that failed with `account_disconnected` sets it to false (the mock's decision D-43).
 	Publishable    bool `json:"publishable"`
 	SupportsImages bool `json:"supports_images"`
 }
@@ -1544,6 +1544,9 @@ type ServiceUnavailable = Error
 
 // Unauthorized The error object carried by every error response.
 type Unauthorized = Error
+
+// UnprocessableContent The error object carried by every error response.
+type UnprocessableContent = Error
 
 // UnsupportedMediaType The error object carried by every error response.
 type UnsupportedMediaType = Error
@@ -2142,7 +2145,7 @@ type ClientInterface interface {
 
 	// CreateGenerationWithBody Generate media with a model
 	//
-	// Starts an asynchronous generation. One asset is created per output (`count` for images), each `queued` or `processing`. The model's `credits_per_output` times the number of outputs is debited at creation, unless a monthly gift covers it. A provider-side failure refunds the credits automatically. With `wait_seconds` the response is delayed until the generation reaches a final state or the wait ends.
+	// Starts an asynchronous generation. One asset is created per output (`count` for images), each `queued` or `processing`. The model's `credits_per_output` times the number of outputs is debited at creation, unless a monthly gift covers it. A provider-side failure refunds the credits automatically; when some outputs of a generation fail and others complete, each failed output's credits are refunded (the mock's decision D-42). A prompt the service's moderation blocks is refused with `content_moderated` and charges nothing (the mock's decision D-41). With `wait_seconds` the response is delayed until the generation reaches a final state or the wait ends.
 	//
 	// Required scope: `generate`.
 	//
@@ -2153,7 +2156,7 @@ type ClientInterface interface {
 
 	// CreateGeneration Generate media with a model
 	//
-	// Starts an asynchronous generation. One asset is created per output (`count` for images), each `queued` or `processing`. The model's `credits_per_output` times the number of outputs is debited at creation, unless a monthly gift covers it. A provider-side failure refunds the credits automatically. With `wait_seconds` the response is delayed until the generation reaches a final state or the wait ends.
+	// Starts an asynchronous generation. One asset is created per output (`count` for images), each `queued` or `processing`. The model's `credits_per_output` times the number of outputs is debited at creation, unless a monthly gift covers it. A provider-side failure refunds the credits automatically; when some outputs of a generation fail and others complete, each failed output's credits are refunded (the mock's decision D-42). A prompt the service's moderation blocks is refused with `content_moderated` and charges nothing (the mock's decision D-41). With `wait_seconds` the response is delayed until the generation reaches a final state or the wait ends.
 	//
 	// Required scope: `generate`.
 	//
@@ -2445,7 +2448,7 @@ func (c *Client) ListEncoreEffects(ctx context.Context, reqEditors ...RequestEdi
 
 // CreateGenerationWithBody Generate media with a model
 //
-// Starts an asynchronous generation. One asset is created per output (`count` for images), each `queued` or `processing`. The model's `credits_per_output` times the number of outputs is debited at creation, unless a monthly gift covers it. A provider-side failure refunds the credits automatically. With `wait_seconds` the response is delayed until the generation reaches a final state or the wait ends.
+// Starts an asynchronous generation. One asset is created per output (`count` for images), each `queued` or `processing`. The model's `credits_per_output` times the number of outputs is debited at creation, unless a monthly gift covers it. A provider-side failure refunds the credits automatically; when some outputs of a generation fail and others complete, each failed output's credits are refunded (the mock's decision D-42). A prompt the service's moderation blocks is refused with `content_moderated` and charges nothing (the mock's decision D-41). With `wait_seconds` the response is delayed until the generation reaches a final state or the wait ends.
 //
 // Required scope: `generate`.
 //
@@ -2466,7 +2469,7 @@ func (c *Client) CreateGenerationWithBody(ctx context.Context, contentType strin
 
 // CreateGeneration Generate media with a model
 //
-// Starts an asynchronous generation. One asset is created per output (`count` for images), each `queued` or `processing`. The model's `credits_per_output` times the number of outputs is debited at creation, unless a monthly gift covers it. A provider-side failure refunds the credits automatically. With `wait_seconds` the response is delayed until the generation reaches a final state or the wait ends.
+// Starts an asynchronous generation. One asset is created per output (`count` for images), each `queued` or `processing`. The model's `credits_per_output` times the number of outputs is debited at creation, unless a monthly gift covers it. A provider-side failure refunds the credits automatically; when some outputs of a generation fail and others complete, each failed output's credits are refunded (the mock's decision D-42). A prompt the service's moderation blocks is refused with `content_moderated` and charges nothing (the mock's decision D-41). With `wait_seconds` the response is delayed until the generation reaches a final state or the wait ends.
 //
 // Required scope: `generate`.
 //
@@ -3747,7 +3750,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateGenerationWithBodyWithResponse Generate media with a model
 	//
-	// Starts an asynchronous generation. One asset is created per output (`count` for images), each `queued` or `processing`. The model's `credits_per_output` times the number of outputs is debited at creation, unless a monthly gift covers it. A provider-side failure refunds the credits automatically. With `wait_seconds` the response is delayed until the generation reaches a final state or the wait ends.
+	// Starts an asynchronous generation. One asset is created per output (`count` for images), each `queued` or `processing`. The model's `credits_per_output` times the number of outputs is debited at creation, unless a monthly gift covers it. A provider-side failure refunds the credits automatically; when some outputs of a generation fail and others complete, each failed output's credits are refunded (the mock's decision D-42). A prompt the service's moderation blocks is refused with `content_moderated` and charges nothing (the mock's decision D-41). With `wait_seconds` the response is delayed until the generation reaches a final state or the wait ends.
 	//
 	// Required scope: `generate`.
 	//
@@ -3758,7 +3761,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateGenerationWithResponse Generate media with a model
 	//
-	// Starts an asynchronous generation. One asset is created per output (`count` for images), each `queued` or `processing`. The model's `credits_per_output` times the number of outputs is debited at creation, unless a monthly gift covers it. A provider-side failure refunds the credits automatically. With `wait_seconds` the response is delayed until the generation reaches a final state or the wait ends.
+	// Starts an asynchronous generation. One asset is created per output (`count` for images), each `queued` or `processing`. The model's `credits_per_output` times the number of outputs is debited at creation, unless a monthly gift covers it. A provider-side failure refunds the credits automatically; when some outputs of a generation fail and others complete, each failed output's credits are refunded (the mock's decision D-42). A prompt the service's moderation blocks is refused with `content_moderated` and charges nothing (the mock's decision D-41). With `wait_seconds` the response is delayed until the generation reaches a final state or the wait ends.
 	//
 	// Required scope: `generate`.
 	//
@@ -3898,6 +3901,7 @@ type GetAccountResponse200Headers struct {
 // GetAccountResponse401Headers the declared response headers of an HTTP 401 response for GetAccount
 type GetAccountResponse401Headers struct {
 	WWWAuthenticate *string
+	XRequestId      *string
 }
 
 // GetAccountResponse403Headers the declared response headers of an HTTP 403 response for GetAccount
@@ -4041,6 +4045,7 @@ type ListAssetsResponse400Headers struct {
 // ListAssetsResponse401Headers the declared response headers of an HTTP 401 response for ListAssets
 type ListAssetsResponse401Headers struct {
 	WWWAuthenticate *string
+	XRequestId      *string
 }
 
 // ListAssetsResponse403Headers the declared response headers of an HTTP 403 response for ListAssets
@@ -4193,6 +4198,7 @@ type GetAssetResponse400Headers struct {
 // GetAssetResponse401Headers the declared response headers of an HTTP 401 response for GetAsset
 type GetAssetResponse401Headers struct {
 	WWWAuthenticate *string
+	XRequestId      *string
 }
 
 // GetAssetResponse403Headers the declared response headers of an HTTP 403 response for GetAsset
@@ -4362,6 +4368,7 @@ type ListBrandKitsResponse400Headers struct {
 // ListBrandKitsResponse401Headers the declared response headers of an HTTP 401 response for ListBrandKits
 type ListBrandKitsResponse401Headers struct {
 	WWWAuthenticate *string
+	XRequestId      *string
 }
 
 // ListBrandKitsResponse403Headers the declared response headers of an HTTP 403 response for ListBrandKits
@@ -4506,6 +4513,7 @@ type ListCharactersResponse200Headers struct {
 // ListCharactersResponse401Headers the declared response headers of an HTTP 401 response for ListCharacters
 type ListCharactersResponse401Headers struct {
 	WWWAuthenticate *string
+	XRequestId      *string
 }
 
 // ListCharactersResponse403Headers the declared response headers of an HTTP 403 response for ListCharacters
@@ -4649,6 +4657,7 @@ type CreateEncoreCreationResponse400Headers struct {
 // CreateEncoreCreationResponse401Headers the declared response headers of an HTTP 401 response for CreateEncoreCreation
 type CreateEncoreCreationResponse401Headers struct {
 	WWWAuthenticate *string
+	XRequestId      *string
 }
 
 // CreateEncoreCreationResponse402Headers the declared response headers of an HTTP 402 response for CreateEncoreCreation
@@ -4678,6 +4687,14 @@ type CreateEncoreCreationResponse413Headers struct {
 
 // CreateEncoreCreationResponse415Headers the declared response headers of an HTTP 415 response for CreateEncoreCreation
 type CreateEncoreCreationResponse415Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          *string
+}
+
+// CreateEncoreCreationResponse422Headers the declared response headers of an HTTP 422 response for CreateEncoreCreation
+type CreateEncoreCreationResponse422Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -4726,6 +4743,8 @@ type CreateEncoreCreationResponse struct {
 	JSON413 *PayloadTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableContent
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *RateLimited
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -4746,6 +4765,8 @@ type CreateEncoreCreationResponse struct {
 	Headers413 *CreateEncoreCreationResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *CreateEncoreCreationResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateEncoreCreationResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateEncoreCreationResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -4787,6 +4808,11 @@ func (r CreateEncoreCreationResponse) GetJSON413() *PayloadTooLarge {
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
 func (r CreateEncoreCreationResponse) GetJSON415() *UnsupportedMediaType {
 	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CreateEncoreCreationResponse) GetJSON422() *UnprocessableContent {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -4852,6 +4878,7 @@ type GetEncoreCreationResponse400Headers struct {
 // GetEncoreCreationResponse401Headers the declared response headers of an HTTP 401 response for GetEncoreCreation
 type GetEncoreCreationResponse401Headers struct {
 	WWWAuthenticate *string
+	XRequestId      *string
 }
 
 // GetEncoreCreationResponse403Headers the declared response headers of an HTTP 403 response for GetEncoreCreation
@@ -5013,6 +5040,7 @@ type ListEncoreEffectsResponse200Headers struct {
 // ListEncoreEffectsResponse401Headers the declared response headers of an HTTP 401 response for ListEncoreEffects
 type ListEncoreEffectsResponse401Headers struct {
 	WWWAuthenticate *string
+	XRequestId      *string
 }
 
 // ListEncoreEffectsResponse403Headers the declared response headers of an HTTP 403 response for ListEncoreEffects
@@ -5156,6 +5184,7 @@ type CreateGenerationResponse400Headers struct {
 // CreateGenerationResponse401Headers the declared response headers of an HTTP 401 response for CreateGeneration
 type CreateGenerationResponse401Headers struct {
 	WWWAuthenticate *string
+	XRequestId      *string
 }
 
 // CreateGenerationResponse402Headers the declared response headers of an HTTP 402 response for CreateGeneration
@@ -5185,6 +5214,14 @@ type CreateGenerationResponse413Headers struct {
 
 // CreateGenerationResponse415Headers the declared response headers of an HTTP 415 response for CreateGeneration
 type CreateGenerationResponse415Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          *string
+}
+
+// CreateGenerationResponse422Headers the declared response headers of an HTTP 422 response for CreateGeneration
+type CreateGenerationResponse422Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -5233,6 +5270,8 @@ type CreateGenerationResponse struct {
 	JSON413 *PayloadTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableContent
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *RateLimited
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -5253,6 +5292,8 @@ type CreateGenerationResponse struct {
 	Headers413 *CreateGenerationResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *CreateGenerationResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateGenerationResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateGenerationResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -5294,6 +5335,11 @@ func (r CreateGenerationResponse) GetJSON413() *PayloadTooLarge {
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
 func (r CreateGenerationResponse) GetJSON415() *UnsupportedMediaType {
 	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CreateGenerationResponse) GetJSON422() *UnprocessableContent {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -5359,6 +5405,7 @@ type GetGenerationResponse400Headers struct {
 // GetGenerationResponse401Headers the declared response headers of an HTTP 401 response for GetGeneration
 type GetGenerationResponse401Headers struct {
 	WWWAuthenticate *string
+	XRequestId      *string
 }
 
 // GetGenerationResponse403Headers the declared response headers of an HTTP 403 response for GetGeneration
@@ -5528,6 +5575,7 @@ type ListModelsResponse400Headers struct {
 // ListModelsResponse401Headers the declared response headers of an HTTP 401 response for ListModels
 type ListModelsResponse401Headers struct {
 	WWWAuthenticate *string
+	XRequestId      *string
 }
 
 // ListModelsResponse403Headers the declared response headers of an HTTP 403 response for ListModels
@@ -5661,11 +5709,21 @@ func (r ListModelsResponse) ContentType() string {
 	return ""
 }
 
+// GetOpenAPIDocumentResponse200Headers the declared response headers of an HTTP 200 response for GetOpenAPIDocument
+type GetOpenAPIDocumentResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestId          *string
+}
+
 type GetOpenAPIDocumentResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *map[string]interface{}
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetOpenAPIDocumentResponse200Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5721,6 +5779,7 @@ type ListProjectsResponse400Headers struct {
 // ListProjectsResponse401Headers the declared response headers of an HTTP 401 response for ListProjects
 type ListProjectsResponse401Headers struct {
 	WWWAuthenticate *string
+	XRequestId      *string
 }
 
 // ListProjectsResponse403Headers the declared response headers of an HTTP 403 response for ListProjects
@@ -5865,6 +5924,7 @@ type ListSocialAccountsResponse200Headers struct {
 // ListSocialAccountsResponse401Headers the declared response headers of an HTTP 401 response for ListSocialAccounts
 type ListSocialAccountsResponse401Headers struct {
 	WWWAuthenticate *string
+	XRequestId      *string
 }
 
 // ListSocialAccountsResponse403Headers the declared response headers of an HTTP 403 response for ListSocialAccounts
@@ -6008,6 +6068,7 @@ type ListPublicationsResponse400Headers struct {
 // ListPublicationsResponse401Headers the declared response headers of an HTTP 401 response for ListPublications
 type ListPublicationsResponse401Headers struct {
 	WWWAuthenticate *string
+	XRequestId      *string
 }
 
 // ListPublicationsResponse403Headers the declared response headers of an HTTP 403 response for ListPublications
@@ -6160,6 +6221,7 @@ type CreatePublicationResponse400Headers struct {
 // CreatePublicationResponse401Headers the declared response headers of an HTTP 401 response for CreatePublication
 type CreatePublicationResponse401Headers struct {
 	WWWAuthenticate *string
+	XRequestId      *string
 }
 
 // CreatePublicationResponse403Headers the declared response headers of an HTTP 403 response for CreatePublication
@@ -6346,6 +6408,7 @@ type GetPublicationResponse400Headers struct {
 // GetPublicationResponse401Headers the declared response headers of an HTTP 401 response for GetPublication
 type GetPublicationResponse401Headers struct {
 	WWWAuthenticate *string
+	XRequestId      *string
 }
 
 // GetPublicationResponse403Headers the declared response headers of an HTTP 403 response for GetPublication
@@ -6515,6 +6578,7 @@ type CreateUploadResponse400Headers struct {
 // CreateUploadResponse401Headers the declared response headers of an HTTP 401 response for CreateUpload
 type CreateUploadResponse401Headers struct {
 	WWWAuthenticate *string
+	XRequestId      *string
 }
 
 // CreateUploadResponse403Headers the declared response headers of an HTTP 403 response for CreateUpload
@@ -6837,7 +6901,7 @@ func (c *ClientWithResponses) ListEncoreEffectsWithResponse(ctx context.Context,
 
 // CreateGenerationWithBodyWithResponse Generate media with a model
 //
-// Starts an asynchronous generation. One asset is created per output (`count` for images), each `queued` or `processing`. The model's `credits_per_output` times the number of outputs is debited at creation, unless a monthly gift covers it. A provider-side failure refunds the credits automatically. With `wait_seconds` the response is delayed until the generation reaches a final state or the wait ends.
+// Starts an asynchronous generation. One asset is created per output (`count` for images), each `queued` or `processing`. The model's `credits_per_output` times the number of outputs is debited at creation, unless a monthly gift covers it. A provider-side failure refunds the credits automatically; when some outputs of a generation fail and others complete, each failed output's credits are refunded (the mock's decision D-42). A prompt the service's moderation blocks is refused with `content_moderated` and charges nothing (the mock's decision D-41). With `wait_seconds` the response is delayed until the generation reaches a final state or the wait ends.
 //
 // Required scope: `generate`.
 //
@@ -6854,7 +6918,7 @@ func (c *ClientWithResponses) CreateGenerationWithBodyWithResponse(ctx context.C
 
 // CreateGenerationWithResponse Generate media with a model
 //
-// Starts an asynchronous generation. One asset is created per output (`count` for images), each `queued` or `processing`. The model's `credits_per_output` times the number of outputs is debited at creation, unless a monthly gift covers it. A provider-side failure refunds the credits automatically. With `wait_seconds` the response is delayed until the generation reaches a final state or the wait ends.
+// Starts an asynchronous generation. One asset is created per output (`count` for images), each `queued` or `processing`. The model's `credits_per_output` times the number of outputs is debited at creation, unless a monthly gift covers it. A provider-side failure refunds the credits automatically; when some outputs of a generation fail and others complete, each failed output's credits are refunded (the mock's decision D-42). A prompt the service's moderation blocks is refused with `content_moderated` and charges nothing (the mock's decision D-41). With `wait_seconds` the response is delayed until the generation reaches a final state or the wait ends.
 //
 // Required scope: `generate`.
 //
@@ -7153,6 +7217,13 @@ func ParseGetAccountResponse(rsp *http.Response) (*GetAccountResponse, error) {
 			}
 			headers.WWWAuthenticate = &value
 		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers GetAccountResponse403Headers
@@ -7433,6 +7504,13 @@ func ParseListAssetsResponse(rsp *http.Response) (*ListAssetsResponse, error) {
 				return nil, err
 			}
 			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -7721,6 +7799,13 @@ func ParseGetAssetResponse(rsp *http.Response) (*GetAssetResponse, error) {
 				return nil, err
 			}
 			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -8034,6 +8119,13 @@ func ParseListBrandKitsResponse(rsp *http.Response) (*ListBrandKitsResponse, err
 			}
 			headers.WWWAuthenticate = &value
 		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers ListBrandKitsResponse403Headers
@@ -8277,6 +8369,13 @@ func ParseListCharactersResponse(rsp *http.Response) (*ListCharactersResponse, e
 			}
 			headers.WWWAuthenticate = &value
 		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers ListCharactersResponse403Headers
@@ -8484,6 +8583,13 @@ func ParseCreateEncoreCreationResponse(rsp *http.Response) (*CreateEncoreCreatio
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableContent
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest RateLimited
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8578,6 +8684,13 @@ func ParseCreateEncoreCreationResponse(rsp *http.Response) (*CreateEncoreCreatio
 				return nil, err
 			}
 			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 402:
@@ -8711,6 +8824,37 @@ func ParseCreateEncoreCreationResponse(rsp *http.Response) (*CreateEncoreCreatio
 			headers.XRequestId = &value
 		}
 		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateEncoreCreationResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers CreateEncoreCreationResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -8959,6 +9103,13 @@ func ParseGetEncoreCreationResponse(rsp *http.Response) (*GetEncoreCreationRespo
 				return nil, err
 			}
 			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -9234,6 +9385,13 @@ func ParseListEncoreEffectsResponse(rsp *http.Response) (*ListEncoreEffectsRespo
 			}
 			headers.WWWAuthenticate = &value
 		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers ListEncoreEffectsResponse403Headers
@@ -9441,6 +9599,13 @@ func ParseCreateGenerationResponse(rsp *http.Response) (*CreateGenerationRespons
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableContent
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest RateLimited
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9535,6 +9700,13 @@ func ParseCreateGenerationResponse(rsp *http.Response) (*CreateGenerationRespons
 				return nil, err
 			}
 			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 402:
@@ -9668,6 +9840,37 @@ func ParseCreateGenerationResponse(rsp *http.Response) (*CreateGenerationRespons
 			headers.XRequestId = &value
 		}
 		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateGenerationResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers CreateGenerationResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -9916,6 +10119,13 @@ func ParseGetGenerationResponse(rsp *http.Response) (*GetGenerationResponse, err
 				return nil, err
 			}
 			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -10229,6 +10439,13 @@ func ParseListModelsResponse(rsp *http.Response) (*ListModelsResponse, error) {
 			}
 			headers.WWWAuthenticate = &value
 		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers ListModelsResponse403Headers
@@ -10396,6 +10613,40 @@ func ParseGetOpenAPIDocumentResponse(rsp *http.Response) (*GetOpenAPIDocumentRes
 
 	}
 
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetOpenAPIDocumentResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	}
+
 	return response, nil
 }
 
@@ -10535,6 +10786,13 @@ func ParseListProjectsResponse(rsp *http.Response) (*ListProjectsResponse, error
 				return nil, err
 			}
 			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -10778,6 +11036,13 @@ func ParseListSocialAccountsResponse(rsp *http.Response) (*ListSocialAccountsRes
 				return nil, err
 			}
 			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -11059,6 +11324,13 @@ func ParseListPublicationsResponse(rsp *http.Response) (*ListPublicationsRespons
 				return nil, err
 			}
 			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -11354,6 +11626,13 @@ func ParseCreatePublicationResponse(rsp *http.Response) (*CreatePublicationRespo
 				return nil, err
 			}
 			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -11705,6 +11984,13 @@ func ParseGetPublicationResponse(rsp *http.Response) (*GetPublicationResponse, e
 			}
 			headers.WWWAuthenticate = &value
 		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers GetPublicationResponse403Headers
@@ -12030,6 +12316,13 @@ func ParseCreateUploadResponse(rsp *http.Response) (*CreateUploadResponse, error
 				return nil, err
 			}
 			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:

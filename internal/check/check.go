@@ -12,23 +12,26 @@
 //
 // Tokens never reach a finding: a credential is known by a digest and
 // shown masked (Mask).
+//
+// check.go follows an exchange from Begin to Finish; each family of rules
+// has its file: document.go (openapi.json and the error object),
+// ratelimit.go, credits.go, statuses.go, lists.go, drift.go (what the
+// document does not declare), rules.go (the rules and whose they are),
+// mask.go (secrets).
 package check
 
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"mime"
 	"net/http"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/mediamock/mediamock/internal/contract"
-	"github.com/mediamock/mediamock/internal/problem"
 )
 
 // Violation is one rule an exchange breaks.
@@ -308,11 +311,7 @@ func (k *Checker) Finish(p *Pending, x *Exchange) Result {
 	}
 	if x.Status == http.StatusTooManyRequests {
 		c.apply(RuleRetryAfter)
-		if v := x.ResponseHeader.Get("Retry-After"); v == "" {
-			c.add(RuleRetryAfter, "headers.Retry-After", "a 429 must carry Retry-After")
-		} else if n, err := strconv.ParseInt(v, 10, 64); err != nil || n < 0 {
-			c.add(RuleRetryAfter, "headers.Retry-After", "Retry-After %q is not a whole number of seconds", v)
-		}
+		retryAfter(c, x.ResponseHeader)
 	}
 	if g != nil && bodyOK && x.Status < 300 {
 		m, _ := body.(map[string]any)
@@ -375,328 +374,6 @@ func (c *verdict) apply(rules ...string) {
 }
 
 func (c *verdict) skip(why string) { c.res.Skipped = append(c.res.Skipped, why) }
-
-// ownedHeaders are the headers that rules of their own check on every
-// response; the document's findings about them are not repeated.
-var ownedHeaders = map[string]bool{
-	"X-RateLimit-Limit": true, "X-RateLimit-Remaining": true, "X-RateLimit-Reset": true, "Retry-After": true,
-}
-
-// checkDocument holds an exchange to openapi.json and the error object.
-func (k *Checker) checkDocument(c *verdict, p *Pending, x *Exchange, body any, bodyOK bool) {
-	errorObjectBroken := false
-	if x.Status >= 400 && x.ResponseSkipped == "" {
-		c.apply(RuleErrorObject)
-		if path, why := errorObjectProblem(body, bodyOK); path != "" {
-			errorObjectBroken = true
-			c.add(RuleErrorObject, path, "%s", why)
-		}
-	}
-	switch {
-	case errors.Is(p.findErr, contract.ErrNoOperation):
-		c.apply(RuleOperation)
-		if x.Status != http.StatusNotFound && x.Status != http.StatusMethodNotAllowed {
-			c.add(RuleOperation, "status", "%s %s names no operation of openapi.json, yet the answer is %d, not 404 or 405", x.Method, x.URL.Path, x.Status)
-		}
-		return
-	case p.findErr != nil:
-		c.skip("openapi.json: " + p.findErr.Error())
-		return
-	}
-	sh := k.shapes[p.opID]
-	if sh == nil {
-		c.skip("openapi.json: no operation " + p.opID)
-		return
-	}
-	if x.Status < 400 && x.BodySkipped == "" {
-		c.apply(RuleRequest)
-		for _, v := range k.requestProblems(p, x) {
-			c.addFrom(RuleRequest, sh.requestSource(v.Path), v.Path, "the request breaks openapi.json (%s), yet the answer is %d", v.Message, x.Status)
-		}
-	}
-	walked := bodyOK && x.ResponseSkipped == ""
-	sh.drift(c, x, body, walked)
-	enumDrift := map[string]bool{}
-	for _, d := range c.res.Drift {
-		if d.Kind == DriftEnum {
-			enumDrift[d.Path] = true
-		}
-	}
-	resp := sh.responses[x.Status]
-	var rb []byte
-	if x.ResponseSkipped == "" {
-		rb = x.ResponseBody
-		c.apply(RuleBody)
-	}
-	r := &http.Request{Method: x.Method, URL: x.URL, Header: http.Header{}, Host: x.URL.Host}
-	findings, err := k.api.ExchangeFindings(r, x.Status, x.ResponseHeader, rb)
-	if err != nil {
-		c.skip("openapi.json: " + err.Error())
-	}
-	c.apply(RuleStatus, RuleHeader, RuleContentType)
-	for _, f := range findings {
-		switch {
-		case f.In == "status" && x.Status >= 200 && x.Status < 300:
-			c.add(RuleStatus, "status", "%d: %s", x.Status, f.Reason)
-		case f.In == "status":
-			// drift: a status the document does not declare
-		case f.In == "header" && ownedHeaders[f.Name]:
-			// the rate-limit rules say it, on every response
-		case f.In == "header":
-			mark := ""
-			if resp != nil {
-				mark = resp.headers[http.CanonicalHeaderKey(f.Name)]
-			}
-			c.addFrom(RuleHeader, sh.source(mark), "headers."+f.Name, "%s", f.Reason)
-		case errorObjectBroken:
-			// error.object has said what is wrong with this body
-		case f.In == "content_type":
-			c.add(RuleContentType, "headers.Content-Type", "%s", f.Reason)
-		case f.Keyword == "additionalProperties" && walked, f.Keyword == "enum" && enumDrift[f.Name]:
-			// drift: a field or a value the document does not declare
-		case x.ResponseSkipped == "":
-			mark := ""
-			if resp != nil {
-				mark = resp.body.markAt(f.Pointer)
-			}
-			c.addFrom(RuleBody, sh.source(mark), f.Name, "%s", f.Reason)
-		}
-	}
-}
-
-// requestProblems validates the request against its operation.
-func (k *Checker) requestProblems(p *Pending, x *Exchange) []Violation {
-	r, err := http.NewRequest(x.Method, x.URL.String(), bytes.NewReader(x.Body))
-	if err != nil {
-		return []Violation{{Path: "request", Message: err.Error()}}
-	}
-	for name, vs := range x.Header {
-		if !strings.EqualFold(name, "Authorization") {
-			r.Header[name] = vs
-		}
-	}
-	err = k.api.ValidateRequest(r, p.opID, p.vars, x.URL.Query())
-	if err == nil {
-		return nil
-	}
-	e := problem.AsError(err)
-	vs, _ := e.Details["violations"].([]problem.Violation)
-	if len(vs) == 0 {
-		return []Violation{{Path: "request", Message: e.Message}}
-	}
-	out := make([]Violation, 0, len(vs))
-	for _, v := range vs {
-		path := "request." + v.In
-		if v.Field != "" {
-			path += "." + v.Field
-		}
-		out = append(out, Violation{Path: path, Message: v.Reason})
-	}
-	return out
-}
-
-// errorObjectProblem is where an error body breaks the error object, or "".
-func errorObjectProblem(body any, ok bool) (path, why string) {
-	m, isObject := body.(map[string]any)
-	if !ok || !isObject {
-		return "$", "an error status needs a JSON body { error: { code, message } }"
-	}
-	e, isObject := m["error"].(map[string]any)
-	if !isObject {
-		return "$.error", "an error status needs the error object { error: { code, message } }"
-	}
-	if code, _ := e["code"].(string); code == "" {
-		return "$.error.code", "the error object needs a code (a non-empty string)"
-	}
-	if _, isString := e["message"].(string); !isString {
-		return "$.error.message", "the error object needs a message (a string)"
-	}
-	return "", ""
-}
-
-// rateHeaders checks the three rate-limit headers.
-func rateHeaders(c *verdict, h http.Header) {
-	values := map[string]int64{}
-	for _, name := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {
-		v := h.Get(name)
-		if exact := h[name]; len(exact) > 0 { // spelled as the spec writes it, not canonical
-			v = exact[0]
-		}
-		n, err := strconv.ParseInt(v, 10, 64)
-		switch {
-		case v == "":
-			c.add(RuleRateHeaders, "headers."+name, "every response carries %s", name)
-		case err != nil || n < 0:
-			c.add(RuleRateHeaders, "headers."+name, "%s %q is not a non-negative integer", name, v)
-		default:
-			values[name] = n
-		}
-	}
-	limit, okL := values["X-RateLimit-Limit"]
-	left, okR := values["X-RateLimit-Remaining"]
-	if okL && okR && left > limit {
-		c.add(RuleRateHeaders, "headers.X-RateLimit-Remaining", "%d requests left is above the limit of %d", left, limit)
-	}
-}
-
-// checkList holds a page to newest first and to its cursor.
-func checkList(c *verdict, p *Pending, x *Exchange, body any) {
-	m, _ := body.(map[string]any)
-	data, ok := m["data"].([]any)
-	if !ok {
-		return
-	}
-	c.apply(RuleListOrder, RuleListCursor)
-	src := ruleSource[RuleListOrder]
-	if d := listOrderDecision[p.opID]; d != "" {
-		src = decision(d)
-	}
-	cursor, hasCursor := int64(0), false
-	if v := x.URL.Query().Get("starting_after"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		cursor, hasCursor = n, err == nil
-	}
-	var prev int64
-	for i, item := range data {
-		obj, _ := item.(map[string]any)
-		id, ok := IntOf(obj["id"])
-		if !ok {
-			continue
-		}
-		path := fmt.Sprintf("$.data[%d].id", i)
-		if i > 0 && id >= prev {
-			c.addFrom(RuleListOrder, src, path, "id %d follows id %d: the list is not newest first", id, prev)
-		}
-		if hasCursor && id >= cursor {
-			c.add(RuleListCursor, path, "id %d is on the page after starting_after=%d", id, cursor)
-		}
-		prev = id
-	}
-	if more, _ := m["has_more"].(bool); more {
-		if _, ok := m["next_cursor"]; !ok {
-			c.add(RuleListCursor, "$.next_cursor", "has_more is true but there is no next_cursor")
-		}
-	}
-}
-
-// observeBalance notes a balance the workspace had, if nothing could have
-// spent while it was read.
-func (k *Checker) observeBalance(g *group, balance int64, clean bool) {
-	if !clean {
-		g.balanceKnown = false
-		return
-	}
-	g.balance, g.balanceKnown, g.balanceSpend, g.balanceUnk = balance, true, g.spend, k.unknownSpend
-}
-
-// checkCredits holds a creation's charge and balance to the balance known
-// just before it. Only when certain: the balance was read with nothing that
-// could spend in flight, nothing could spend between that read and this
-// call's end, and a higher balance than expected is let pass while a job
-// the checker saw running could have failed and been refunded.
-func (k *Checker) checkCredits(c *verdict, p *Pending, g *group, m map[string]any, cleanEnd bool) {
-	charged, ok1 := IntOf(m["credits_charged"])
-	balance, ok2 := IntOf(m["credits_balance"])
-	if !ok1 || !ok2 {
-		return
-	}
-	if gift, _ := m["covered_by_monthly_gift"].(bool); gift {
-		c.apply(RuleGift)
-		if charged != 0 {
-			c.add(RuleGift, "$.credits_charged", "covered_by_monthly_gift is true, so credits_charged must be 0, not %d", charged)
-		}
-	}
-	if p.cleanStart && cleanEnd {
-		c.apply(RuleBalance)
-		want := g.balance - charged
-		refundable := len(g.pending) > 0 || k.unknownPending()
-		if balance < want || (balance > want && !refundable) {
-			c.add(RuleBalance, "$.credits_balance", "the balance was %d and %d credits were charged, so credits_balance should be %d, not %d (no other call of the workspace could spend in between)",
-				g.balance, charged, want, balance)
-		}
-	}
-	k.observeBalance(g, balance, p.quietStart && cleanEnd)
-}
-
-// unknownPending reports whether a credential of an unknown workspace has a
-// job running: it may be of any workspace, and refunded.
-func (k *Checker) unknownPending() bool {
-	for key, g := range k.groups {
-		if strings.HasPrefix(key, "cred:") && len(g.pending) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-var statusRank = map[string]int{"queued": 0, "processing": 1, "completed": 2, "failed": 2}
-
-// checkStatuses holds every asset and Encore creation in a body to the
-// statuses shown for it by exchanges that ended before this one began.
-func (k *Checker) checkStatuses(c *verdict, p *Pending, g *group, body any, end uint64) {
-	walkStatuses(body, "$", func(key, status, path string) {
-		rank, ok := statusRank[status]
-		if !ok {
-			return
-		}
-		c.apply(RuleStatusOrder)
-		st := g.statuses[key]
-		if st == nil {
-			st = &statusSeen{}
-			g.statuses[key] = st
-		}
-		name := strings.Replace(key, ":", " ", 1)
-		for r := 2; r > rank; r-- {
-			if st.firstEnd[r] != 0 && st.firstEnd[r] < p.begin {
-				was := map[int]string{1: "processing", 2: st.final}[r]
-				c.add(RuleStatusOrder, path, "%s was %s in an earlier answer; now it is %s: a status never moves back", name, was, status)
-				break
-			}
-		}
-		if rank == 2 && st.final != "" && st.final != status && st.finalEnd < p.begin {
-			c.add(RuleStatusOrder, path, "%s was %s in an earlier answer; now it is %s: a final status never changes", name, st.final, status)
-		}
-		if st.firstEnd[rank] == 0 {
-			st.firstEnd[rank] = end
-		}
-		if rank == 2 {
-			if st.final == "" {
-				st.final, st.finalEnd = status, end
-			}
-			delete(g.pending, key)
-		} else {
-			g.pending[key] = true
-		}
-	})
-}
-
-// walkStatuses calls fn for every asset and Encore creation in a body, in
-// a fixed order.
-func walkStatuses(v any, path string, fn func(key, status, path string)) {
-	switch t := v.(type) {
-	case map[string]any:
-		obj, _ := t["object"].(string)
-		status, isString := t["status"].(string)
-		if id, ok := IntOf(t["id"]); ok && isString && (obj == "asset" || obj == "encore_creation") {
-			fn(obj+":"+strconv.FormatInt(id, 10), status, path+".status")
-		}
-		var keys []string // of the values that may hold more
-		for key, v := range t {
-			switch v.(type) {
-			case map[string]any, []any:
-				keys = append(keys, key)
-			}
-		}
-		sort.Strings(keys)
-		for _, key := range keys {
-			walkStatuses(t[key], path+"."+key, fn)
-		}
-	case []any:
-		for i, item := range t {
-			walkStatuses(item, fmt.Sprintf("%s[%d]", path, i), fn)
-		}
-	}
-}
 
 // IntOf reads a JSON number (decoded with UseNumber) as an integer.
 func IntOf(v any) (int64, bool) {

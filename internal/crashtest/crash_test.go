@@ -1,5 +1,8 @@
 // Package crashtest kills a server process under write load and checks
-// what it acknowledged survived.
+// what it acknowledged survived. It is tests alone: what they share with
+// the other packages' tests (requests to a server, the control API checked
+// against control.json) is internal/testkit's, which reaches the child
+// process by its address (testkit.Remote).
 package crashtest
 
 import (
@@ -26,6 +29,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/store"
+	"github.com/mediamock/mediamock/internal/testkit"
 	"github.com/mediamock/mediamock/sim"
 )
 
@@ -78,6 +83,7 @@ func TestMain(m *testing.M) {
 type child struct {
 	cmd *exec.Cmd
 	url string
+	srv testkit.Remote // the child, for the checks with testkit's helpers
 }
 
 func startChild(t *testing.T, db string) *child {
@@ -91,10 +97,13 @@ func startChild(t *testing.T, db string) *child {
 	line, err := bufio.NewReader(out).ReadString('\n')
 	require.NoError(t, err, "the child prints its URL when it serves")
 	c := &child{cmd: cmd, url: strings.TrimSpace(line)}
+	c.srv = testkit.Remote(c.url)
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	return c
 }
 
+// call makes a request of the write load, which must not fail the test when
+// the server is gone (the kill): it returns the error instead.
 func call(client *http.Client, method, url, token, body string, out any) (int, error) {
 	req, _ := http.NewRequest(method, url, strings.NewReader(body))
 	if token != "" {
@@ -133,9 +142,9 @@ func TestKillUnderWriteLoseNothingAcknowledged(t *testing.T) {
 		WorkspaceID uint64 `json:"workspace_id"`
 		Token       string `json:"token"`
 	}
-	status, err := call(client, "POST", c.url+"/_mock/workspaces", "", `{"name":"crash","plan":"business","credits":1000000,"rate_limit_per_minute":1000000}`, &ws)
-	require.NoError(t, err)
-	require.Equal(t, 201, status)
+	status, body := testkit.Control(t, c.srv, "POST", "/workspaces", `{"name":"crash","plan":"business","credits":1000000,"rate_limit_per_minute":1000000}`)
+	require.Equal(t, 201, status, body)
+	require.NoError(t, json.Unmarshal([]byte(body), &ws))
 
 	const killAt = 300
 	var mu sync.Mutex
@@ -176,20 +185,16 @@ func TestKillUnderWriteLoseNothingAcknowledged(t *testing.T) {
 
 	again := startChild(t, db)
 	for _, id := range acked {
-		var g struct {
-			Status string `json:"status"`
-		}
-		status, err := call(client, "GET", fmt.Sprintf("%s/api/v1/generations/%d", again.url, id), ws.Token, "", &g)
-		require.NoError(t, err)
+		status, _, _ := testkit.REST(t, again.srv, ws.Token, "GET", fmt.Sprintf("/generations/%d", id), nil)
 		require.Equal(t, 200, status, "acknowledged asset %d survived the kill", id)
 	}
 	var ledger struct {
 		Balance int64             `json:"credits_balance"`
 		Entries []sim.LedgerEntry `json:"entries"`
 	}
-	status, err = call(client, "GET", fmt.Sprintf("%s/_mock/workspaces/%d/ledger", again.url, ws.WorkspaceID), "", "", &ledger)
-	require.NoError(t, err)
-	require.Equal(t, 200, status)
+	status, body = testkit.Control(t, again.srv, "GET", fmt.Sprintf("/workspaces/%d/ledger", ws.WorkspaceID), "")
+	require.Equal(t, 200, status, body)
+	require.NoError(t, json.Unmarshal([]byte(body), &ledger))
 	assert.NoError(t, sim.CheckLedger(ledger.Entries, ledger.Balance), "the ledger explains the balance")
 	charged := map[uint64]bool{}
 	charges := 0
@@ -246,13 +251,12 @@ func TestSigtermDuringSeedLeavesTheMarker(t *testing.T) {
 	bdb, err := bolt.Open(db, 0o600, &bolt.Options{Timeout: time.Second, ReadOnly: true})
 	require.NoError(t, err)
 	require.NoError(t, bdb.View(func(btx *bolt.Tx) error {
-		assert.Equal(t, "seed", string(btx.Bucket([]byte("meta")).Get([]byte("incomplete"))), "the marker of an unfinished seed stays")
+		assert.Equal(t, "seed", string(btx.Bucket(store.Meta).Get(store.KeyIncomplete)), "the marker of an unfinished seed stays")
 		return nil
 	}))
 	require.NoError(t, bdb.Close())
 
 	c := startChild(t, db) // the default fixtures: the unfinished file is seeded again
-	status, err := call(&http.Client{Timeout: 10 * time.Second}, "GET", c.url+"/api/v1/account", mediamock.KeyAllScopes, "", nil)
-	require.NoError(t, err)
+	status, _, _ := testkit.REST(t, c.srv, mediamock.KeyAllScopes, "GET", "/account", nil)
 	assert.Equal(t, 200, status)
 }

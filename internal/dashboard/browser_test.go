@@ -2,7 +2,6 @@ package dashboard_test
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -19,7 +18,12 @@ import (
 	"github.com/mediamock/mediamock/internal/testkit"
 )
 
-var updateDocs = flag.Bool("update-docs", false, "write the screenshot the README and docs/reference/dashboard.md show, docs/dashboard.png")
+// dashboardPNG names the file the jobs panel's screenshot is written to,
+// the picture the README and docs/reference/dashboard.md show
+// (docs/dashboard.png): a path from the repository's root, or absolute.
+// go generate ./... does not write it: its pixels depend on the browser
+// and its fonts, so no test without a browser can hold it.
+const dashboardPNG = "MEDIAMOCK_DASHBOARD_PNG"
 
 // browserPath finds Chromium: CHROMIUM_PATH, else the usual places.
 func browserPath() string {
@@ -47,6 +51,9 @@ func newBrowser(t *testing.T) *browser {
 	t.Helper()
 	path := browserPath()
 	if _, err := os.Stat(path); path == "" || err != nil {
+		if os.Getenv(dashboardPNG) != "" {
+			t.Fatalf("%s asks for the dashboard's screenshot, and there is no Chromium to take it: install it (apt-get install chromium) or set CHROMIUM_PATH", dashboardPNG)
+		}
 		t.Skip("no Chromium to drive: install it (apt-get install chromium) or set CHROMIUM_PATH; scripts/dashboard-check does both")
 	}
 	profile := t.TempDir() // removed after the browser is gone: cleanups run last first
@@ -279,8 +286,11 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 		shots[name] = b.screenshot(name)
 	}
-	if *updateDocs {
-		require.NoError(t, os.WriteFile(filepath.Join("..", "..", "docs", "dashboard.png"), shots["jobs"], 0o644))
+	if png := os.Getenv(dashboardPNG); png != "" {
+		if !filepath.IsAbs(png) {
+			png = filepath.Join("..", "..", png)
+		}
+		require.NoError(t, os.WriteFile(png, shots["jobs"], 0o644))
 	}
 
 	// The keyboard reaches the tabs and the clock's buttons, and shows where it is.

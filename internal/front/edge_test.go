@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/mediamock/mediamock/internal/journal"
-	"github.com/mediamock/mediamock/internal/simtest"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 // lockedBuffer collects log lines.
@@ -37,7 +37,7 @@ func (l *lockedBuffer) String() string {
 
 func TestPanicBecomesErrorObjectAndLogLine(t *testing.T) {
 	var logs lockedBuffer
-	eng := simtest.Open(t)
+	eng := testkit.Engine(t)
 	env := &Env{Eng: eng, Log: slog.New(slog.NewTextHandler(&logs, nil)), WallClock: time.Now, Stop: context.Background(),
 		Coverage: &journal.Counts{}, MaxBodyBytes: 1 << 20}
 	rec := httptest.NewRecorder()

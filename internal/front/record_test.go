@@ -12,7 +12,7 @@ import (
 
 	"github.com/mediamock/mediamock/fixtures"
 	"github.com/mediamock/mediamock/internal/journal"
-	"github.com/mediamock/mediamock/internal/simtest"
+	"github.com/mediamock/mediamock/internal/testkit"
 	"github.com/mediamock/mediamock/sim"
 )
 
@@ -31,7 +31,7 @@ func within(s, of string) bool {
 // the whole of what the client sent alive (BenchmarkJournalRetention, at
 // the root, measures the heap that costs).
 func TestRecordKeepsCappedCopies(t *testing.T) {
-	eng := simtest.Open(t)
+	eng := testkit.Engine(t)
 	env := &Env{Eng: eng, WallClock: time.Now, Journal: journal.New(10, 64), Journals: journal.NewRings(10, 64)}
 
 	line := "GET /api/v1/assets?q=" + strings.Repeat("q", 4*journal.MaxString) + " " + strings.Repeat("m", 2*journal.MaxString)

@@ -75,6 +75,18 @@ const (
 	ResourceMCP = "/mcp"    // the MCP server
 )
 
+// ResourceMetadataPath is where the metadata of a protected resource
+// (RFC 9728) is served, followed by the resource's path: the authorization
+// server serves it, and a resource's 401 points at it.
+const ResourceMetadataPath = "/.well-known/oauth-protected-resource"
+
+// ResourceMetadataURL is the address of the metadata of the protected
+// resource (ResourceAPI, ResourceMCP) of the server at root, for the
+// WWW-Authenticate of its 401s.
+func ResourceMetadataURL(root, resource string) string {
+	return root + ResourceMetadataPath + resource
+}
+
 // credential authenticates an Authorization header value for a protected
 // resource ("" for none in particular): a token issued for another
 // resource alone is refused as invalid here (RFC 8707; the MCP

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock/internal/gate"
-	"github.com/mediamock/mediamock/internal/simtest"
+	"github.com/mediamock/mediamock/internal/testkit"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -26,7 +26,7 @@ const (
 // manual: the rate windows stay where the test puts them.
 func open(t *testing.T) (*gate.Gate, *sim.Engine) {
 	t.Helper()
-	eng := simtest.Open(t)
+	eng := testkit.Engine(t)
 	return gate.New(eng), eng
 }
 

@@ -21,7 +21,6 @@ import (
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
-	"github.com/mediamock/mediamock/internal/oauth"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -141,7 +140,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		// An MCP client finds the authorization server from here (RFC
 		// 9728, the MCP authorization specification).
 		w.Header().Set("WWW-Authenticate", front.Challenge(r.Header.Get("Authorization"), err)+
-			`, resource_metadata="`+oauth.ResourceMetadataURL(f.env.View(r).Base)+`"`)
+			`, resource_metadata="`+gate.ResourceMetadataURL(f.env.View(r).Base, gate.ResourceMCP)+`"`)
 		front.WriteError(w, err)
 		return
 	}

@@ -489,9 +489,17 @@ func TestJournalAndCoverageCountMCPCalls(t *testing.T) {
 	// Over SSE the client has the result a moment before the exchange ends
 	// and is journaled: wait for the entry (bounded), not for time.
 	var calls []mediamock.JournalEntry
-	testkit.Await(t, testkit.Watch(t, srv), "both tool calls journaled", func() bool {
+	initialized := func() bool {
+		for _, e := range srv.Journal(mediamock.JournalFilter{Front: "mcp"}) {
+			if e.MCPMethod == "initialize" {
+				return true
+			}
+		}
+		return false
+	}
+	testkit.Await(t, testkit.Watch(t, srv), "the initialize and both tool calls journaled", func() bool {
 		calls = srv.Journal(mediamock.JournalFilter{Front: "mcp", Operation: "createGeneration"})
-		return len(calls) == 1 && len(srv.Journal(mediamock.JournalFilter{Front: "mcp", Operation: "getAccount"})) > 0
+		return len(calls) == 1 && len(srv.Journal(mediamock.JournalFilter{Front: "mcp", Operation: "getAccount"})) > 0 && initialized()
 	})
 	e := calls[0]
 	assert.Equal(t, "POST", e.Method)

@@ -8,10 +8,45 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/sim"
 )
+
+// The authorization endpoint (OAuth 2.1, 4.1), its consent page and the
+// codes it hands out.
+
+// maxGrants bounds the codes and the token families a server keeps, each:
+// past it, one it holds is forgotten to make room (a forgotten family's
+// tokens are revoked).
+const maxGrants = 10000
+
+// keep stores a code's grant under key in m, within maxGrants. Requires s.mu.
+func keep(m map[string]*grant, key string, g *grant) {
+	if len(m) >= maxGrants {
+		for k := range m {
+			delete(m, k)
+			break
+		}
+	}
+	m[key] = g
+}
+
+// grant is what an authorization code stands for.
+type grant struct {
+	clientID    string
+	redirectURI string
+	challenge   string
+	workspace   uint64
+	scopes      []string
+	// resources are the protected resources the grant's tokens are bound
+	// to ("/mcp", "/api/v1"); empty: every one.
+	resources []string
+	expires   time.Time
+	used      bool
+	family    *family // the tokens issued from it, once exchanged
+}
 
 // authRequest is an authorization request's parameters.
 type authRequest struct {

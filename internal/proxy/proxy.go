@@ -12,11 +12,14 @@
 // exchange that breaks a rule, and serves its summary at
 // GET /_mock/proxy/report. Tokens are never written anywhere: a credential
 // is known by a digest and shown masked.
+//
+// proxy.go forwards and checks an exchange; bodies.go keeps the bodies it
+// checks, lines.go writes the report's lines, summary.go counts what it saw
+// and serves it; record.go and timing.go make a recording of the upstream;
+// scrub.go keeps tokens out of its log lines.
 package proxy
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -212,44 +215,6 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x)))
 }
 
-// keepRequestBody keeps up to max bytes of the request body for validation
-// and forwards the body whole either way.
-func (p *Proxy) keepRequestBody(r *http.Request, x *exchange) {
-	if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
-		return
-	}
-	if r.ContentLength > p.max {
-		x.skipped = fmt.Sprintf("%d bytes, over the %d kept for validation", r.ContentLength, p.max)
-		return
-	}
-	buf, err := io.ReadAll(io.LimitReader(r.Body, p.max+1))
-	if int64(len(buf)) > p.max {
-		x.skipped = fmt.Sprintf("over the %d bytes kept for validation", p.max)
-		r.Body = readCloser{io.MultiReader(bytes.NewReader(buf), r.Body), r.Body}
-		return
-	}
-	if err != nil {
-		// The client's body broke off: forward what came, and let the
-		// upstream say what it makes of it.
-		x.skipped = "the request body could not be read: " + err.Error()
-		r.Body = readCloser{io.MultiReader(bytes.NewReader(buf), errReader{err}), r.Body}
-		return
-	}
-	x.body = buf
-	r.Body = io.NopCloser(bytes.NewReader(buf))
-	r.ContentLength = int64(len(buf))
-	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(buf)), nil }
-}
-
-type readCloser struct {
-	io.Reader
-	io.Closer
-}
-
-type errReader struct{ err error }
-
-func (e errReader) Read([]byte) (int, error) { return 0, e.err }
-
 // modifyResponse keeps up to max bytes of a JSON response of the API,
 // checks the exchange, and adds the violations header.
 func (p *Proxy) modifyResponse(resp *http.Response) error {
@@ -316,58 +281,6 @@ func waits(u *url.URL, body []byte) bool {
 	return err == nil && n > 0
 }
 
-// keepResponseBody reads up to max bytes of a JSON body into ex and puts
-// the body back whole for the client. A larger body, a body in an encoding
-// other than gzip, or a body that is not JSON is passed on unchecked.
-func (p *Proxy) keepResponseBody(resp *http.Response, ex *check.Exchange) error {
-	if resp.Request.Method == http.MethodHead || resp.StatusCode == http.StatusSwitchingProtocols || resp.Body == nil || resp.Body == http.NoBody {
-		return nil
-	}
-	if !check.IsJSON(resp.Header) {
-		ex.ResponseSkipped = fmt.Sprintf("not JSON (Content-Type %q)", resp.Header.Get("Content-Type"))
-		return nil
-	}
-	enc := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding")))
-	if enc != "" && enc != "identity" && enc != "gzip" {
-		ex.ResponseSkipped = fmt.Sprintf("Content-Encoding %q is not decoded for validation", enc)
-		return nil
-	}
-	if resp.ContentLength > p.max {
-		ex.ResponseSkipped = fmt.Sprintf("%d bytes, over the %d kept for validation", resp.ContentLength, p.max)
-		return nil
-	}
-	orig := resp.Body
-	buf, err := io.ReadAll(io.LimitReader(orig, p.max+1))
-	if err != nil {
-		return fmt.Errorf("read the upstream's response: %w", err)
-	}
-	if int64(len(buf)) > p.max {
-		ex.ResponseSkipped = fmt.Sprintf("over the %d bytes kept for validation", p.max)
-		resp.Body = readCloser{io.MultiReader(bytes.NewReader(buf), orig), orig}
-		return nil
-	}
-	resp.Body = readCloser{bytes.NewReader(buf), orig}
-	if enc != "gzip" {
-		ex.ResponseBody = buf
-		return nil
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(buf))
-	if err == nil {
-		var plain []byte
-		plain, err = io.ReadAll(io.LimitReader(zr, p.max+1))
-		switch {
-		case err == nil && int64(len(plain)) > p.max:
-			ex.ResponseSkipped = fmt.Sprintf("over the %d bytes kept for validation once decompressed", p.max)
-		case err == nil:
-			ex.ResponseBody = plain
-		}
-	}
-	if err != nil {
-		ex.ResponseSkipped = "the gzip body cannot be decompressed: " + err.Error()
-	}
-	return nil
-}
-
 func ruleIDs(vs []check.Violation) []string {
 	var out []string
 	for _, v := range vs {
@@ -386,51 +299,6 @@ func driftKinds(ds []check.Drift) []string {
 		}
 	}
 	return out
-}
-
-// Line is one line of the report: an exchange that breaks a rule, carries
-// what the document does not declare, or could not be fully checked. It
-// never holds a token.
-type Line struct {
-	Time       string            `json:"time"`
-	Method     string            `json:"method"`
-	Path       string            `json:"path"`
-	Query      string            `json:"query,omitempty"`
-	Credential string            `json:"credential"`
-	Operation  string            `json:"operation,omitempty"`
-	Status     int               `json:"status"`
-	Violations []check.Violation `json:"violations,omitempty"`
-	Drift      []check.Drift     `json:"drift,omitempty"`
-	Skipped    []string          `json:"skipped,omitempty"`
-}
-
-func (p *Proxy) writeLine(ex *check.Exchange, res check.Result, secrets *check.Secrets) {
-	if p.report == nil {
-		return
-	}
-	line := Line{Time: p.now().UTC().Format(time.RFC3339), Method: ex.Method, Path: check.SafePath(ex.URL.Path, secrets), Query: check.SafeQuery(ex.URL.Query(), secrets),
-		Credential: check.Mask(ex.Header.Get("Authorization")), Operation: res.Operation, Status: ex.Status}
-	// A violation's message may quote what the client sent.
-	for _, v := range res.Violations {
-		line.Violations = append(line.Violations, check.Violation{Rule: v.Rule, Path: secrets.Scrub(v.Path), Message: secrets.Scrub(v.Message), Source: v.Source})
-	}
-	for _, d := range res.Drift {
-		line.Drift = append(line.Drift, check.Drift{Kind: d.Kind, Path: secrets.Scrub(d.Path), Message: secrets.Scrub(d.Message), Source: d.Source})
-	}
-	for _, s := range res.Skipped {
-		line.Skipped = append(line.Skipped, secrets.Scrub(s))
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // a query's & stays readable
-	if enc.Encode(line) != nil {
-		return
-	}
-	p.reportMu.Lock()
-	defer p.reportMu.Unlock()
-	if _, err := p.report.Write(b.Bytes()); err != nil {
-		p.log.Warn("write the report", "err", err)
-	}
 }
 
 // upstreamError answers when the upstream cannot be reached or its answer
@@ -469,131 +337,6 @@ func writeError(w http.ResponseWriter, status int, code, message string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	b, _ := json.Marshal(map[string]any{"error": map[string]any{"code": code, "message": message}})
-	w.Write(append(b, '\n'))
-}
-
-// RuleSummary is one rule's line of the summary.
-type RuleSummary struct {
-	Rule    string `json:"rule"`
-	Summary string `json:"summary"`
-	// Source is whose the rule is (an openapi.* finding is labelled by
-	// where it is; see check.Rule).
-	check.Source
-	Applied    int `json:"applied"`
-	Violations int `json:"violations"`
-}
-
-// DriftKind is how much drift of one kind the proxy saw.
-type DriftKind struct {
-	Kind  string `json:"kind"`
-	Count int    `json:"count"`
-}
-
-// Summary is what the proxy has seen so far.
-type Summary struct {
-	Upstream string `json:"upstream"`
-	// Exchanges of the API checked, and of them those with violations and
-	// those not fully checked.
-	Exchanges      int `json:"exchanges"`
-	WithViolations int `json:"exchanges_with_violations"`
-	Skipped        int `json:"exchanges_skipped"`
-	Violations     int `json:"violations"`
-	// Drift is what answers carried that openapi.json does not declare, in
-	// how many exchanges, by kind, and by operation and path (every array
-	// index written [*]) with how often.
-	WithDrift    int               `json:"exchanges_with_drift"`
-	Drift        int               `json:"drift"`
-	DriftByKind  []DriftKind       `json:"drift_by_kind"`
-	DriftByPlace []check.DriftSeen `json:"drift_by_place"`
-	// Others are requests outside the API (files), passed through unchecked.
-	Others int `json:"others"`
-	// UpstreamErrors are requests the proxy answered itself: the upstream
-	// could not be reached.
-	UpstreamErrors int           `json:"upstream_errors"`
-	Rules          []RuleSummary `json:"rules"`
-}
-
-// Summary is the rule-by-rule count of what the proxy has seen.
-func (p *Proxy) Summary() Summary {
-	stats := p.checker.Stats()
-	p.mu.Lock()
-	s := Summary{Upstream: p.root.String(), Exchanges: p.exchanges, WithViolations: p.withViol, WithDrift: p.withDrift, Skipped: p.skipped,
-		Others: p.others, UpstreamErrors: p.upstream}
-	p.mu.Unlock()
-	for _, r := range check.Rules {
-		st := stats[r.ID]
-		s.Violations += st.Violations
-		s.Rules = append(s.Rules, RuleSummary{Rule: r.ID, Summary: r.Summary, Source: r.Source, Applied: st.Applied, Violations: st.Violations})
-	}
-	s.DriftByPlace = p.checker.DriftStats()
-	for _, kind := range check.DriftKinds {
-		n := 0
-		for _, d := range s.DriftByPlace {
-			if d.Kind == kind {
-				n += d.Count
-			}
-		}
-		s.Drift += n
-		s.DriftByKind = append(s.DriftByKind, DriftKind{Kind: kind, Count: n})
-	}
-	return s
-}
-
-// The severities Failure takes: a violation, or drift or worse.
-const (
-	FailOnViolation = "violation"
-	FailOnDrift     = "drift"
-)
-
-// Failure says why a run that fails on a severity (FailOnViolation or
-// FailOnDrift, which includes violations) has failed, or "" when it has
-// not, or when on is "".
-func (s Summary) Failure(on string) string {
-	switch {
-	case on == "":
-		return ""
-	case s.Violations > 0:
-		return fmt.Sprintf("%d violations in %d exchanges", s.Violations, s.WithViolations)
-	case on == FailOnDrift && s.Drift > 0:
-		return fmt.Sprintf("%d drift findings in %d exchanges", s.Drift, s.WithDrift)
-	}
-	return ""
-}
-
-// WriteSummary writes the summary as a table: rule, exchanges it applied
-// to, violations.
-func (p *Proxy) WriteSummary(w io.Writer) {
-	s := p.Summary()
-	fmt.Fprintf(w, "proxy summary: %d exchanges with %s checked, %d with violations (%d violations), %d with drift (%d drift), %d not fully checked, %d passed through outside the API, %d upstream errors\n",
-		s.Exchanges, s.Upstream, s.WithViolations, s.Violations, s.WithDrift, s.Drift, s.Skipped, s.Others, s.UpstreamErrors)
-	fmt.Fprintf(w, "%-22s %8s %10s  %s\n", "rule", "applied", "violations", "label")
-	for _, r := range s.Rules {
-		fmt.Fprintf(w, "%-22s %8d %10d  %s\n", r.Rule, r.Applied, r.Violations, r.Source)
-	}
-	if s.Drift == 0 {
-		fmt.Fprintf(w, "drift: none\n")
-		return
-	}
-	var kinds []string
-	for _, k := range s.DriftByKind {
-		kinds = append(kinds, fmt.Sprintf("%d %s", k.Count, k.Kind))
-	}
-	fmt.Fprintf(w, "drift: %s\n", strings.Join(kinds, ", "))
-	fmt.Fprintf(w, "%-7s %6s  %-24s %-32s %s\n", "kind", "count", "operation", "path", "label")
-	for _, d := range s.DriftByPlace {
-		fmt.Fprintf(w, "%-7s %6d  %-24s %-32s %s\n", d.Kind, d.Count, d.Operation, d.Path, d.Source)
-	}
-}
-
-func (p *Proxy) serveReport(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" is not allowed on "+ReportPath+"; allowed: GET.")
-		return
-	}
-	b, _ := json.MarshalIndent(p.Summary(), "", "  ")
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
 	w.Write(append(b, '\n'))
 }
 

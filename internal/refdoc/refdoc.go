@@ -1,11 +1,12 @@
 // Package refdoc writes the reference pages under docs/reference, each
 // generated from its source of truth (the flag sets, control.json, the
-// fault kind table, the operation rows), and holds a committed page to
-// its source in a test of the package that owns the source:
+// fault kind table, the operation rows) by a plain function of the package
+// that owns the source; the generator (internal/gen, run by go generate
+// ./...) writes them all, and its test fails when a committed one is stale:
 //
-//	p := refdoc.New("Fault kinds", "the kind table of internal/fault", "go test ./internal/fault -run TestFaultKindsReference -update-docs")
-//	p.Table([]string{"kind", "stage"}, rows)
-//	refdoc.Check(t, "../../docs/reference/fault-kinds.md", p.Bytes(), *updateDocs, p.Command)
+//	p := refdoc.New("Client findings", "the rules of `internal/report`", refdoc.Command)
+//	p.Table([]string{"id", "severity", "title"}, rows)
+//	page := p.Bytes()
 //
 // A page is deterministic: no time, no path of the machine, rows in the
 // order of their source or sorted.
@@ -14,10 +15,12 @@ package refdoc
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"strings"
-	"testing"
 )
+
+// Command is the command that writes every generated file, the one a
+// generated page names.
+const Command = "go generate ./..."
 
 // A Page is a generated Markdown page.
 type Page struct {
@@ -111,39 +114,10 @@ func Code(text string) string {
 	return fence + text + fence
 }
 
-// Check holds the committed page at path (relative to the test's package)
-// to got: a page that differs fails the test with the command that
-// rewrites it; with update, the page is written instead.
-func Check(t testing.TB, path string, got []byte, update bool, command string) {
-	t.Helper()
-	if update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v: run %s to write it", err, command)
-		return
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is stale: run %s (and review the diff)\n%s", trimDots(path), command, firstDifference(want, got))
-	}
-}
-
-// trimDots drops the leading ../ of a path relative to a package: the
-// path from the repository's root, for a package two levels down.
-func trimDots(path string) string {
-	for strings.HasPrefix(path, "../") {
-		path = path[3:]
-	}
-	return path
-}
-
-// firstDifference shows the first line where the committed page and the
-// generated one differ.
-func firstDifference(committed, generated []byte) string {
+// FirstDifference shows the first line where a committed file and the
+// one generated differ, the part of each line around the first column
+// that differs.
+func FirstDifference(committed, generated []byte) string {
 	a, b := strings.Split(string(committed), "\n"), strings.Split(string(generated), "\n")
 	for i := 0; i < len(a) || i < len(b); i++ {
 		var x, y string

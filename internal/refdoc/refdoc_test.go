@@ -118,7 +118,7 @@ func TestCheck(t *testing.T) {
 // A long line shows the part around its first difference.
 func TestFirstDifferenceOfALongLine(t *testing.T) {
 	long := strings.Repeat("x", 300)
-	got := firstDifference([]byte(long+"a"+long+"\n"), []byte(long+"b"+long+"\n"))
+	got := FirstDifference([]byte(long+"a"+long+"\n"), []byte(long+"b"+long+"\n"))
 	if !strings.Contains(got, "line 1, column 301") || !strings.Contains(got, "x"+"a"+"x") || !strings.Contains(got, "x"+"b"+"x") {
 		t.Errorf("got %s", got)
 	}

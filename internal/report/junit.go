@@ -1,11 +1,11 @@
 package report
 
 import (
-	"encoding/xml"
+	"bytes"
 	"fmt"
 	"strings"
 
-	"github.com/mediamock/mediamock/conformance"
+	"github.com/mediamock/mediamock/internal/junit"
 )
 
 // JUnitSuite is the name of the report's one suite, and the classname of
@@ -17,12 +17,12 @@ const JUnitSuite = "mediamock.client"
 // case per rule; a finding that matches FailOn is a failure, one that does
 // not passes with what it saw in system-out.
 func JUnit(r Report) []byte {
-	suite := conformance.JUnitSuite{Name: JUnitSuite, Time: "0.000", Timestamp: r.GeneratedAt.UTC().Format("2006-01-02T15:04:05"),
-		Properties: &conformance.JUnitProperties{Property: []conformance.JUnitProperty{
+	suite := junit.Suite{Name: JUnitSuite, Time: "0.000", Timestamp: r.GeneratedAt.UTC().Format(junit.Timestamp),
+		Properties: &junit.Properties{Property: []junit.Property{
 			{Name: "scope", Value: r.Scope}, {Name: "fail_on", Value: strings.Join(r.FailOn, ",")},
 			{Name: "requests", Value: fmt.Sprint(r.Summary.Requests)}}}}
 	for _, rule := range Rules {
-		c := conformance.JUnitCase{ClassName: JUnitSuite, Name: rule.ID, Time: "0.000"}
+		c := junit.Case{ClassName: JUnitSuite, Name: rule.ID, Time: "0.000"}
 		for _, f := range r.Findings {
 			if f.ID != rule.ID {
 				continue
@@ -30,7 +30,7 @@ func JUnit(r Report) []byte {
 			text := fmt.Sprintf("%s\nFix: %s\nRequests: %s", f.Detail, f.Fix, strings.Join(f.RequestIDs, " "))
 			if matches(r.FailOn, f) {
 				suite.Failures++
-				c.Failures = []conformance.JUnitFailure{{Message: f.Title + ": " + f.Detail, Type: f.Severity, Text: text}}
+				c.Failures = []junit.Failure{{Message: f.Title + ": " + f.Detail, Type: f.Severity, Text: text}}
 			} else {
 				c.SystemOut = strings.ToUpper(f.Severity) + " (not in fail_on): " + text
 			}
@@ -38,10 +38,11 @@ func JUnit(r Report) []byte {
 		suite.Tests++
 		suite.Cases = append(suite.Cases, c)
 	}
-	doc := conformance.JUnitSuites{Name: "client report for " + r.Scope, Tests: suite.Tests, Failures: suite.Failures, Time: "0.000",
-		Suites: []conformance.JUnitSuite{suite}}
-	out, _ := xml.MarshalIndent(doc, "", "  ")
-	return append(append([]byte(xml.Header), out...), '\n')
+	doc := junit.Suites{Name: "client report for " + r.Scope, Tests: suite.Tests, Failures: suite.Failures, Time: "0.000",
+		Suites: []junit.Suite{suite}}
+	var out bytes.Buffer
+	_ = junit.Write(&out, &doc) // a bytes.Buffer takes every write
+	return out.Bytes()
 }
 
 // matches reports whether a finding fails the report.

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
-	"github.com/mediamock/mediamock/conformance"
+	"github.com/mediamock/mediamock/internal/junit"
 	"github.com/mediamock/mediamock/internal/report"
 	"github.com/mediamock/mediamock/internal/testkit"
 )
@@ -288,7 +288,7 @@ func TestReportForms(t *testing.T) {
 
 	status, body := testkit.Control(t, srv, "GET", "/report?format=junit&fail_on=retry-after-ignored", "", tok...)
 	require.Equal(t, http.StatusOK, status, body)
-	var doc conformance.JUnitSuites
+	var doc junit.Suites
 	require.NoError(t, xml.Unmarshal([]byte(body), &doc))
 	assert.Equal(t, len(report.Rules), doc.Tests)
 	assert.Equal(t, 1, doc.Failures, "only the finding fail_on names fails")

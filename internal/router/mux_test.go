@@ -17,7 +17,7 @@ import (
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
-	"github.com/mediamock/mediamock/internal/simtest"
+	"github.com/mediamock/mediamock/internal/testkit"
 	"github.com/mediamock/mediamock/spec"
 )
 
@@ -32,7 +32,7 @@ func newFronts(t *testing.T) (*Fronts, *front.Env) {
 	t.Helper()
 	api, err := service()
 	require.NoError(t, err)
-	eng := simtest.Open(t)
+	eng := testkit.Engine(t)
 	env := &front.Env{Eng: eng, Gate: gate.New(eng), Rules: fault.NewSet(0), API: api,
 		Journal: journal.New(100, 4096), Journals: journal.NewRings(10, 4096), Coverage: &journal.Counts{FaultKinds: fault.Kinds},
 		Log: slog.New(slog.DiscardHandler), WallClock: time.Now, Stop: context.Background(),

@@ -9,16 +9,43 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/mediamock/mediamock"
 )
+
+// Server is a server the helpers reach: *mediamock.Server, or a server
+// of another process (Remote).
+type Server interface {
+	// URL is the server's root, without a final slash.
+	URL() string
+	// BaseURL is the REST API's base URL, ending in /api/v1.
+	BaseURL() string
+	// Client is an HTTP client that reaches the server.
+	Client() *http.Client
+}
+
+// Remote is a server reached at an address, such as a server process a
+// test started: its client is http.DefaultClient's transport with a
+// timeout of Bound.
+type Remote string
+
+// URL is the server's root.
+func (r Remote) URL() string { return strings.TrimSuffix(string(r), "/") }
+
+// BaseURL is the REST API's base.
+func (r Remote) BaseURL() string { return r.URL() + "/api/v1" }
+
+// Client is a client with a timeout of Bound.
+func (r Remote) Client() *http.Client { return &http.Client{Timeout: Bound} }
+
+// KeyAllScopes is the default fixture's API key with every scope
+// (mediamock.KeyAllScopes, which a test holds it to).
+const KeyAllScopes = "mk_test_all_scopes"
 
 // REST sends a request to the server's REST API (path relative to
 // /api/v1) with key as the bearer token ("" sends none) and decodes the
 // JSON object it answers. body is sent as JSON: a string or []byte as it
 // is, nil or "" as no body, any other value encoded. It fails the test when
 // the request cannot be made or the answer is not a JSON object.
-func REST(t testing.TB, srv *mediamock.Server, key, method, path string, body any) (int, map[string]any, http.Header) {
+func REST(t testing.TB, srv Server, key, method, path string, body any) (int, map[string]any, http.Header) {
 	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
@@ -54,9 +81,9 @@ func REST(t testing.TB, srv *mediamock.Server, key, method, path string, body an
 
 // API is REST with the default fixture's all-scopes key, for a test that
 // needs only the answer.
-func API(t testing.TB, srv *mediamock.Server, method, path string, body any) map[string]any {
+func API(t testing.TB, srv Server, method, path string, body any) map[string]any {
 	t.Helper()
-	_, out, _ := REST(t, srv, mediamock.KeyAllScopes, method, path, body)
+	_, out, _ := REST(t, srv, KeyAllScopes, method, path, body)
 	return out
 }
 
@@ -64,7 +91,7 @@ func API(t testing.TB, srv *mediamock.Server, method, path string, body any) map
 // careless client sends it: host, when not empty, replaces the Host header,
 // and header adds headers. Redirects are not followed. It returns the
 // response (its body closed) and the body read.
-func Send(t testing.TB, srv *mediamock.Server, method, path, host string, header map[string]string, body string) (*http.Response, string) {
+func Send(t testing.TB, srv Server, method, path, host string, header map[string]string, body string) (*http.Response, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, srv.URL()+path, strings.NewReader(body))
 	require.NoError(t, err)
@@ -79,7 +106,7 @@ func Send(t testing.TB, srv *mediamock.Server, method, path, host string, header
 
 // Do sends a request to the server without following redirects and
 // returns the response (its body closed) and the body read.
-func Do(t testing.TB, srv *mediamock.Server, req *http.Request) (*http.Response, string) {
+func Do(t testing.TB, srv Server, req *http.Request) (*http.Response, string) {
 	t.Helper()
 	client := srv.Client()
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }

@@ -79,3 +79,18 @@ func TestPoll(t *testing.T) {
 	}()
 	testkit.Poll(t, "three increments", func() bool { return n.Load() == 3 })
 }
+
+// The helpers reach a server by its address as well as in process, and
+// the key API sends is the root's.
+func TestRemoteServer(t *testing.T) {
+	assert.Equal(t, mediamock.KeyAllScopes, testkit.KeyAllScopes)
+	srv := mediamock.RunT(t, func(o *mediamock.Options) { o.Addr = "127.0.0.1:0" })
+	remote := testkit.Remote(srv.URL() + "/")
+	assert.Equal(t, srv.URL(), remote.URL())
+	assert.Equal(t, srv.BaseURL(), remote.BaseURL())
+	account := testkit.API(t, remote, "GET", "/account", nil)
+	assert.NotZero(t, account["workspace_id"])
+	code, body := testkit.Control(t, remote, "GET", "/workspaces/1", "")
+	assert.Equal(t, http.StatusOK, code, body)
+	assert.NotEmpty(t, testkit.Tokens(t, remote, 1))
+}

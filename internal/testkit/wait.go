@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/mediamock/mediamock"
 )
 
 // Bound caps every wait of a test: a safety net that fails a test that
@@ -117,7 +115,7 @@ func Poll(t testing.TB, what string, cond func() bool) {
 // state with (the journal, coverage: an operation is counted before its
 // request is recorded). The stream is subscribed when Watch returns, so a
 // change after that is notified. It closes when the test ends.
-func Watch(t testing.TB, srv *mediamock.Server) *Signal {
+func Watch(t testing.TB, srv Server) *Signal {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)

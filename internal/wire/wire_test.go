@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock/fixtures"
-	"github.com/mediamock/mediamock/internal/simtest"
+	"github.com/mediamock/mediamock/internal/testkit"
 	"github.com/mediamock/mediamock/sim"
 )
 
@@ -20,7 +20,7 @@ import (
 // public address.
 func newView(t *testing.T, base string) View {
 	t.Helper()
-	eng := simtest.Open(t)
+	eng := testkit.Engine(t)
 	return View{Base: base, Eng: eng}
 }
 

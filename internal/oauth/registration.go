@@ -1,0 +1,222 @@
+package oauth
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mediamock/mediamock/internal/front"
+)
+
+// Dynamic client registration (RFC 7591), and the bounds on what the
+// server keeps of it.
+
+// maxClients bounds the registrations a server keeps, and
+// maxClientsPerAddress those made from one client address: past either,
+// the oldest client that holds nothing live (no code pending, no token
+// alive) is forgotten; when every one does, the registration is refused.
+const (
+	maxClients           = 1024
+	maxClientsPerAddress = 256
+)
+
+// client is a registered client, as registration answers it.
+type client struct {
+	ID           string   `json:"client_id"`
+	Secret       string   `json:"client_secret,omitempty"`
+	IssuedAt     int64    `json:"client_id_issued_at"`
+	SecretExpiry *int64   `json:"client_secret_expires_at,omitempty"`
+	Name         string   `json:"client_name,omitempty"`
+	RedirectURIs []string `json:"redirect_uris"`
+	GrantTypes   []string `json:"grant_types"`
+	Responses    []string `json:"response_types"`
+	AuthMethod   string   `json:"token_endpoint_auth_method"`
+	Scope        string   `json:"scope,omitempty"`
+
+	addr string // the client address it was registered from
+}
+
+// inUse are the clients holding something live: a code not yet used and
+// not expired, or a family. Requires s.mu.
+func (s *Server) inUse(now time.Time) map[string]bool {
+	out := map[string]bool{}
+	for _, g := range s.codes {
+		if !g.used && now.Before(g.expires) {
+			out[g.clientID] = true
+		}
+	}
+	for f := range s.families {
+		out[f.clientID] = true
+	}
+	return out
+}
+
+// evictUnused forgets the oldest client (of addr, or of any address when
+// addr is "") that holds nothing live; it reports whether there was one.
+// Requires s.mu.
+func (s *Server) evictUnused(addr string, used map[string]bool) bool {
+	for i, id := range s.order {
+		c := s.clients[id]
+		if c == nil || (addr != "" && c.addr != addr) || used[id] {
+			continue
+		}
+		delete(s.clients, id)
+		s.order = slices.Delete(s.order, i, i+1)
+		return true
+	}
+	return false
+}
+
+// register is dynamic client registration (RFC 7591).
+func (s *Server) register(w *front.Writer, r *http.Request) {
+	var in struct {
+		RedirectURIs []string `json:"redirect_uris"`
+		Name         string   `json:"client_name"`
+		GrantTypes   []string `json:"grant_types"`
+		Responses    []string `json:"response_types"`
+		AuthMethod   string   `json:"token_endpoint_auth_method"`
+		Scope        string   `json:"scope"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&in); err != nil {
+		oauthError(w, http.StatusBadRequest, "invalid_client_metadata", "The body must be a JSON object of client metadata: "+err.Error()+".")
+		return
+	}
+	if len(in.RedirectURIs) == 0 {
+		oauthError(w, http.StatusBadRequest, "invalid_redirect_uri", "redirect_uris is required: at least one URI to send the authorization code to.")
+		return
+	}
+	for _, u := range in.RedirectURIs {
+		if reason := checkRedirectURI(u); reason != "" {
+			oauthError(w, http.StatusBadRequest, "invalid_redirect_uri", "Redirect URI "+strconv.Quote(u)+" "+reason+".")
+			return
+		}
+	}
+	c := &client{ID: "mcl_" + random(12), IssuedAt: s.env.Eng.Clock().Now().Unix(), Name: in.Name, RedirectURIs: in.RedirectURIs,
+		GrantTypes: in.GrantTypes, Responses: in.Responses, AuthMethod: in.AuthMethod, Scope: in.Scope, addr: clientAddr(r)}
+	if len(c.GrantTypes) == 0 {
+		c.GrantTypes = []string{"authorization_code", "refresh_token"}
+	}
+	if len(c.Responses) == 0 {
+		c.Responses = []string{"code"}
+	}
+	for _, g := range c.GrantTypes {
+		if g != "authorization_code" && g != "refresh_token" {
+			oauthError(w, http.StatusBadRequest, "invalid_client_metadata", "grant_types may hold authorization_code and refresh_token, not "+strconv.Quote(g)+".")
+			return
+		}
+	}
+	if !slices.Equal(c.Responses, []string{"code"}) {
+		oauthError(w, http.StatusBadRequest, "invalid_client_metadata", `response_types may only be ["code"].`)
+		return
+	}
+	switch c.AuthMethod {
+	case "":
+		c.AuthMethod = "client_secret_basic" // RFC 7591's default
+		fallthrough
+	case "client_secret_basic", "client_secret_post":
+		c.Secret = "mcs_" + random(24)
+		zero := int64(0)
+		c.SecretExpiry = &zero
+	case "none":
+	default:
+		oauthError(w, http.StatusBadRequest, "invalid_client_metadata", "token_endpoint_auth_method may be none, client_secret_post or client_secret_basic, not "+strconv.Quote(c.AuthMethod)+".")
+		return
+	}
+	if bad := unknownScopes(strings.Fields(c.Scope)); bad != "" {
+		oauthError(w, http.StatusBadRequest, "invalid_client_metadata", "Unknown scope "+strconv.Quote(bad)+": the scopes are read, generate and publish.")
+		return
+	}
+	s.mu.Lock()
+	used := s.inUse(s.env.Eng.Clock().Now())
+	from := 0
+	for _, o := range s.clients {
+		if o.addr == c.addr {
+			from++
+		}
+	}
+	full := (from >= maxClientsPerAddress && !s.evictUnused(c.addr, used)) ||
+		(len(s.clients) >= maxClients && !s.evictUnused("", used))
+	if !full {
+		s.clients[c.ID] = c
+		s.order = append(s.order, c.ID)
+	}
+	s.mu.Unlock()
+	if full {
+		tooMany(w, time.Minute, "Too many clients are registered and in use (at most "+strconv.Itoa(maxClientsPerAddress)+
+			" from one address, "+strconv.Itoa(maxClients)+" in all): revoke the tokens of one you no longer use.")
+		return
+	}
+	front.WriteJSON(w, http.StatusCreated, c)
+}
+
+// registeredRedirect reports whether a redirect URI of an authorization
+// request is one the client registered: the same, or, for a loopback one
+// (127.0.0.1, [::1], localhost over http), the same but for its port: a
+// native app listens on whatever port is free (RFC 8252, 7.3; OAuth 2.1).
+func registeredRedirect(registered []string, got string) bool {
+	if slices.Contains(registered, got) {
+		return true
+	}
+	g, err := url.Parse(got)
+	if err != nil || !loopbackHTTP(g) {
+		return false
+	}
+	for _, r := range registered {
+		u, err := url.Parse(r)
+		if err == nil && loopbackHTTP(u) && u.Hostname() == g.Hostname() && u.Path == g.Path && u.RawQuery == g.RawQuery &&
+			u.User == nil && g.User == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// loopbackHTTP reports whether a URI is http on a loopback host.
+func loopbackHTTP(u *url.URL) bool {
+	h := u.Hostname()
+	return strings.EqualFold(u.Scheme, "http") && (h == "127.0.0.1" || h == "::1" || h == "localhost")
+}
+
+// checkRedirectURI says what is wrong with a redirect URI ("" if nothing):
+// an absolute URI without a fragment, https, a loopback http one (a
+// native client's), or a private-use scheme of a native app in reverse
+// domain form (com.example.app:/cb, RFC 8252, 7.1). Every other scheme
+// (javascript:, data:, vbscript:, blob:, file:, ...) is refused.
+func checkRedirectURI(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() {
+		return "is not an absolute URI"
+	}
+	scheme := strings.ToLower(u.Scheme)
+	switch {
+	case u.Fragment != "":
+		return "has a fragment"
+	case scheme == "https":
+		if u.Host == "" {
+			return "has no host"
+		}
+	case scheme == "http":
+		h := u.Hostname()
+		if h != "localhost" && h != "127.0.0.1" && h != "::1" && !strings.HasSuffix(h, ".localhost") {
+			return "uses http on a host that is not loopback (use https)"
+		}
+	case slices.Contains([]string{"javascript", "data", "vbscript", "blob", "file", "about", "filesystem", "view-source"}, scheme):
+		return "uses a scheme that cannot receive a code"
+	case !strings.Contains(scheme, "."):
+		return "uses a scheme that is neither http(s) nor a private-use scheme in reverse domain form (com.example.app:/cb, RFC 8252, 7.1)"
+	}
+	return ""
+}
+
+func unknownScopes(scopes []string) string {
+	for _, sc := range scopes {
+		if !slices.Contains(Scopes, sc) {
+			return sc
+		}
+	}
+	return ""
+}
