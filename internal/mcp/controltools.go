@@ -5,14 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"mime"
 	"net/http"
 	"slices"
 	"strings"
 	"unicode"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/mediamock/mediamock/internal/contract"
+	"github.com/mediamock/mediamock/internal/mcpserver"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -59,7 +61,7 @@ func controlTools(doc *contract.Contract, prefix string) ([]*tool, error) {
 			t.names = append(t.names, name)
 		}
 		slices.SortFunc(t.names, func(a, b any) int { return strings.Compare(a.(string), b.(string)) })
-		t.def = &sdk.Tool{Name: ToolName(op.ID), Title: summary, Description: description, InputSchema: args.Schema,
+		t.def = mcpserver.Tool{Name: ToolName(op.ID), Title: summary, Description: description, InputSchema: args.Schema,
 			Annotations: controlAnnotations(op, summary)}
 		out = append(out, t)
 	}
@@ -111,9 +113,9 @@ func ToolName(opID string) string {
 // simulation: a GET reads (read-only, idempotent); a PUT or a DELETE sets
 // or removes (idempotent); a DELETE and a reset destroy what was there.
 // None reaches beyond the simulation.
-func controlAnnotations(op contract.Operation, title string) *sdk.ToolAnnotations {
+func controlAnnotations(op contract.Operation, title string) *mcpserver.ToolAnnotations {
 	closed := false
-	a := &sdk.ToolAnnotations{Title: title, OpenWorldHint: &closed}
+	a := &mcpserver.ToolAnnotations{Title: title, OpenWorldHint: &closed}
 	switch op.Method {
 	case http.MethodGet, http.MethodHead:
 		a.ReadOnlyHint, a.IdempotentHint = true, true
@@ -130,8 +132,8 @@ func controlAnnotations(op contract.Operation, title string) *sdk.ToolAnnotation
 // the caller's credential: the arguments become its path, query and JSON
 // body; its answer becomes the result (the JSON as text and as structured
 // content), a tool error when it is not a success.
-func (c *Control) call(ctx context.Context, t *tool, raw json.RawMessage, who controlCaller) *sdk.CallToolResult {
-	args, bad := decodeArguments(raw)
+func (c *Control) call(ctx context.Context, t *tool, raw jsontext.Value, who controlCaller) *mcpserver.ToolResult {
+	args, _, bad := arguments(raw)
 	if c.env.MCPMaxWait > 0 && !bad && slices.Contains(t.args.Query, "timeout") {
 		if args == nil {
 			args = map[string]json.RawMessage{}
@@ -166,20 +168,33 @@ func (c *Control) call(ctx context.Context, t *tool, raw json.RawMessage, who co
 }
 
 // controlResult is a control tool's answer: the control API's body as
-// text, and as structured content when it is a JSON object; an answer
-// that is not a success is a tool error carrying the control API's error
-// object.
-func controlResult(status int, contentType string, data []byte) *sdk.CallToolResult {
-	res := &sdk.CallToolResult{IsError: status < 200 || status > 299}
+// text, and as structured content when it is a JSON object (compact, its
+// <, > and & escaped, as the control MCP server has always written it);
+// an answer that is not a success is a tool error carrying the control
+// API's error object.
+func controlResult(status int, contentType string, data []byte) *mcpserver.ToolResult {
+	res := &mcpserver.ToolResult{IsError: status < 200 || status > 299}
 	text := string(data)
 	if len(bytes.TrimSpace(data)) == 0 {
 		text = fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
 	}
-	res.Content = []sdk.Content{&sdk.TextContent{Text: text}}
+	res.Content = []mcpserver.Content{mcpserver.Text(text)}
 	if mediaType(contentType) == "application/json" && bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) && json.Valid(data) {
-		res.StructuredContent = json.RawMessage(data)
+		res.StructuredContent, _ = json.Marshal(json.RawMessage(data))
 	}
 	return res
+}
+
+// mediaType is a Content-Type's media type, "" when it is not one.
+func mediaType(v string) string {
+	if v == "application/json" {
+		return v
+	}
+	t, _, err := mime.ParseMediaType(v)
+	if err != nil {
+		return ""
+	}
+	return t
 }
 
 // recorder keeps the control API's answer to an in-process request.

@@ -7,8 +7,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
+	"github.com/mediamock/mediamock/internal/mcpserver"
 	"github.com/mediamock/mediamock/internal/ops"
 )
 
@@ -53,11 +52,10 @@ type digest struct {
 }
 
 // digestOf reads a result's digest; a value of another type than expected
-// is left out, as a map lookup would have found nothing.
+// is left out, as a map lookup would have found nothing. A list page's
+// digest is known without reading it (listDigest): the results read here
+// are a record or an error, small.
 func digestOf(data []byte) *digest {
-	if d, ok := skim(data); ok {
-		return d
-	}
 	var d digest
 	_ = json.Unmarshal(data, &d)
 	return &d
@@ -65,7 +63,7 @@ func digestOf(data []byte) *digest {
 
 // listDigest is the digest of a list page of assets from what the page
 // says besides its items (ops.ListFacts): the digest reading the page's
-// bytes would give (TestListDigestIsTheSkimmed), without reading them.
+// bytes would give (TestListDigestIsTheRead), without reading them.
 func listDigest(l *ops.ListFacts) *digest {
 	d := &digest{Object: json.RawMessage(`"list"`), HasMore: json.RawMessage("false")}
 	if l.More {
@@ -247,15 +245,15 @@ func num(v any) any {
 }
 
 // assetLinks links the completed assets of a generation to their resources.
-func assetLinks(d *digest) []sdk.Content {
-	var out []sdk.Content
+func assetLinks(d *digest) []mcpserver.Content {
+	var out []mcpserver.Content
 	for _, a := range d.Assets {
 		if string(a.Status) != `"completed"` {
 			continue
 		}
 		id := num(val(a.ID))
 		mime, _ := val(a.MimeType).(string)
-		out = append(out, &sdk.ResourceLink{URI: fmt.Sprintf("%s%v", assetURIPrefix, id), Name: fmt.Sprintf("asset-%v", id),
+		out = append(out, mcpserver.Content{Type: "resource_link", URI: fmt.Sprintf("%s%v", assetURIPrefix, id), Name: fmt.Sprintf("asset-%v", id),
 			Title: fmt.Sprintf("Asset %v (%v)", id, val(a.Kind)), MIMEType: mime})
 	}
 	return out

@@ -12,20 +12,21 @@ import (
 	"strconv"
 	"strings"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/internal/mcpserver"
 	"github.com/mediamock/mediamock/internal/ops"
 	"github.com/mediamock/mediamock/sim"
 )
 
 // tool is one operation as an MCP tool.
 type tool struct {
-	def          *sdk.Tool
+	def          mcpserver.Tool
 	op           string
 	method, path string // the REST form: GET /generations/{id}
 	args         contract.Arguments
@@ -60,20 +61,10 @@ func buildTools(api *contract.Contract) ([]*tool, error) {
 			t.names = append(t.names, name)
 		}
 		slices.SortFunc(t.names, func(a, b any) int { return strings.Compare(a.(string), b.(string)) })
-		t.def = &sdk.Tool{Name: op.Tool, Title: summary, Description: description, InputSchema: args.Schema, Annotations: annotations(op, summary)}
+		t.def = mcpserver.Tool{Name: op.Tool, Title: summary, Description: description, InputSchema: args.Schema, Annotations: annotations(op, summary)}
 		out = append(out, t)
 	}
 	return out, nil
-}
-
-// toolNamed is the tool of a name, nil if there is none.
-func (f *Front) toolNamed(name string) *tool {
-	for _, t := range f.tools {
-		if t.def.Name == name {
-			return t
-		}
-	}
-	return nil
 }
 
 // annotations tell clients what a tool does to the world, as openapi.json
@@ -82,8 +73,8 @@ func (f *Front) toolNamed(name string) *tool {
 // publishing posts publicly, which cannot be taken back (x-destructive),
 // and reaches the social networks (x-open-world), for clients that ask
 // before such calls.
-func annotations(op contract.Operation, title string) *sdk.ToolAnnotations {
-	a := &sdk.ToolAnnotations{Title: title, OpenWorldHint: &op.OpenWorld}
+func annotations(op contract.Operation, title string) *mcpserver.ToolAnnotations {
+	a := &mcpserver.ToolAnnotations{Title: title, OpenWorldHint: &op.OpenWorld}
 	if op.ReadOnly {
 		a.ReadOnlyHint, a.IdempotentHint = true, true
 	} else {
@@ -92,14 +83,14 @@ func annotations(op contract.Operation, title string) *sdk.ToolAnnotations {
 	return a
 }
 
-// toolCall is a call of a tool, as the front (or the SDK) has read it.
+// toolCall is a call of a tool, as the front reads it.
 type toolCall struct {
 	tool *tool
 	args map[string]json.RawMessage
 	bad  bool            // the arguments are not a JSON object
 	raw  json.RawMessage // the arguments as sent, for the journal of a call over stdio
-	// object is the arguments' object as sent in a POST's body, the
-	// operation's body as it stands when every argument belongs in it.
+	// object is the arguments' object as sent, the operation's body as it
+	// stands when every argument belongs in it.
 	object []byte
 	// progress, when the call carries a progress token, reports the
 	// statuses a long poll reads.
@@ -109,22 +100,37 @@ type toolCall struct {
 	drop func()
 }
 
-// call runs a tool call through the operations' pipeline (ops.Invoke): the
-// arguments become the operation's HTTP request; the answer becomes the
+// toolHandler answers the calls of a tool: each is a call of its
+// operation (invoke).
+func (f *Front) toolHandler(t *tool) mcpserver.ToolHandler {
+	return func(ctx context.Context, call *mcpserver.ToolCall) *mcpserver.ToolResult {
+		c := callerFrom(ctx)
+		tc := toolCall{tool: t, raw: json.RawMessage(call.Arguments)}
+		tc.args, tc.object, tc.bad = arguments(call.Arguments)
+		if call.Progress != nil {
+			tc.progress = progress(call.Progress)
+		}
+		tc.drop = func() {
+			// A session's stream is dropped and resumed; a stream that
+			// cannot resume (sessionless, or one JSON body) breaks.
+			if !call.DropStream() && c.out != nil {
+				c.out.w.Abort()
+			}
+		}
+		res, release := f.invoke(ctx, tc, c)
+		res.Release = release // once the answer is built from it
+		return res
+	}
+}
+
+// invoke runs a tool call through the operations' pipeline (ops.Invoke):
+// the arguments become the operation's request; the answer becomes the
 // tool's result. Over HTTP the call counts as the principal the request
 // authenticated as; over stdio it authenticates with the caller's key. The
 // journal records the call with the HTTP request that carried it, or, over
-// stdio, as an entry of its own.
-func (f *Front) call(ctx context.Context, tc toolCall, c caller) *sdk.CallToolResult {
-	// The result holds the body's bytes until it has been written: the
-	// buffer is left to the collector, not given back.
-	res, _ := f.invoke(ctx, tc, c)
-	return res
-}
-
-// invoke is call, with release, which gives the operation's body buffer
+// stdio, as an entry of its own. release gives the operation's body buffer
 // back: once the result has been written, nothing may hold it after.
-func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *sdk.CallToolResult, release func()) {
+func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *mcpserver.ToolResult, release func()) {
 	env, t := f.env, tc.tool
 	started := env.WallClock()
 	object := tc.object
@@ -139,16 +145,16 @@ func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *sdk.CallT
 		View: c.view, Invalid: rerr, Extra: extra,
 		Admitted: func(p gate.Pass) {
 			if p.Authenticated() {
-				c.x.rate(p.Rate)
+				c.out.rate(p.Rate)
 			}
 		}}
 	if env.Strict {
 		in.Header = http.Header{} // the headers REST would send, for the strict check
 	}
-	if c.x != nil {
-		in.RequestID = c.x.id
-		in.Edge = c.x.w
-		in.Principal = &c.x.principal
+	if c.out != nil {
+		in.RequestID = c.requestID
+		in.Edge = c.out.w
+		in.Principal = c.principal
 	}
 	res := ops.Invoke(env, &in)
 	if in.Edge != nil && in.Edge.Faultable() {
@@ -158,8 +164,8 @@ func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *sdk.CallT
 	}
 	data := bytes.TrimSuffix(res.Body(), []byte("\n"))
 	call := front.Call{Operation: t.op, Status: res.Status, ErrorCode: res.ErrorCode}
-	if c.x != nil {
-		c.x.note(call)
+	if c.out != nil {
+		c.out.note(call)
 	} else {
 		e := journal.Entry{ID: env.NewRequestID(), Front: "mcp", MCPMethod: "tools/call", Operation: t.op, Status: res.Status,
 			ErrorCode: res.ErrorCode, WorkspaceID: res.Pass.Principal.WorkspaceID, InjectedLatencyMS: res.Latency.Milliseconds(),
@@ -175,15 +181,22 @@ func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *sdk.CallT
 	return result(t, res.Status, data, d, res.ErrorCode != ""), res.Release
 }
 
-// decodeArguments reads the arguments of a call the SDK read: a JSON
-// object (absent or null: none); bad when they are something else.
-func decodeArguments(raw json.RawMessage) (args map[string]json.RawMessage, bad bool) {
-	if trimmed := bytes.TrimSpace(raw); len(trimmed) > 0 && string(trimmed) != "null" {
-		if err := json.Unmarshal(trimmed, &args); err != nil {
-			return nil, true
-		}
+// arguments reads a call's arguments: a JSON object (absent or null:
+// none), each value sharing the message's bytes, and the object as sent;
+// bad when they are something else.
+func arguments(raw jsontext.Value) (args map[string]json.RawMessage, object []byte, bad bool) {
+	switch raw.Kind() {
+	case 0, 'n':
+		return nil, nil, false
+	case '{':
+	default:
+		return nil, nil, true
 	}
-	return args, false
+	args = map[string]json.RawMessage{}
+	if !mcpserver.Members(raw, func(name string, v jsontext.Value) { args[name] = json.RawMessage(v) }) {
+		return nil, nil, true
+	}
+	return args, raw, false
 }
 
 // request builds the operation's HTTP request from a tool's arguments:
@@ -331,9 +344,9 @@ func text(v json.RawMessage) string {
 // result is a tool's answer: the operation's JSON as structured content and
 // a short text made from its digest; an error is a tool error carrying the
 // spec's error object.
-func result(t *tool, status int, data []byte, d *digest, isError bool) *sdk.CallToolResult {
-	res := &sdk.CallToolResult{StructuredContent: json.RawMessage(data), IsError: isError,
-		Content: []sdk.Content{&sdk.TextContent{Text: summarize(t, status, d)}}}
+func result(t *tool, status int, data []byte, d *digest, isError bool) *mcpserver.ToolResult {
+	res := &mcpserver.ToolResult{StructuredContent: data, IsError: isError,
+		Content: []mcpserver.Content{mcpserver.Text(summarize(t, status, d))}}
 	if !isError {
 		res.Content = append(res.Content, assetLinks(d)...)
 	}

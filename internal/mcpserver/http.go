@@ -183,6 +183,25 @@ func named(m *Message) (string, bool) {
 	return v, true
 }
 
+// nameOf reads the name a message's Mcp-Name must say: false when its
+// params are not an object, or the name not a string.
+func nameOf(m *Message) (string, bool) {
+	key := "name"
+	if m.Method == "resources/read" {
+		key = "uri"
+	}
+	var v string
+	ok := true
+	if !members(m.Params, func(name string, value jsontext.Value) {
+		if name == key {
+			v, ok = unquoted(value), value.Kind() == '"'
+		}
+	}) {
+		return "", false
+	}
+	return v, ok
+}
+
 // odd reports whether a message's params have a member of another type
 // than the protocol's (the transport's checks answer it, not the standard
 // headers').
@@ -535,10 +554,11 @@ func (x *exchange) standardHeaders(m *Message) *Error {
 	if x.name == "" {
 		return Errorf(CodeHeaderMismatch, "missing required Mcp-Name header for method %q", m.Method)
 	}
-	if odd(m) || m.Params.Kind() != '{' {
+	want, ok := nameOf(m)
+	if !ok {
 		return Errorf(CodeHeaderMismatch, "failed to extract name from parameters for method %q", m.Method)
 	}
-	if want, _ := named(m); x.name != want {
+	if x.name != want {
 		return Errorf(CodeHeaderMismatch, "header mismatch: Mcp-Name header value '%s' does not match body value '%s'", x.name, want)
 	}
 	return nil
@@ -775,7 +795,7 @@ func (x *exchange) events() {
 			ctx = context.WithoutCancel(ctx)
 		}
 		c := x.start(m, ctx)
-				c.notify = st.send
+		c.notify = st.send
 		c.drop = st.drop
 		if err := s.admit(c); err != nil {
 			c.finish()

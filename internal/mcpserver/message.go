@@ -360,6 +360,12 @@ func typeMismatchOf(v jsontext.Value, field, strct, typ string) string {
 	return fmt.Sprintf("json: cannot unmarshal %q into Go struct field %s.%s of type %s", value, strct, field, typ)
 }
 
+// Members reads a JSON object's members in order, each value sharing v's
+// bytes; false when v is not an object.
+func Members(v jsontext.Value, each func(name string, value jsontext.Value)) bool {
+	return members(v, each)
+}
+
 // members reads a JSON object's members, each value sharing v's bytes; ok
 // is false when v is not an object.
 func members(v jsontext.Value, each func(name string, value jsontext.Value)) bool {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -199,7 +200,17 @@ func (b *batchAnswers) set(i int, msg []byte) {
 	done := b.missing == 0
 	b.mu.Unlock()
 	if done {
-		b.p.write(append(append([]byte("["), bytes.Join(b.answers, []byte(","))...), ']'))
+		// Written as encoding/json writes an array of messages: <, > and &
+		// escaped.
+		raw := make([]json.RawMessage, len(b.answers))
+		for i, a := range b.answers {
+			raw[i] = a
+		}
+		line, err := json.Marshal(raw)
+		if err != nil {
+			line = append(append([]byte("["), bytes.Join(b.answers, []byte(","))...), ']')
+		}
+		b.p.write(line)
 	}
 }
 
