@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
@@ -250,12 +251,25 @@ func (tr *transcript) do(srv *mediamock.Server, path string, x exchange) answer 
 		fmt.Fprintf(&tr.b, "< (body cut short)\n")
 	}
 	text := string(data)
+	uniqueNames(tr.t, text)
 	if strings.HasPrefix(strings.TrimSpace(x.body), "[") {
 		text = sortBatch(text)
 	}
 	tr.body("< ", text)
 	tr.b.WriteString("\n")
 	return answer{status: resp.StatusCode, header: resp.Header, body: string(data)}
+}
+
+// uniqueNames holds every JSON answer (a body, an event's data, a line)
+// to names given once in each object.
+func uniqueNames(t *testing.T, answer string) {
+	t.Helper()
+	for _, part := range strings.Split(answer, "\n") {
+		part = strings.TrimPrefix(part, "data: ")
+		if v := jsontext.Value(part); json.Valid(v) {
+			require.True(t, v.IsValid(), "a name given twice: %.300s", part)
+		}
+	}
 }
 
 // sortBatch orders the answers of a batch by their ids: the calls of a
@@ -577,6 +591,7 @@ func (p *stdioPeer) send(step, line string, want []string, bare int) []string {
 		}
 	}
 	for _, l := range got {
+		uniqueNames(p.tr.t, l)
 		if strings.HasPrefix(l, "[") {
 			l = sortBatch(l)
 		}
