@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -321,20 +322,43 @@ func readID(v jsontext.Value) (ID, *Error) {
 	}
 }
 
-// unquoted is a JSON string's text ("" for what is not a string).
+// unquoted is a JSON string's text ("" for what is not a string), as
+// encoding/json reads it: each byte of invalid UTF-8 is U+FFFD.
 func unquoted(v jsontext.Value) string {
 	if len(v) < 2 || v[0] != '"' {
 		return ""
 	}
 	inner := v[1 : len(v)-1]
 	if bytes.IndexByte(inner, '\\') < 0 {
-		return string(inner)
+		if utf8.Valid(inner) {
+			return string(inner)
+		}
+		return validUTF8(inner)
 	}
 	s, err := jsontext.AppendUnquote(nil, v)
 	if err != nil {
-		return string(inner)
+		// Invalid UTF-8 beside an escape: unquote what is valid.
+		s, err = jsontext.AppendUnquote(nil, append(append([]byte{'"'}, validUTF8(inner)...), '"'))
+		if err != nil {
+			return validUTF8(inner)
+		}
 	}
 	return string(s)
+}
+
+// validUTF8 replaces each byte of invalid UTF-8 with U+FFFD.
+func validUTF8(b []byte) string {
+	var sb strings.Builder
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size == 1 {
+			sb.WriteRune(utf8.RuneError)
+		} else {
+			sb.Write(b[:size])
+		}
+		b = b[size:]
+	}
+	return sb.String()
 }
 
 // typeMismatch words a value of the wrong type as the official SDK's JSON
