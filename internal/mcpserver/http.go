@@ -625,21 +625,11 @@ func (x *exchange) directCall(m *Message) bool {
 }
 
 // start serves a request: its context ends when the request is cancelled
-// (notifications/cancelled) or its session ends.
+// (notifications/cancelled) or its session ends (which cancels the
+// requests of its peer).
 func (x *exchange) start(m *Message, ctx context.Context) *call {
 	c := &call{msg: m, peer: x.peer}
 	c.ctx, c.finish = x.peer.start(ctx, m.ID)
-	if x.sess != nil {
-		stop := context.AfterFunc(c.ctx, func() {})
-		go func() {
-			select {
-			case <-x.sess.closed:
-				x.peer.cancel(m.ID)
-			case <-c.ctx.Done():
-			}
-			stop()
-		}()
-	}
 	return c
 }
 

@@ -171,6 +171,7 @@ func New(opts Options) *Server {
 	s.sessions = newSessionStore(opts.Limits, opts.Now)
 	if opts.EventBytes > 0 {
 		s.events = newEventStore(opts.EventBytes)
+		s.sessions.onClose = s.events.forget // a session's events go with it
 	}
 	return s
 }

@@ -63,7 +63,7 @@ func (st *sessionStore) caps() (server, owner int) {
 // room (returned, for the caller to close). done books the session opened
 // in the place (nil when none was: its place is given back).
 func (st *sessionStore) reserve(owner string) (done func(*session), evicted *session, refused *Error) {
-	st.endIdleLocked(true)
+	st.endIdle() // idle sessions give their places up first
 	capServer, capOwner := st.caps()
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -200,9 +200,7 @@ func (st *sessionStore) count() int {
 }
 
 // endIdle ends the sessions whose last request is Limits.Idle old.
-func (st *sessionStore) endIdle() int { return st.endIdleLocked(false) }
-
-func (st *sessionStore) endIdleLocked(bool) int {
+func (st *sessionStore) endIdle() int {
 	if st.limits.Idle <= 0 {
 		return 0
 	}
