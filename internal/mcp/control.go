@@ -147,7 +147,7 @@ func (c *Control) Serve(w *front.Writer, r *http.Request) {
 		return
 	}
 	who := controlCaller{authorization: r.Header.Get("Authorization"), host: r.Host}
-	c.server.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), controlCallerKey{}, who)))
+	c.server.Serve(context.WithValue(r.Context(), controlCallerKey{}, who), w, r)
 }
 
 // ServeStdio serves one session of the control MCP server over in and out

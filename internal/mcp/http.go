@@ -39,19 +39,26 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		return
 	}
 	p, _ := w.Principal()
-	me := owner(p.WorkspaceID)
 	// Faults come after the request is authorized for what it touches:
 	// another workspace's session is refused as without them.
-	if o, ok := f.server.SessionOwner(r.Header.Get("Mcp-Session-Id")); ok && o != me {
+	if o, ok := f.server.SessionOwner(r.Header.Get("Mcp-Session-Id")); ok && o != owner(p.WorkspaceID) {
 		w.NoFaults()
 	}
 	if w.Faultable() && f.sessionFault(w, r) {
 		return
 	}
-	out := &outcome{w: w}
-	defer out.finish()
-	c := caller{principal: &p, view: f.env.View(r), requestID: w.Header().Get("X-Request-Id"), out: out}
-	f.server.ServeHTTP(w, r.WithContext(mcpserver.WithOwner(withCaller(r.Context(), c), me)))
+	x := &exchange{principal: p, out: outcome{w: w}}
+	x.caller = caller{principal: &x.principal, view: f.env.View(r), requestID: w.Header().Get("X-Request-Id"), out: &x.out}
+	defer x.out.finish()
+	f.server.Serve(withCaller(r.Context(), &x.caller), w, r)
+}
+
+// exchange is what an HTTP request to the front holds while the MCP
+// server serves it: its caller, and its outcome.
+type exchange struct {
+	principal sim.Principal
+	caller    caller
+	out       outcome
 }
 
 // sessionFault applies the faults an MCP request meets as it arrives: the

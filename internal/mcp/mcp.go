@@ -122,6 +122,12 @@ func New(env *front.Env) (*Front, error) {
 		},
 		Limits: mcpserver.Limits{Sessions: capServer, PerOwner: min(capWorkspace, capServer), Idle: sessionIdle, Refuse: refuseSession},
 		Now:    env.WallClock,
+		Owner: func(ctx context.Context) string {
+			if c := callerFrom(ctx); c.principal != nil {
+				return owner(c.principal.WorkspaceID)
+			}
+			return ""
+		},
 		// Events are kept so that a stream dropped mid-call (a fault, or
 		// a network) resumes with Last-Event-ID.
 		EventBytes:      eventStoreBytes,
@@ -191,13 +197,17 @@ type caller struct {
 
 type callerKey struct{}
 
-func withCaller(ctx context.Context, c caller) context.Context {
+// withCaller carries c in ctx; the handlers read it (callerFrom) and
+// change nothing of it.
+func withCaller(ctx context.Context, c *caller) context.Context {
 	return context.WithValue(ctx, callerKey{}, c)
 }
 
 func callerFrom(ctx context.Context) caller {
-	c, _ := ctx.Value(callerKey{}).(caller)
-	return c
+	if c, ok := ctx.Value(callerKey{}).(*caller); ok {
+		return *c
+	}
+	return caller{}
 }
 
 // Decodes is how many POST bodies the front has read: one for each.
@@ -212,7 +222,7 @@ func (f *Front) OpenSessions() int { return f.server.Sessions() }
 // on. Every tool call is made with apiKey; links are built from base, the
 // server's public address.
 func (f *Front) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, apiKey, base string) error {
-	c := caller{authorization: "Bearer " + apiKey, view: wire.View{Base: base, Eng: f.env.Eng}}
+	c := &caller{authorization: "Bearer " + apiKey, view: wire.View{Base: base, Eng: f.env.Eng}}
 	return f.server.ServeStdio(withCaller(ctx, c), in, out)
 }
 

@@ -76,7 +76,7 @@ func (b *bridge) line(ctx context.Context, data []byte) {
 	}
 	sessionless := ""
 	for _, m := range body.msgs {
-		if v := readMeta(m.Params).version; v != "" {
+		if v := m.meta.version; v != "" {
 			sessionless = v
 		}
 	}

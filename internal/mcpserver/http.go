@@ -13,8 +13,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/go-json-experiment/json/jsontext"
 )
 
 // The Streamable HTTP transport. The handshake-era revisions (up to
@@ -29,10 +27,15 @@ import (
 // asks of the client.
 const streamRetry = 10 * time.Millisecond
 
-// ServeHTTP serves a request of the Streamable HTTP transport that the
-// front has admitted (its host, its credential): ctx carries the front's
-// identity of the caller, and its owner (WithOwner).
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// ServeHTTP serves a request of the Streamable HTTP transport (Serve,
+// with the request's context).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.Serve(r.Context(), w, r) }
+
+// Serve serves a request of the Streamable HTTP transport that the front
+// has admitted (its host, its credential), with ctx in place of its
+// context: ctx carries the front's identity of the caller to the
+// handlers, and its owner (Options.Owner).
+func (s *Server) Serve(ctx context.Context, w http.ResponseWriter, r *http.Request) {
 	var b body
 	if r.Method == http.MethodPost {
 		data, err := readBody(r)
@@ -43,7 +46,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var rerr *Error
 		b, rerr = decodeBody(data, overHTTP)
 		if s.opts.Received != nil {
-			s.opts.Received(r.Context(), b.methods())
+			s.opts.Received(ctx, b.methods())
 		}
 		if rerr != nil {
 			rerr.html = true
@@ -63,7 +66,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRaw(w, http.StatusBadRequest, appendError(nil, id, versionError(version)), false)
 		return
 	}
-	x := &exchange{s: s, w: w, r: r, b: &b, version: version, sessionless: version == Sessionless}
+	x := &exchange{s: s, ctx: ctx, w: w, r: r, b: &b, version: version, sessionless: version == Sessionless}
 	if x.sessionless {
 		if err := checkHeaders(r.Header, &b, &x.name); err != nil {
 			writeRaw(w, http.StatusBadRequest, appendError(nil, id, err), false)
@@ -165,90 +168,26 @@ func checkHeaders(h http.Header, b *body, name *string) *Error {
 // named is what a message's Mcp-Name header must say: the tool or prompt
 // of a call, the URI of a read; false for a method without one.
 func named(m *Message) (string, bool) {
-	key := ""
 	switch m.Method {
 	case "tools/call", "prompts/get":
-		key = "name"
+		return m.p.name, true
 	case "resources/read":
-		key = "uri"
-	default:
-		return "", false
+		return m.p.uri, true
 	}
-	var v string
-	members(m.Params, func(name string, value jsontext.Value) {
-		if name == key {
-			v = unquoted(value)
-		}
-	})
-	return v, true
+	return "", false
 }
 
 // nameOf reads the name a message's Mcp-Name must say: false when its
-// params are not an object, or the name not a string.
+// params are not those of its method.
 func nameOf(m *Message) (string, bool) {
-	key := "name"
-	if m.Method == "resources/read" {
-		key = "uri"
-	}
-	var v string
-	ok := true
-	if !members(m.Params, func(name string, value jsontext.Value) {
-		if name == key {
-			v, ok = unquoted(value), value.Kind() == '"'
-		}
-	}) {
-		return "", false
-	}
-	return v, ok
+	name, _ := named(m)
+	return name, m.paramsErr == nil
 }
 
 // odd reports whether a message's params have a member of another type
 // than the protocol's (the transport's checks answer it, not the standard
 // headers').
-func odd(m *Message) bool {
-	switch k := m.Params.Kind(); {
-	case m.Params == nil || k == 'n':
-		return false
-	case k != '{':
-		return true
-	}
-	bad := false
-	kinds := func(v jsontext.Value, want ...jsontext.Kind) {
-		if v.Kind() == 'n' {
-			return
-		}
-		for _, k := range want {
-			if v.Kind() == k {
-				return
-			}
-		}
-		bad = true
-	}
-	members(m.Params, func(name string, v jsontext.Value) {
-		switch name {
-		case "name", "uri":
-			kinds(v, '"')
-		case "arguments":
-			kinds(v, '{')
-		case "_meta":
-			kinds(v, '{')
-			members(v, func(key string, v jsontext.Value) {
-				switch key {
-				case MetaProtocolVersion:
-					kinds(v, '"')
-				case MetaClientInfo:
-					kinds(v, '{')
-					members(v, func(key string, v jsontext.Value) {
-						if key == "name" || key == "version" {
-							kinds(v, '"')
-						}
-					})
-				}
-			})
-		}
-	})
-	return bad
-}
+func odd(m *Message) bool { return m.odd }
 
 // decodeHeader reads a standard header's value: as it is, or the text of
 // its Base64 form.
@@ -298,6 +237,7 @@ func mediaType(v string) string {
 // An exchange is one HTTP request being served.
 type exchange struct {
 	s           *Server
+	ctx         context.Context
 	w           http.ResponseWriter
 	r           *http.Request
 	b           *body
@@ -307,6 +247,7 @@ type exchange struct {
 	sess        *session
 	opened      bool // the request opens sess (initialize)
 	peer        *peer
+	own         peer // the peer of a sessionless request
 }
 
 // serveSessionless serves a request of the sessionless revision.
@@ -329,7 +270,7 @@ func (x *exchange) serveSessionless() {
 		x.refuse(http.StatusBadRequest, "Accept must contain both 'application/json' and 'text/event-stream'")
 		return
 	}
-	x.peer = &peer{}
+	x.peer = &x.own // one request, alone: nothing cancels it but its end
 	x.post()
 }
 
@@ -411,7 +352,7 @@ func (x *exchange) lookup(id string) *session {
 		x.refuse(http.StatusNotFound, "session not found")
 		return nil
 	}
-	if ss.owner != "" && ss.owner != ownerOf(x.r.Context()) {
+	if ss.owner != "" && ss.owner != x.s.owner(x.ctx) {
 		x.refuse(http.StatusForbidden, "session user mismatch")
 		return nil
 	}
@@ -423,7 +364,7 @@ func (x *exchange) lookup(id string) *session {
 // fails ends with its request.
 func (x *exchange) open() {
 	s := x.s
-	owner := ownerOf(x.r.Context())
+	owner := x.s.owner(x.ctx)
 	done, evicted, refused := s.sessions.reserve(owner)
 	if evicted != nil {
 		s.sessions.closed(evicted)
@@ -488,7 +429,7 @@ func (x *exchange) post() {
 			x.refuse(http.StatusBadRequest, err.Message)
 			return
 		}
-		if metaVersion := readMeta(m.Params).version; (m.IsCall() && version >= Sessionless) || metaVersion != "" {
+		if metaVersion := m.meta.version; (m.IsCall() && version >= Sessionless) || metaVersion != "" {
 			switch {
 			case !x.sessionless && m.Method != "server/discover":
 				x.writeSDKError(http.StatusBadRequest, m.ID, &Error{Code: CodeUnsupportedProtocolVersion,
@@ -518,7 +459,7 @@ func (x *exchange) post() {
 	}
 	if calls == 0 {
 		for i := range b.msgs {
-			x.s.serve(&call{ctx: r.Context(), msg: &b.msgs[i], peer: x.peer})
+			x.s.serve(&call{ctx: x.ctx, msg: &b.msgs[i], peer: x.peer})
 		}
 		x.w.WriteHeader(http.StatusAccepted)
 		return
@@ -587,12 +528,12 @@ func (x *exchange) answer() {
 	case x.sessionless && one != nil && one.Method == "resources/read" && s.opts.DirectReads,
 		!x.sessionless && one != nil && one.Method == "resources/read" && s.streamedRead(x.readURI(one)):
 		x.direct(one)
-	case x.sessionless && one != nil && one.Method == "tools/call" && s.opts.ProgressStreams && readMeta(one.Params).progress != nil:
+	case x.sessionless && one != nil && one.Method == "tools/call" && s.opts.ProgressStreams && one.meta.progress != nil:
 		x.progressCall(one)
 	case x.sessionless:
 		x.sessionlessJSON(one)
 	case one != nil && one.Method == "tools/call" && x.directCall(one):
-		if readMeta(one.Params).progress != nil {
+		if one.meta.progress != nil {
 			x.progressCall(one)
 		} else {
 			x.directJSON(one)
@@ -604,11 +545,10 @@ func (x *exchange) answer() {
 
 // readURI is a read's URI, "" when its params are not a read's.
 func (x *exchange) readURI(m *Message) string {
-	var p params
-	if decodeParams(m, &p) != nil {
+	if m.paramsErr != nil {
 		return ""
 	}
-	return p.uri
+	return m.p.uri
 }
 
 // directCall reports whether a session's call answers as one JSON body
@@ -629,6 +569,12 @@ func (x *exchange) directCall(m *Message) bool {
 // requests of its peer).
 func (x *exchange) start(m *Message, ctx context.Context) *call {
 	c := &call{msg: m, peer: x.peer}
+	if x.sess == nil {
+		// A sessionless request stands alone: no notification can
+		// cancel it; it ends with its HTTP request.
+		c.ctx, c.finish = ctx, func() {}
+		return c
+	}
 	c.ctx, c.finish = x.peer.start(ctx, m.ID)
 	return c
 }
@@ -637,7 +583,7 @@ func (x *exchange) start(m *Message, ctx context.Context) *call {
 // revision gives some errors their own status (404 for a method not
 // found, 400 for bad params or a revision not spoken).
 func (x *exchange) sessionlessJSON(m *Message) {
-	c := x.start(m, x.r.Context())
+	c := x.start(m, x.ctx)
 	h := x.w.Header()
 	h.Set("Cache-Control", "no-cache, no-transform")
 	h.Set("Content-Type", "application/json")
@@ -663,7 +609,7 @@ func (x *exchange) sessionlessJSON(m *Message) {
 
 // directJSON answers a session's call as one JSON body.
 func (x *exchange) directJSON(m *Message) {
-	c := x.start(m, x.r.Context())
+	c := x.start(m, x.ctx)
 	rep := x.s.serve(c)
 	c.finish()
 	defer rep.done()
@@ -682,7 +628,7 @@ func (x *exchange) directJSON(m *Message) {
 // progressCall answers a call that carries a progress token as events
 // without ids: its progress notifications, then its result.
 func (x *exchange) progressCall(m *Message) {
-	c := x.start(m, x.r.Context())
+	c := x.start(m, x.ctx)
 	defer c.finish()
 	ev := &plainEvents{w: x.w}
 	c.notify = ev.send
@@ -709,7 +655,7 @@ func (x *exchange) progressCall(m *Message) {
 // read, so memory stays flat whatever the file's size. Its errors answer
 // with HTTP 200.
 func (x *exchange) direct(m *Message) {
-	c := x.start(m, x.r.Context())
+	c := x.start(m, x.ctx)
 	c.streams = true
 	defer c.finish()
 	rep := x.s.serve(c)
@@ -775,12 +721,12 @@ func (x *exchange) events() {
 	for i := range b.msgs {
 		m := &b.msgs[i]
 		if !m.IsCall() {
-			s.serve(&call{ctx: x.r.Context(), msg: m, peer: x.peer})
+			s.serve(&call{ctx: x.ctx, msg: m, peer: x.peer})
 			continue
 		}
 		// Resumable answers outlive the request that asked: a client
 		// that lost the stream reads them from the store.
-		ctx := x.r.Context()
+		ctx := x.ctx
 		if st.id != "" {
 			ctx = context.WithoutCancel(ctx)
 		}
@@ -835,11 +781,8 @@ func (x *exchange) newStream(hold bool) *stream {
 		st.version = v20250326
 	}
 	for _, m := range x.b.msgs {
-		if m.Method == "initialize" {
-			var p params
-			if decodeParams(&m, &p) == nil && p.version != "" {
-				st.version = p.version
-			}
+		if m.Method == "initialize" && m.paramsErr == nil && m.p.version != "" {
+			st.version = m.p.version
 		}
 	}
 	if x.s.events != nil && x.sess != nil {
@@ -1004,7 +947,7 @@ func (x *exchange) get() {
 		io.WriteString(w, ": ok\n\n")
 		http.NewResponseController(w).Flush()
 		select {
-		case <-r.Context().Done():
+		case <-x.ctx.Done():
 		case <-ss.closed:
 		}
 		return
@@ -1060,7 +1003,7 @@ func (x *exchange) get() {
 	live.mu.Unlock()
 	select {
 	case <-live.done:
-	case <-r.Context().Done():
+	case <-x.ctx.Done():
 	case <-ss.closed:
 	}
 	live.mu.Lock()

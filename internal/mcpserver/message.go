@@ -39,6 +39,12 @@ type Message struct {
 	// notification); false for a response, which the server takes and
 	// ignores (it sends no requests).
 	request bool
+
+	// What its params say, read once (readParams).
+	p         params
+	meta      meta
+	paramsErr *Error // how the params fail the method's type, nil when they do not
+	odd       bool   // a member is of another type than the protocol's
 }
 
 // IsCall reports whether the message is a request that awaits an answer.
@@ -169,6 +175,18 @@ func decodeBody(data []byte, how reading) (body, *Error) {
 		_, err := dec.ReadValue()
 		return b, syntaxOr(err, nil)
 	}
+	b.msgs = make([]Message, 1)
+	if dec.PeekKind() == '{' {
+		// One message, read where it stands.
+		rpcErr, err := readMessage(dec, data, &b.msgs[0], how)
+		if err != nil {
+			return b, parseError()
+		}
+		if err := atEnd(dec); err != nil {
+			return b, err
+		}
+		return b, rpcErr
+	}
 	v, err := dec.ReadValue()
 	if err != nil {
 		return b, parseError()
@@ -176,7 +194,6 @@ func decodeBody(data []byte, how reading) (body, *Error) {
 	if err := atEnd(dec); err != nil {
 		return b, err
 	}
-	b.msgs = make([]Message, 1)
 	return b, decodeMessage(v, &b.msgs[0], how, false)
 }
 
@@ -231,14 +248,45 @@ func decodeMessage(v jsontext.Value, m *Message, how reading, inBatch bool) *Err
 	}
 	d := getDecoder(v)
 	defer d.release()
-	dec := d.dec
-	dec.ReadToken() // {
+	rpcErr, err := readMessage(d.dec, v, m, how)
+	if err != nil {
+		return parseError()
+	}
+	return rpcErr
+}
+
+// readMessage reads a message from dec, which stands at its '{' and reads
+// data: the message's envelope, and its params in the same pass (when its
+// method came before them, as clients write it). A syntax error is
+// returned apart: the message is no JSON, whatever else it is.
+func readMessage(dec *jsontext.Decoder, data []byte, m *Message, how reading) (*Error, error) {
+	if _, err := dec.ReadToken(); err != nil { // {
+		return nil, err
+	}
 	var version, id, method, result, errv jsontext.Value
 	var firstBadType string // the first member of another type than the envelope's, as the SDK's reader stops at it
+	paramsRead := false
 	for dec.PeekKind() != '}' {
-		name, _ := dec.ReadValue()
-		value, _ := dec.ReadValue()
-		switch key := unquoted(name); key {
+		name, err := dec.ReadValue()
+		if err != nil {
+			return nil, err
+		}
+		key := string(nameBytes(name))
+		if key == "params" && method.Kind() == '"' && dec.PeekKind() == '{' {
+			// The params of a method known: read where they stand.
+			start := valueStart(data, dec.InputOffset())
+			m.Method = internMethod(method)
+			if err := m.readParamsFrom(dec); err != nil {
+				return nil, err
+			}
+			m.Params, paramsRead = jsontext.Value(data[start:dec.InputOffset()]), true
+			continue
+		}
+		value, err := dec.ReadValue()
+		if err != nil {
+			return nil, err
+		}
+		switch key {
 		case "jsonrpc":
 			version = value
 			if value.Kind() != '"' && value.Kind() != 'n' && firstBadType == "" {
@@ -252,15 +300,37 @@ func decodeMessage(v jsontext.Value, m *Message, how reading, inBatch bool) *Err
 				}
 			}
 		case "method":
+			if string(value) != string(method) {
+				paramsRead = false // read for another method
+			}
 			method = value
 		case "params":
-			m.Params = value
+			m.Params, paramsRead = value, false
 		case "result":
 			result = value
 		case "error":
 			errv = value
 		}
 	}
+	if _, err := dec.ReadToken(); err != nil { // }
+		return nil, err
+	}
+	return m.envelope(version, id, method, result, errv, firstBadType, paramsRead, how), nil
+}
+
+// valueStart is where the value after a name that ends at off begins: past
+// the colon and white space.
+func valueStart(data []byte, off int64) int {
+	i := int(off)
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r' || data[i] == ':') {
+		i++
+	}
+	return i
+}
+
+// envelope judges a message's envelope, read: what JSON-RPC refuses, and
+// then its params (unless they were read already).
+func (m *Message) envelope(version, id, method, result, errv jsontext.Value, firstBadType string, paramsRead bool, how reading) *Error {
 	methodNull := method != nil && method.Kind() == 'n'
 	methodOK := method == nil || methodNull || method.Kind() == '"'
 	if how == overHTTP {
@@ -286,7 +356,15 @@ func decodeMessage(v jsontext.Value, m *Message, how reading, inBatch bool) *Err
 		if !methodOK {
 			return malformed("unmarshaling jsonrpc message: " + typeMismatch(method, "", "string"))
 		}
-		m.Method, m.request = unquoted(method), true
+		m.Method, m.request = internMethod(method), true
+		if paramsRead {
+			return nil
+		}
+		if m.Params != nil {
+			m.readParams()
+		} else if spec, ok := methodParams[m.Method]; ok && !spec.optional {
+			m.readParams() // the error of params that are missing
+		}
 		return nil
 	}
 	if !m.ID.IsValid() {
@@ -306,8 +384,14 @@ func readID(v jsontext.Value) (ID, *Error) {
 	case 0, 'n':
 		return ID{}, nil
 	case '"':
+		if plainASCII(v[1 : len(v)-1]) {
+			return ID{raw: string(v)}, nil // as it would be written again
+		}
 		return ID{raw: string(appendString(nil, unquoted(v), false))}, nil
 	case '0':
+		if len(v) <= 15 && plainInteger(v) {
+			return ID{raw: string(v)}, nil
+		}
 		f, err := strconv.ParseFloat(string(v), 64)
 		if err != nil {
 			return ID{}, malformed("unmarshaling jsonrpc message: " + typeMismatchOf(v, "id", "jsonrpc2.wireDecode", "float64"))
@@ -387,12 +471,75 @@ func typeMismatchOf(v jsontext.Value, field, strct, typ string) string {
 // Members reads a JSON object's members in order, each value sharing v's
 // bytes; false when v is not an object.
 func Members(v jsontext.Value, each func(name string, value jsontext.Value)) bool {
-	return members(v, each)
+	return members(v, func(name []byte, value jsontext.Value) { each(string(name), value) })
+}
+
+// plainASCII reports whether a string's bytes are written back as they
+// are: printable ASCII without a quote or a backslash.
+func plainASCII(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// plainInteger reports whether a number is an integer written as an int64
+// writes it: digits, an optional minus, no leading zero, not -0.
+func plainInteger(b []byte) bool {
+	digits := b
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+		if len(digits) > 0 && digits[0] == '0' {
+			return false
+		}
+	}
+	if len(digits) == 0 || digits[0] == '0' && len(digits) > 1 {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// methods are the methods the server reads, named without a copy.
+var methods = func() map[string]string {
+	m := map[string]string{}
+	for name := range methodParams {
+		m[name] = name
+	}
+	return m
+}()
+
+// internMethod is a method's name.
+func internMethod(v jsontext.Value) string {
+	if name, ok := methods[string(nameBytes(v))]; ok {
+		return name
+	}
+	return unquoted(v)
+}
+
+// nameBytes is a JSON string's text, without a copy when it has no
+// escape.
+func nameBytes(v jsontext.Value) []byte {
+	if len(v) < 2 || v[0] != '"' {
+		return nil
+	}
+	inner := v[1 : len(v)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return inner
+	}
+	return []byte(unquoted(v))
 }
 
 // members reads a JSON object's members, each value sharing v's bytes; ok
-// is false when v is not an object.
-func members(v jsontext.Value, each func(name string, value jsontext.Value)) bool {
+// is false when v is not an object. A name shares v's bytes too unless it
+// has an escape: it must not be kept.
+func members(v jsontext.Value, each func(name []byte, value jsontext.Value)) bool {
 	if v.Kind() != '{' {
 		return false
 	}
@@ -409,7 +556,7 @@ func members(v jsontext.Value, each func(name string, value jsontext.Value)) boo
 		if err != nil {
 			return false
 		}
-		each(unquoted(name), value)
+		each(nameBytes(name), value)
 	}
 	return true
 }

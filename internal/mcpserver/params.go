@@ -7,9 +7,9 @@ import (
 )
 
 // params are a request's params, as the methods the server serves read
-// them: each method takes some of these fields.
+// them: each method takes some of these fields. A message's params are
+// read once, when the message is (readParams).
 type params struct {
-	meta       jsontext.Value // _meta, an object; nil when absent or null
 	name       string         // tools/call, prompts/get
 	arguments  jsontext.Value // tools/call: as sent
 	promptArgs map[string]string
@@ -19,6 +19,16 @@ type params struct {
 	version    string // initialize: protocolVersion
 	requestID  jsontext.Value
 	ref        bool // completion/complete: a ref was given
+}
+
+// meta is what a request's _meta says: of the sessionless revision, and
+// its progress token.
+type meta struct {
+	version      string // the revision the request follows: "" for the handshake era's
+	capabilities bool   // clientCapabilities: an object
+	clientInfo   jsontext.Kind // of clientInfo: 0 when absent
+	logLevel     string
+	progress     jsontext.Value // progressToken; nil when absent or null
 }
 
 // paramsOf describes the params of a method: the name of the official
@@ -86,78 +96,131 @@ func checkRequest(m *Message) *Error {
 	return nil
 }
 
-// decodeParams reads a request's params for its method; a value of another
-// type than the method's is refused as the official SDK words it.
-func decodeParams(m *Message, p *params) *Error {
-	spec := methodParams[m.Method]
+// readParams reads a request's params once, for everything that asks of
+// them: the method's fields (and, when one is of another type than the
+// method takes, the error the official SDK words), the _meta, whether a
+// member is of another type than the protocol's (odd).
+func (m *Message) readParams() {
+	if m.Params.Kind() != '{' {
+		m.readParamsFrom(nil)
+		return
+	}
+	d := getDecoder(m.Params)
+	defer d.release()
+	m.readParamsFrom(d.dec)
+}
+
+// readParamsFrom reads the params from dec, which stands at their '{' (nil
+// when they are not an object: m.Params says what they are). A syntax
+// error is returned (the message is no JSON: nothing else counts).
+func (m *Message) readParamsFrom(dec *jsontext.Decoder) error {
+	m.p, m.meta, m.paramsErr, m.odd = params{}, meta{}, nil, false
+	spec, known := methodParams[m.Method]
 	fail := func(inner string) *Error {
 		if spec.plain {
 			return &Error{Message: fmt.Sprintf("handling '%s': unmarshaling %q into a *%s: %s", m.Method, []byte(m.Params), spec.typ, inner)}
 		}
 		return &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("handling '%s': invalid params: unmarshaling %q into a *%s: %s", m.Method, []byte(m.Params), spec.typ, inner)}
 	}
-	if m.Params == nil || m.Params.Kind() == 'n' {
-		if !spec.optional {
-			if spec.plain {
-				return &Error{Message: fmt.Sprintf("handling '%s': missing required \"params\"", m.Method)}
+	if dec == nil {
+		switch {
+		case m.Params == nil || m.Params.Kind() == 'n':
+			if known && !spec.optional {
+				if spec.plain {
+					m.paramsErr = &Error{Message: fmt.Sprintf("handling '%s': missing required \"params\"", m.Method)}
+				} else {
+					m.paramsErr = &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("handling '%s': invalid request: missing required \"params\"", m.Method)}
+				}
 			}
-			return &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("handling '%s': invalid request: missing required \"params\"", m.Method)}
+		default:
+			m.odd = true
+			if known {
+				m.paramsErr = fail(typeMismatch(m.Params, "", spec.typ))
+			}
 		}
 		return nil
 	}
-	if m.Params.Kind() != '{' {
-		return fail(typeMismatch(m.Params, "", spec.typ))
+	p := &m.p
+	oddKind := func(v jsontext.Kind, want jsontext.Kind) {
+		if v != 'n' && v != want {
+			m.odd = true
+		}
 	}
-	var bad *Error
-	members(m.Params, func(name string, v jsontext.Value) {
-		if bad != nil {
-			return
+	var mismatch func() *Error // the first member of another type than the method takes
+	return eachMember(dec, func(name []byte) error {
+		key := paramName(name)
+		if key == "" {
+			return dec.SkipValue() // a member no method reads
 		}
-		if name == "_meta" {
-			switch v.Kind() {
+		if key == "_meta" {
+			kind := dec.PeekKind()
+			oddKind(kind, '{')
+			switch kind {
 			case '{':
-				p.meta = v
+				return readMetaFrom(dec, &m.meta, &m.odd)
 			case 'n':
-				p.meta = nil
+				m.meta = meta{}
 			default:
-				bad = fail(typeMismatchOf(v, name, spec.typ, "mcp.Meta"))
+				v, err := dec.ReadValue()
+				if err != nil {
+					return err
+				}
+				if mismatch == nil && known {
+					v := v.Clone()
+					mismatch = func() *Error { return fail(typeMismatchOf(v, "_meta", spec.typ, "mcp.Meta")) }
+				}
+				return nil
 			}
-			return
+			return dec.SkipValue()
 		}
-		kind, ok := spec.fields[name]
+		v, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		switch key {
+		case "name", "uri":
+			oddKind(v.Kind(), '"')
+		case "arguments":
+			oddKind(v.Kind(), '{')
+		}
+		kind, ok := spec.fields[key]
 		if !ok {
-			return
+			return nil
 		}
 		if v.Kind() != 'n' && kind != 0 && v.Kind() != kind && !(kind == 'm' && v.Kind() == '{') {
-			typ := "string"
-			switch {
-			case kind == 'm':
-				typ = "map[string]string"
-			case name == "level":
-				typ = "mcp.LoggingLevel"
-			case name == "capabilities":
-				typ = "mcp.clientCapabilitiesV2"
-			case name == "clientInfo":
-				typ = "mcp.Implementation"
+			if mismatch == nil {
+				typ := "string"
+				switch {
+				case kind == 'm':
+					typ = "map[string]string"
+				case key == "level":
+					typ = "mcp.LoggingLevel"
+				case key == "capabilities":
+					typ = "mcp.clientCapabilitiesV2"
+				case key == "clientInfo":
+					typ = "mcp.Implementation"
+				}
+				v := v.Clone()
+				mismatch = func() *Error { return fail(typeMismatchOf(v, key, spec.typ, typ)) }
 			}
-			bad = fail(typeMismatchOf(v, name, spec.typ, typ))
-			return
+			return nil
 		}
-		switch name {
+		switch key {
 		case "name":
 			p.name = unquoted(v)
 		case "arguments":
 			if kind == 'm' {
 				if v.Kind() == '{' {
 					p.promptArgs = map[string]string{}
-					members(v, func(k string, a jsontext.Value) {
-						if bad == nil && a.Kind() != '"' && a.Kind() != 'n' {
-							bad = fail(typeMismatchOf(a, name, spec.typ, "map[string]string"))
+					members(v, func(k []byte, a jsontext.Value) {
+						if mismatch == nil && a.Kind() != '"' && a.Kind() != 'n' {
+							a := a.Clone()
+							mismatch = func() *Error { return fail(typeMismatchOf(a, "arguments", spec.typ, "map[string]string")) }
 						}
-						p.promptArgs[k] = unquoted(a)
+						p.promptArgs[string(k)] = unquoted(a)
 					})
 				}
-				return
+				return nil
 			}
 			p.arguments = v
 		case "uri":
@@ -173,47 +236,133 @@ func decodeParams(m *Message, p *params) *Error {
 		case "ref":
 			p.ref = v.Kind() != 'n'
 		}
-	})
-	return bad
-}
-
-// meta is what a request's _meta says of the sessionless revision.
-type meta struct {
-	version      string // the revision the request follows: "" for the handshake era's
-	capabilities bool   // clientCapabilities: an object
-	clientInfo   jsontext.Value
-	logLevel     string
-	progress     jsontext.Value // progressToken; nil when absent or null
-}
-
-// readMeta reads a request's _meta; params that are not an object have
-// none.
-func readMeta(raw jsontext.Value) meta {
-	var mt meta
-	if raw.Kind() != '{' {
-		return mt
-	}
-	members(raw, func(name string, v jsontext.Value) {
-		if name != "_meta" {
-			return
+		return nil
+	}, func() {
+		if mismatch != nil {
+			m.paramsErr = mismatch()
 		}
-		mt = meta{}
-		members(v, func(key string, v jsontext.Value) {
-			switch key {
-			case MetaProtocolVersion:
-				mt.version = unquoted(v)
-			case MetaClientCapabilities:
-				mt.capabilities = v.Kind() == '{'
-			case MetaClientInfo:
-				mt.clientInfo = v
-			case MetaLogLevel:
-				mt.logLevel = unquoted(v)
-			case "progressToken":
-				if v.Kind() != 'n' {
-					mt.progress = v
-				}
-			}
-		})
 	})
-	return mt
+}
+
+// eachMember reads the object dec stands at: member reads each member's
+// value from dec, given its name (valid only during the call); done runs
+// once the object is read whole.
+func eachMember(dec *jsontext.Decoder, member func(name []byte) error, done func()) error {
+	if _, err := dec.ReadToken(); err != nil { // {
+		return err
+	}
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		if err := member(nameBytes(name)); err != nil {
+			return err
+		}
+	}
+	if _, err := dec.ReadToken(); err != nil { // }
+		return err
+	}
+	if done != nil {
+		done()
+	}
+	return nil
+}
+
+// paramName is the name of a member of params that a method reads, as a
+// constant (a name is compared without a copy); "" for any other.
+func paramName(name []byte) string {
+	switch string(name) {
+	case "_meta":
+		return "_meta"
+	case "name":
+		return "name"
+	case "arguments":
+		return "arguments"
+	case "uri":
+		return "uri"
+	case "cursor":
+		return "cursor"
+	case "level":
+		return "level"
+	case "protocolVersion":
+		return "protocolVersion"
+	case "capabilities":
+		return "capabilities"
+	case "clientInfo":
+		return "clientInfo"
+	case "requestId":
+		return "requestId"
+	case "reason":
+		return "reason"
+	case "ref":
+		return "ref"
+	case "progressToken":
+		return "progressToken"
+	}
+	return ""
+}
+
+// readMetaFrom reads the _meta object dec stands at into mt; odd is set
+// when a member the protocol types is of another type.
+func readMetaFrom(dec *jsontext.Decoder, mt *meta, odd *bool) error {
+	*mt = meta{}
+	return eachMember(dec, func(name []byte) error {
+		switch string(name) {
+		case MetaClientInfo:
+			mt.clientInfo = dec.PeekKind()
+			switch mt.clientInfo {
+			case 'n':
+				return dec.SkipValue()
+			case '{':
+			default:
+				*odd = true
+				return dec.SkipValue()
+			}
+			return eachMember(dec, func(name []byte) error {
+				if s := string(name); s == "name" || s == "version" {
+					if k := dec.PeekKind(); k != '"' && k != 'n' {
+						*odd = true
+					}
+				}
+				return dec.SkipValue()
+			}, nil)
+		case MetaClientCapabilities:
+			mt.capabilities = dec.PeekKind() == '{'
+			return dec.SkipValue()
+		}
+		v, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		switch string(name) {
+		case MetaProtocolVersion:
+			if v.Kind() != '"' && v.Kind() != 'n' {
+				*odd = true
+			}
+			mt.version = internVersion(v)
+		case MetaLogLevel:
+			mt.logLevel = unquoted(v)
+		case "progressToken":
+			mt.progress = nil
+			if v.Kind() != 'n' {
+				mt.progress = v
+			}
+		}
+		return nil
+	}, nil)
+}
+
+// internVersion is a revision's name, without a copy for the ones the
+// server speaks.
+func internVersion(v jsontext.Value) string {
+	if len(v) > 2 && v[0] == '"' {
+		inner := v[1 : len(v)-1]
+		for _, version := range Versions {
+			if string(inner) == version {
+				return version
+			}
+		}
+	}
+	return unquoted(v)
 }

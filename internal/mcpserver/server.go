@@ -30,6 +30,10 @@ type Options struct {
 	Limits       Limits
 	// Now reads the wall clock, for the sessions' idle time.
 	Now func() time.Time
+	// Owner names who sends a request (from the context the front serves
+	// it with): a session answers only the owner that opened it, and the
+	// caps count per owner. Without it, sessions have no owner.
+	Owner func(ctx context.Context) string
 
 	// EventBytes caps what the sessions' event streams keep for a client
 	// that resumes one (Last-Event-ID): the oldest events go first. With
@@ -316,14 +320,16 @@ type reply struct {
 	size int64
 	tail []byte
 	err  *Error // the error the answer carries, nil for a result
-	// pooled: msg goes back to the answers' pool once written.
-	pooled bool
+	// buf, when set, holds msg and goes back to the answers' pool once
+	// msg is written.
+	buf *[]byte
 }
 
 func (r *reply) done() {
-	if r != nil && r.pooled {
-		putAnswerBuffer(r.msg)
-		r.msg = nil
+	if r != nil && r.buf != nil {
+		*r.buf = r.msg
+		putAnswerBuffer(r.buf)
+		r.msg, r.buf = nil, nil
 	}
 }
 
@@ -372,9 +378,9 @@ func (c *call) sync() bool { return !c.msg.IsCall() || c.msg.Method == "initiali
 func (s *Server) admit(c *call) *Error {
 	m := c.msg
 	if m.IsCall() {
-		c.mt = readMeta(m.Params)
+		c.mt = m.meta
 		if c.mt.version >= Sessionless {
-			if ci := c.mt.clientInfo; ci != nil && ci.Kind() != 'n' && ci.Kind() != '{' {
+			if ci := c.mt.clientInfo; ci != 0 && ci != 'n' && ci != '{' {
 				return Errorf(CodeInvalidParams, "invalid _meta field %q", MetaClientInfo)
 			}
 			if !c.mt.capabilities {
@@ -409,7 +415,8 @@ func (s *Server) admit(c *call) *Error {
 	if err := checkRequest(m); err != nil {
 		return err
 	}
-	return decodeParams(m, &c.p)
+	c.p = m.p
+	return m.paramsErr
 }
 
 // handle runs an admitted message's method.
@@ -478,13 +485,13 @@ func (s *Server) handle(c *call) (*reply, *Error) {
 			}
 		}
 		res := t.handler(c.ctx, tc)
-		b := answerBuffer(len(res.StructuredContent) + 512)
-		b = append(append(append(b, `{"jsonrpc":"2.0","id":`...), m.ID.String()...), `,"result":`...)
+		buf := answerBuffer(len(res.StructuredContent) + 512)
+		b := append(append(append(*buf, `{"jsonrpc":"2.0","id":`...), m.ID.String()...), `,"result":`...)
 		b = append(res.append(b, c.sessionless, impl), '}')
 		if res.Release != nil {
 			res.Release() // the answer holds a copy of its structured content
 		}
-		return &reply{msg: b, pooled: true}, nil
+		return &reply{msg: b, buf: buf}, nil
 	case "resources/read":
 		return s.read(c, impl)
 	case "prompts/get":
@@ -646,17 +653,19 @@ func (s *Server) list(method string, sessionless bool, impl Implementation) []by
 
 // answerBuffers are the buffers tool results are built in: an answer is
 // about the size of the operation's body, and is copied when written.
-var answerBuffers sync.Pool
+var answerBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
-func answerBuffer(size int) []byte {
-	if b, ok := answerBuffers.Get().(*[]byte); ok && cap(*b) >= size {
-		return (*b)[:0]
+func answerBuffer(size int) *[]byte {
+	b := answerBuffers.Get().(*[]byte)
+	if cap(*b) < size {
+		*b = make([]byte, 0, max(size, 1024))
 	}
-	return make([]byte, 0, max(size, 1024))
+	*b = (*b)[:0]
+	return b
 }
 
-func putAnswerBuffer(b []byte) {
-	if cap(b) <= 1<<20 {
-		answerBuffers.Put(&b)
+func putAnswerBuffer(b *[]byte) {
+	if cap(*b) <= 1<<20 {
+		answerBuffers.Put(b)
 	}
 }

@@ -36,6 +36,7 @@ func toy(t testing.TB, opts mcpserver.Options) *mcpserver.Server {
 		opts.NewSessionID = func() string { return fmt.Sprintf("toy_%d", n.Add(1)) }
 	}
 	opts.Implementation = &mcpserver.Implementation{Name: "toy", Version: "1"}
+	opts.Owner = func(ctx context.Context) string { who, _ := ctx.Value(callerKey{}).(string); return who }
 	opts.Capabilities = mcpserver.Capabilities{Tools: true, Resources: true, Prompts: true, Logging: true}
 	s := mcpserver.New(opts)
 	readOnly := true
@@ -92,8 +93,7 @@ func toy(t testing.TB, opts mcpserver.Options) *mcpserver.Server {
 func front(s *mcpserver.Server) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		who := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-		ctx := context.WithValue(mcpserver.WithOwner(r.Context(), who), callerKey{}, who)
-		s.ServeHTTP(w, r.WithContext(ctx))
+		s.Serve(context.WithValue(r.Context(), callerKey{}, who), w, r)
 	})
 }
 

@@ -239,15 +239,11 @@ func (s *Server) EndIdle() int { return s.sessions.endIdle() }
 // SessionOwner is the owner of an open session.
 func (s *Server) SessionOwner(id string) (owner string, ok bool) { return s.sessions.owner(id) }
 
-type ownerKey struct{}
-
-// WithOwner says who sends the requests of ctx: a session opened by one
-// owner answers no other (403).
-func WithOwner(ctx context.Context, owner string) context.Context {
-	return context.WithValue(ctx, ownerKey{}, owner)
-}
-
-func ownerOf(ctx context.Context) string {
-	o, _ := ctx.Value(ownerKey{}).(string)
-	return o
+// owner is who sends the requests of ctx (Options.Owner): a session
+// opened by one owner answers no other (403).
+func (s *Server) owner(ctx context.Context) string {
+	if s.opts.Owner == nil {
+		return ""
+	}
+	return s.opts.Owner(ctx)
 }

@@ -88,7 +88,7 @@ func (p *stdioPeer) line(ctx context.Context, data []byte) {
 		return
 	}
 	if m := b.single(); m != nil && m.IsCall() {
-		if v := readMeta(m.Params).version; v != "" && !Speaks(v) {
+		if v := m.meta.version; v != "" && !Speaks(v) {
 			p.reply(m.ID, versionError(v))
 			return
 		}
@@ -98,7 +98,7 @@ func (p *stdioPeer) line(ctx context.Context, data []byte) {
 		version := p.peer.version
 		p.peer.mu.Unlock()
 		for _, m := range b.msgs {
-			if v := readMeta(m.Params).version; v >= Sessionless {
+			if v := m.meta.version; v >= Sessionless {
 				version = v // the sessionless revision has no batches either
 			}
 		}
