@@ -24,8 +24,8 @@ type params struct {
 // meta is what a request's _meta says: of the sessionless revision, and
 // its progress token.
 type meta struct {
-	version      string // the revision the request follows: "" for the handshake era's
-	capabilities bool   // clientCapabilities: an object
+	version      string        // the revision the request follows: "" for the handshake era's
+	capabilities bool          // clientCapabilities: an object
 	clientInfo   jsontext.Kind // of clientInfo: 0 when absent
 	logLevel     string
 	progress     jsontext.Value // progressToken; nil when absent or null
