@@ -88,7 +88,7 @@ func NewControl(env *front.Env, c ControlConfig) (*Control, error) {
 	})
 	for _, t := range tools {
 		if err := ctl.server.AddTool(t.def, func(ctx context.Context, call *mcpserver.ToolCall) *mcpserver.ToolResult {
-			return ctl.call(ctx, t, call.Arguments, controlCallerFrom(ctx))
+			return ctl.call(ctx, t, call, controlCallerFrom(ctx))
 		}); err != nil {
 			return nil, err
 		}

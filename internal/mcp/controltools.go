@@ -11,8 +11,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/mcpserver"
 	"github.com/mediamock/mediamock/internal/wire"
@@ -132,8 +130,8 @@ func controlAnnotations(op contract.Operation, title string) *mcpserver.ToolAnno
 // the caller's credential: the arguments become its path, query and JSON
 // body; its answer becomes the result (the JSON as text and as structured
 // content), a tool error when it is not a success.
-func (c *Control) call(ctx context.Context, t *tool, raw jsontext.Value, who controlCaller) *mcpserver.ToolResult {
-	args, _, bad := arguments(raw)
+func (c *Control) call(ctx context.Context, t *tool, call *mcpserver.ToolCall, who controlCaller) *mcpserver.ToolResult {
+	args, _, bad := arguments(call)
 	if c.env.MCPMaxWait > 0 && !bad && slices.Contains(t.args.Query, "timeout") {
 		if args == nil {
 			args = map[string]json.RawMessage{}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mediamock/mediamock/internal/mcpserver"
+
 	"github.com/mediamock/mediamock/internal/ops"
 )
 
@@ -77,5 +79,22 @@ func TestListDigestIsTheRead(t *testing.T) {
 		}
 		page += "}"
 		require.Equal(t, digestOf([]byte(page)), listDigest(&ops.ListFacts{IDs: tt.ids, More: tt.more}), page)
+	}
+}
+
+// TestListSummaryIsTheDigests holds the summary of a list page made from
+// its facts equal to the one its digest gives, or left to the digest.
+func TestListSummaryIsTheDigests(t *testing.T) {
+	tl := &tool{def: mcpserver.Tool{Title: "List library assets"}}
+	for _, l := range []ops.ListFacts{{}, {More: true}, {IDs: []uint64{120, 119, 118}, More: true}, {IDs: []uint64{3, 2, 1}},
+		{IDs: []uint64{1}, More: true}, {IDs: []uint64{999999999999999, 7}, More: true}, {IDs: []uint64{1000000000000000}, More: true},
+		{IDs: []uint64{18446744073709551615}}} {
+		text, ok := listSummary(tl, 200, &l)
+		want := summarize(tl, 200, listDigest(&l))
+		if ok {
+			require.Equal(t, want, text, "%+v", l)
+		} else {
+			require.Contains(t, want, "e+", "%+v: left to the digest, which prints a float", l)
+		}
 	}
 }

@@ -85,6 +85,39 @@ func listDigest(l *ops.ListFacts) *digest {
 	return d
 }
 
+// listSummary is the summary of a list page of assets from its facts, as
+// summarize writes it of listDigest (TestListSummaryIsTheDigests), without
+// a digest: false for ids of 16 digits or more, which summarize prints as
+// the floats JSON makes of them.
+func listSummary(t *tool, status int, l *ops.ListFacts) (string, bool) {
+	const exact = 1e15
+	b := make([]byte, 0, len(t.def.Title)+96+len(l.IDs)*8)
+	b = append(b, t.def.Title...)
+	b = strconv.AppendInt(append(b, " ("...), int64(status), 10)
+	b = strconv.AppendInt(append(b, "): "...), int64(len(l.IDs)), 10)
+	b = append(b, " item(s)"...)
+	for i, id := range l.IDs {
+		if id >= exact {
+			return "", false
+		}
+		if i == 0 {
+			b = append(b, "; ids "...)
+		} else {
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendUint(b, id, 10)
+	}
+	if l.More {
+		b = append(b, "; more after next_cursor "...)
+		if len(l.IDs) == 0 {
+			b = append(b, "<nil>"...)
+		} else {
+			b = strconv.AppendUint(b, l.IDs[len(l.IDs)-1], 10)
+		}
+	}
+	return string(append(b, ". The full result is the structured content."...)), true
+}
+
 // val is a raw JSON value as encoding/json decodes it into any; nil when
 // absent or null.
 func val(raw json.RawMessage) any {

@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/front"
@@ -106,7 +104,7 @@ func (f *Front) toolHandler(t *tool) mcpserver.ToolHandler {
 	return func(ctx context.Context, call *mcpserver.ToolCall) *mcpserver.ToolResult {
 		c := callerFrom(ctx)
 		tc := toolCall{tool: t, raw: json.RawMessage(call.Arguments)}
-		tc.args, tc.object, tc.bad = arguments(call.Arguments)
+		tc.args, tc.object, tc.bad = arguments(call)
 		if call.Progress != nil {
 			tc.progress = progress(call.Progress)
 		}
@@ -172,31 +170,32 @@ func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *mcpserver
 			RequestContentType: "application/json"}
 		env.RecordOffEdge(e, started, front.Bodies{Request: tc.raw, Response: data, RequestBytes: int64(len(tc.raw)), ResponseBytes: int64(len(data))})
 	}
-	var d *digest
 	if l := res.List(); l != nil {
-		d = listDigest(l) // what the page says, known without reading its bytes
-	} else {
-		d = digestOf(data)
+		// What a list page says is known without reading its bytes.
+		if text, ok := listSummary(t, res.Status, l); ok && res.ErrorCode == "" {
+			return &mcpserver.ToolResult{StructuredContent: data, Content: []mcpserver.Content{mcpserver.Text(text)}}, res.Release
+		}
+		return result(t, res.Status, data, listDigest(l), res.ErrorCode != ""), res.Release
 	}
-	return result(t, res.Status, data, d, res.ErrorCode != ""), res.Release
+	return result(t, res.Status, data, digestOf(data), res.ErrorCode != ""), res.Release
 }
 
-// arguments reads a call's arguments: a JSON object (absent or null:
-// none), each value sharing the message's bytes, and the object as sent;
-// bad when they are something else.
-func arguments(raw jsontext.Value) (args map[string]json.RawMessage, object []byte, bad bool) {
-	switch raw.Kind() {
+// arguments are a call's arguments: a JSON object (absent or null: none),
+// each value sharing the message's bytes, and the object as sent; bad when
+// they are something else.
+func arguments(call *mcpserver.ToolCall) (args map[string]json.RawMessage, object []byte, bad bool) {
+	switch call.Arguments.Kind() {
 	case 0, 'n':
 		return nil, nil, false
 	case '{':
 	default:
 		return nil, nil, true
 	}
-	args = map[string]json.RawMessage{}
-	if !mcpserver.Members(raw, func(name string, v jsontext.Value) { args[name] = json.RawMessage(v) }) {
-		return nil, nil, true
+	args = make(map[string]json.RawMessage, len(call.Members))
+	for _, m := range call.Members {
+		args[m.Name] = json.RawMessage(m.Value)
 	}
-	return args, raw, false
+	return args, call.Arguments, false
 }
 
 // request builds the operation's HTTP request from a tool's arguments:

@@ -396,7 +396,7 @@ func (x *exchange) open() {
 // body or as events.
 func (x *exchange) post() {
 	r, b := x.r, x.b
-	if len(r.Header.Values("Last-Event-ID")) > 0 {
+	if len(r.Header["Last-Event-Id"]) > 0 {
 		x.refuse(http.StatusBadRequest, "can't send Last-Event-ID for POST request")
 		return
 	}
@@ -572,10 +572,10 @@ func (x *exchange) start(m *Message, ctx context.Context) *call {
 	if x.sess == nil {
 		// A sessionless request stands alone: no notification can
 		// cancel it; it ends with its HTTP request.
-		c.ctx, c.finish = ctx, func() {}
+		c.ctx = ctx
 		return c
 	}
-	c.ctx, c.finish = x.peer.start(ctx, m.ID)
+	c.start(ctx)
 	return c
 }
 
@@ -584,12 +584,16 @@ func (x *exchange) start(m *Message, ctx context.Context) *call {
 // found, 400 for bad params or a revision not spoken).
 func (x *exchange) sessionlessJSON(m *Message) {
 	c := x.start(m, x.ctx)
-	h := x.w.Header()
-	h.Set("Cache-Control", "no-cache, no-transform")
-	h.Set("Content-Type", "application/json")
 	rep := x.s.serve(c)
 	c.finish()
 	defer rep.done()
+	h := x.w.Header()
+	h.Set("Cache-Control", "no-cache, no-transform")
+	if rep.err == nil && m.Method == "tools/call" && x.s.opts.DirectCalls {
+		writeRaw(x.w, http.StatusOK, rep.msg, false)
+		return
+	}
+	h.Set("Content-Type", "application/json")
 	if rep.err != nil {
 		switch rep.err.Code {
 		case CodeMethodNotFound:
@@ -598,10 +602,6 @@ func (x *exchange) sessionlessJSON(m *Message) {
 			x.w.WriteHeader(http.StatusBadRequest)
 		}
 		x.w.Write(rep.msg)
-		return
-	}
-	if m.Method == "tools/call" && x.s.opts.DirectCalls {
-		writeRaw(x.w, http.StatusOK, rep.msg, false)
 		return
 	}
 	x.w.Write(rep.msg)
@@ -928,7 +928,7 @@ func (x *exchange) get() {
 		h.Set("Content-Type", "text/event-stream")
 		h.Set("Connection", "keep-alive")
 	}
-	if len(r.Header.Values("Last-Event-ID")) == 0 {
+	if len(r.Header["Last-Event-Id"]) == 0 {
 		ss.mu.Lock()
 		taken := ss.standalone
 		ss.standalone = true

@@ -117,8 +117,11 @@ func getDecoder(data []byte) *decoder {
 }
 
 func (d *decoder) release() {
-	d.buf = bytes.Buffer{}
-	d.dec.Reset(&d.buf)
+	if d.buf.Cap() > 64<<10 {
+		// A large body is not held by a decoder waiting in the pool.
+		d.buf = bytes.Buffer{}
+		d.dec.Reset(&d.buf)
+	}
 	decoders.Put(d)
 }
 
@@ -276,7 +279,7 @@ func readMessage(dec *jsontext.Decoder, data []byte, m *Message, how reading) (*
 			// The params of a method known: read where they stand.
 			start := valueStart(data, dec.InputOffset())
 			m.Method = internMethod(method)
-			if err := m.readParamsFrom(dec); err != nil {
+			if err := m.readParamsFrom(dec, data); err != nil {
 				return nil, err
 			}
 			m.Params, paramsRead = jsontext.Value(data[start:dec.InputOffset()]), true
@@ -466,6 +469,12 @@ func typeMismatchOf(v jsontext.Value, field, strct, typ string) string {
 		typ = "string"
 	}
 	return fmt.Sprintf("json: cannot unmarshal %q into Go struct field %s.%s of type %s", value, strct, field, typ)
+}
+
+// A Member is a member of a JSON object: its name, and its value as sent.
+type Member struct {
+	Name  string
+	Value jsontext.Value
 }
 
 // Members reads a JSON object's members in order, each value sharing v's

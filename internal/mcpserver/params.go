@@ -12,6 +12,7 @@ import (
 type params struct {
 	name       string         // tools/call, prompts/get
 	arguments  jsontext.Value // tools/call: as sent
+	members    []Member       // tools/call: the arguments' members, when they are an object
 	promptArgs map[string]string
 	uri        string // resources/read
 	cursor     string // the lists
@@ -102,18 +103,19 @@ func checkRequest(m *Message) *Error {
 // member is of another type than the protocol's (odd).
 func (m *Message) readParams() {
 	if m.Params.Kind() != '{' {
-		m.readParamsFrom(nil)
+		m.readParamsFrom(nil, nil)
 		return
 	}
 	d := getDecoder(m.Params)
 	defer d.release()
-	m.readParamsFrom(d.dec)
+	m.readParamsFrom(d.dec, m.Params)
 }
 
-// readParamsFrom reads the params from dec, which stands at their '{' (nil
-// when they are not an object: m.Params says what they are). A syntax
-// error is returned (the message is no JSON: nothing else counts).
-func (m *Message) readParamsFrom(dec *jsontext.Decoder) error {
+// readParamsFrom reads the params from dec, which stands at their '{' and
+// reads data (nil when they are not an object: m.Params says what they
+// are). A syntax error is returned (the message is no JSON: nothing else
+// counts).
+func (m *Message) readParamsFrom(dec *jsontext.Decoder, data []byte) error {
 	m.p, m.meta, m.paramsErr, m.odd = params{}, meta{}, nil, false
 	spec, known := methodParams[m.Method]
 	fail := func(inner string) *Error {
@@ -151,6 +153,19 @@ func (m *Message) readParamsFrom(dec *jsontext.Decoder) error {
 		key := paramName(name)
 		if key == "" {
 			return dec.SkipValue() // a member no method reads
+		}
+		if key == "arguments" && m.Method == "tools/call" && dec.PeekKind() == '{' {
+			// A call's arguments, read where they stand: their members
+			// and the object as sent.
+			start := valueStart(data, dec.InputOffset())
+			p.members = p.members[:0]
+			err := eachMember(dec, func(name []byte) error {
+				v, err := dec.ReadValue()
+				p.members = append(p.members, Member{Name: string(name), Value: v})
+				return err
+			}, nil)
+			p.arguments = jsontext.Value(data[start:dec.InputOffset()])
+			return err
 		}
 		if key == "_meta" {
 			kind := dec.PeekKind()

@@ -138,6 +138,9 @@ type ToolCall struct {
 	// share the message's bytes: the call must not keep them after it
 	// returns.
 	Arguments jsontext.Value
+	// Members are the arguments' members, in order, when they are an
+	// object (read with the message: no second pass over them).
+	Members []Member
 	// Progress sends a progress notification, nil when the call carries
 	// no progress token.
 	Progress func(progress, total float64, message string)
@@ -256,24 +259,6 @@ type peer struct {
 	inflight    map[string]context.CancelFunc
 }
 
-// start registers a request under way, for notifications/cancelled; the
-// returned context ends when the request is cancelled.
-func (p *peer) start(ctx context.Context, id ID) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	p.mu.Lock()
-	if p.inflight == nil {
-		p.inflight = map[string]context.CancelFunc{}
-	}
-	p.inflight[id.raw] = cancel
-	p.mu.Unlock()
-	return ctx, func() {
-		p.mu.Lock()
-		delete(p.inflight, id.raw)
-		p.mu.Unlock()
-		cancel()
-	}
-}
-
 // cancel cancels the request under way with id.
 func (p *peer) cancel(id ID) {
 	p.mu.Lock()
@@ -299,8 +284,6 @@ type call struct {
 	msg         *Message
 	peer        *peer
 	sessionless bool // the request follows the sessionless revision (its _meta)
-	p           params
-	mt          meta
 	// notify sends a notification on the call's stream.
 	notify func(msg []byte)
 	// drop ends the call's stream before its result (DropStream).
@@ -308,8 +291,35 @@ type call struct {
 	// streams lets a read's blob stream after the answer's head (a read
 	// answered alone, as one JSON body); elsewhere it is read whole.
 	streams bool
-	// finish ends the request's registration (startCall).
-	finish func()
+	// cancel, when set, cancels ctx, and the request is registered with
+	// its peer (start) until finish.
+	cancel context.CancelFunc
+}
+
+// start registers a request with its peer, for notifications/cancelled:
+// its context ends when it is cancelled, or when the peer's session ends.
+func (c *call) start(ctx context.Context) {
+	ctx, cancel := context.WithCancel(ctx)
+	p := c.peer
+	p.mu.Lock()
+	if p.inflight == nil {
+		p.inflight = map[string]context.CancelFunc{}
+	}
+	p.inflight[c.msg.ID.raw] = cancel
+	p.mu.Unlock()
+	c.ctx, c.cancel = ctx, cancel
+}
+
+// finish ends a request's registration.
+func (c *call) finish() {
+	if c.cancel == nil {
+		return
+	}
+	p := c.peer
+	p.mu.Lock()
+	delete(p.inflight, c.msg.ID.raw)
+	p.mu.Unlock()
+	c.cancel()
 }
 
 // A reply is a request's answer: msg, or, for a read whose blob streams,
@@ -378,17 +388,16 @@ func (c *call) sync() bool { return !c.msg.IsCall() || c.msg.Method == "initiali
 func (s *Server) admit(c *call) *Error {
 	m := c.msg
 	if m.IsCall() {
-		c.mt = m.meta
-		if c.mt.version >= Sessionless {
-			if ci := c.mt.clientInfo; ci != 0 && ci != 'n' && ci != '{' {
+		if c.msg.meta.version >= Sessionless {
+			if ci := c.msg.meta.clientInfo; ci != 0 && ci != 'n' && ci != '{' {
 				return Errorf(CodeInvalidParams, "invalid _meta field %q", MetaClientInfo)
 			}
-			if !c.mt.capabilities {
+			if !c.msg.meta.capabilities {
 				return Errorf(CodeInvalidParams, "missing or invalid _meta field %q", MetaClientCapabilities)
 			}
 			c.sessionless = true
-			if !Speaks(c.mt.version) {
-				return &Error{Code: CodeUnsupportedProtocolVersion, Message: "unsupported protocol version", Data: versionData(Versions, c.mt.version)}
+			if !Speaks(c.msg.meta.version) {
+				return &Error{Code: CodeUnsupportedProtocolVersion, Message: "unsupported protocol version", Data: versionData(Versions, c.msg.meta.version)}
 			}
 		}
 	}
@@ -415,7 +424,6 @@ func (s *Server) admit(c *call) *Error {
 	if err := checkRequest(m); err != nil {
 		return err
 	}
-	c.p = m.p
 	return m.paramsErr
 }
 
@@ -435,7 +443,7 @@ func (s *Server) handle(c *call) (*reply, *Error) {
 		if again {
 			return nil, &Error{Message: `duplicate "initialize" received`}
 		}
-		version := c.p.version
+		version := c.msg.p.version
 		if !Speaks(version) || version >= Sessionless {
 			version = v20251125
 		}
@@ -451,12 +459,12 @@ func (s *Server) handle(c *call) (*reply, *Error) {
 	case "ping", "logging/setLevel":
 		if m.Method == "logging/setLevel" {
 			c.peer.mu.Lock()
-			c.peer.logLevel = c.p.level
+			c.peer.logLevel = c.msg.p.level
 			c.peer.mu.Unlock()
 		}
 		return result([]byte("{}")), nil
 	case "notifications/cancelled":
-		if id, err := readID(c.p.requestID); err == nil && id.IsValid() {
+		if id, err := readID(c.msg.p.requestID); err == nil && id.IsValid() {
 			c.peer.cancel(id)
 		}
 		return nil, nil
@@ -469,17 +477,17 @@ func (s *Server) handle(c *call) (*reply, *Error) {
 		b = appendStringField(b, "instructions", s.opts.Instructions, false, true)
 		return result(append(b, '}')), nil
 	case "tools/list", "resources/list", "resources/templates/list", "prompts/list":
-		if c.p.cursor != "" {
+		if c.msg.p.cursor != "" {
 			return nil, &Error{Code: CodeInvalidParams, Message: "invalid params"}
 		}
 		return result(s.list(m.Method, c.sessionless, impl)), nil
 	case "tools/call":
-		t := s.tools[c.p.name]
+		t := s.tools[c.msg.p.name]
 		if t == nil {
-			return nil, Errorf(CodeInvalidParams, "unknown tool %q", c.p.name)
+			return nil, Errorf(CodeInvalidParams, "unknown tool %q", c.msg.p.name)
 		}
-		tc := &ToolCall{Name: c.p.name, Arguments: c.p.arguments, drop: c.drop}
-		if token := c.mt.progress; token != nil && c.notify != nil {
+		tc := &ToolCall{Name: t.def.Name, Arguments: c.msg.p.arguments, Members: c.msg.p.members, drop: c.drop}
+		if token := c.msg.meta.progress; token != nil && c.notify != nil {
 			tc.Progress = func(progress, total float64, message string) {
 				c.notify(progressMessage(token, progress, total, message))
 			}
@@ -495,17 +503,17 @@ func (s *Server) handle(c *call) (*reply, *Error) {
 	case "resources/read":
 		return s.read(c, impl)
 	case "prompts/get":
-		i := slices.IndexFunc(s.prompts, func(p *prompt) bool { return p.def.Name == c.p.name })
+		i := slices.IndexFunc(s.prompts, func(p *prompt) bool { return p.def.Name == c.msg.p.name })
 		if i < 0 {
-			return nil, Errorf(CodeInvalidParams, "unknown prompt %q", c.p.name)
+			return nil, Errorf(CodeInvalidParams, "unknown prompt %q", c.msg.p.name)
 		}
-		res, err := s.prompts[i].handler(c.ctx, c.p.promptArgs)
+		res, err := s.prompts[i].handler(c.ctx, c.msg.p.promptArgs)
 		if err != nil {
 			return nil, asError(err)
 		}
 		return result(res.append(nil, c.sessionless, impl)), nil
 	case "completion/complete":
-		if !c.p.ref {
+		if !c.msg.p.ref {
 			return nil, Errorf(CodeInvalidParams, "invalid params: missing required 'ref' field")
 		}
 	}
@@ -514,7 +522,7 @@ func (s *Server) handle(c *call) (*reply, *Error) {
 
 // read serves resources/read.
 func (s *Server) read(c *call, impl Implementation) (*reply, *Error) {
-	uri := c.p.uri
+	uri := c.msg.p.uri
 	h, mime, _, ok := s.lookupResource(uri)
 	if !ok {
 		return nil, ResourceNotFound(uri)

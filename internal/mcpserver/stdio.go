@@ -136,7 +136,7 @@ func (p *stdioPeer) line(ctx context.Context, data []byte) {
 			continue
 		}
 		c := &call{msg: m, peer: &p.peer, notify: p.write}
-		c.ctx, c.finish = p.peer.start(ctx, m.ID)
+		c.start(ctx)
 		c.drop = func() bool { return false }
 		slot := batch.slot()
 		answer := func(rep *reply) {
