@@ -1,7 +1,15 @@
 # Container image of the mediamock server, for CI services and local use.
 #
 #   docker build -t mediamock --build-arg VERSION=1.2.3 .
+#   podman build --format docker -t mediamock --build-arg VERSION=1.2.3 .
 #   docker run --rm -p 8080:8080 mediamock
+#
+# The base images are named in full (registry, repository, tag): podman and
+# buildah resolve no short name without a search registry. Podman's and
+# buildah's default OCI format has no HEALTHCHECK: build with --format docker.
+# Offline (docs/how-to/install.md): the bases loaded under these names or
+# given as GO_IMAGE and RUNTIME_IMAGE, the modules from a vendor directory
+# (go mod vendor) with --build-arg GOFLAGS=-mod=vendor.
 #
 # scripts/container-check builds the binary with the same command as the
 # build stage below and checks it without a container engine; keep the two in
@@ -9,15 +17,17 @@
 # scripts/container-e2e builds this file, unchanged, with podman and runs the
 # image (base images made locally under the default names below).
 
-ARG GO_IMAGE=golang:1.26-bookworm
+ARG GO_IMAGE=docker.io/library/golang:1.26-bookworm
 ARG RUNTIME_IMAGE=gcr.io/distroless/static-debian12:nonroot
 
 # ---- build: a static binary ------------------------------------------------
 FROM ${GO_IMAGE} AS build
 WORKDIR /src
 # Modules first, in their own layer: it is rebuilt only when go.mod or go.sum change.
+# With GOFLAGS=-mod=vendor the modules come from the context's vendor directory instead.
 COPY go.mod go.sum ./
-RUN go mod download && go mod verify
+ARG GOFLAGS=
+RUN if [ "$GOFLAGS" = -mod=vendor ]; then echo "modules: vendor/"; else go mod download && go mod verify; fi
 COPY . .
 ARG VERSION=dev
 RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/mockserver ./cmd/mockserver

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/controlplane"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/report"
 )
@@ -15,36 +15,36 @@ import (
 // sandbox touches only the requests and jobs of that sandbox. A server's
 // journal and coverage hold every request; a sandbox's hold its own.
 type Controls struct {
-	env *front.Env
-	ws  uint64 // 0: the whole server
+	plane *controlplane.Plane
+	ws    uint64 // 0: the whole server
 }
 
 // --- faults
 
 // FailNext makes the next rule.Count matching jobs fail.
-func (c Controls) FailNext(rule FailRule) error { return c.env.FailNext(c.ws, rule) }
+func (c Controls) FailNext(rule FailRule) error { return c.plane.FailNext(c.ws, rule) }
 
 // SetFailureRate overrides every model's failure rate (nil: the catalog's,
 // or for a sandbox the server's override).
-func (c Controls) SetFailureRate(rate *float64) error { return c.env.SetFailureRate(c.ws, rate) }
+func (c Controls) SetFailureRate(rate *float64) error { return c.plane.SetFailureRate(c.ws, rate) }
 
 // FailPlatform makes deliveries to a platform ("all" for every one) fail
 // (or succeed again).
 func (c Controls) FailPlatform(platform string, fail bool) error {
-	return c.env.FailPlatform(c.ws, platform, fail)
+	return c.plane.FailPlatform(c.ws, platform, fail)
 }
 
 // SetLatency adds wall-clock latency to an operation ("*" for every one);
 // zero removes it. It is a fault rule of kind latency (Via "latency"); an
 // unknown operation is an error.
 func (c Controls) SetLatency(operation string, d time.Duration) error {
-	return c.env.SetLatency(c.ws, operation, d)
+	return c.plane.SetLatency(c.ws, operation, d)
 }
 
 // ForceResponses answers the next count requests of an operation ("*" for
 // any) with status 500, 503 or 429, after authentication and the rate limit.
 func (c Controls) ForceResponses(operation string, status, count int) error {
-	return c.env.ForceResponses(c.ws, operation, status, count)
+	return c.plane.ForceResponses(c.ws, operation, status, count)
 }
 
 // AddFault injects a fault below a well-formed answer (a reset, a
@@ -52,26 +52,28 @@ func (c Controls) ForceResponses(operation string, status, count int) error {
 // lost MCP session...) as a rule of the scope: the requests it targets
 // meet it, with its probability, until it is deleted or, with First, spent.
 // A spec that breaks a rule is refused whole, naming the field.
-func (c Controls) AddFault(spec FaultSpec) (FaultRule, error) { return c.env.AddFaultRule(c.ws, spec) }
+func (c Controls) AddFault(spec FaultSpec) (FaultRule, error) {
+	return c.plane.AddFaultRule(c.ws, spec)
+}
 
 // DeleteFault removes a fault rule of the scope.
-func (c Controls) DeleteFault(id string) error { return c.env.DeleteFaultRule(c.ws, id) }
+func (c Controls) DeleteFault(id string) error { return c.plane.DeleteFaultRule(c.ws, id) }
 
 // Faults returns the injected faults of the scope.
-func (c Controls) Faults() (Faults, error) { return c.env.Faults(c.ws) }
+func (c Controls) Faults() (Faults, error) { return c.plane.Faults(c.ws) }
 
 // ClearFaults removes the injected faults of the scope (a server's leaves
 // its sandboxes' own).
-func (c Controls) ClearFaults() error { return c.env.ClearFaults(c.ws) }
+func (c Controls) ClearFaults() error { return c.plane.ClearFaults(c.ws) }
 
 // --- journal and coverage
 
 // Journal returns the recorded requests, newest first.
 func (c Controls) Journal(f JournalFilter) []JournalEntry {
-	j := c.env.Journal
+	j := c.plane.Journal
 	if c.ws != 0 {
 		var ok bool
-		if j, ok = c.env.Journals.Of(c.ws); !ok {
+		if j, ok = c.plane.Journals.Of(c.ws); !ok {
 			return []JournalEntry{}
 		}
 	}
@@ -101,13 +103,7 @@ func (c Controls) AwaitRequest(ctx context.Context, f JournalFilter) (JournalEnt
 }
 
 // ring is the journal of the scope, nil when journals are off.
-func (c Controls) ring() *journal.Journal {
-	if c.ws == 0 {
-		return c.env.Journal
-	}
-	j, _ := c.env.Journals.Of(c.ws)
-	return j
-}
+func (c Controls) ring() *journal.Journal { return c.plane.Ring(c.ws) }
 
 // Report grades the clients of the scope from its journal (GET
 // /_mock/report): how they polled their jobs, spent their rate window,
@@ -119,10 +115,10 @@ func (c Controls) Report(failOn ...string) (ClientReport, error) {
 		return ClientReport{}, err
 	}
 	scope := "the server"
-	if sb, ok := c.env.Eng.SandboxOf(c.ws); ok && c.ws != 0 {
+	if sb, ok := c.plane.Eng.SandboxOf(c.ws); ok && c.ws != 0 {
 		scope = "sandbox " + sb.ID
 	}
-	return report.Of(c.ring(), JournalFilter{}, scope, c.env.Eng, failOn)
+	return report.Of(c.ring(), JournalFilter{}, scope, c.plane.Eng, failOn)
 }
 
 // AssertGoodClient fails the test when the scope's report has a finding
@@ -148,8 +144,8 @@ func (c Controls) AssertGoodClient(t TB, failOn ...string) {
 // ClearJournal forgets every recorded request of the scope.
 func (c Controls) ClearJournal() {
 	if c.ws == 0 {
-		c.env.Journal.Clear()
-	} else if j, ok := c.env.Journals.Of(c.ws); ok {
+		c.plane.Journal.Clear()
+	} else if j, ok := c.plane.Journals.Of(c.ws); ok {
 		j.Clear()
 	}
 }
@@ -157,7 +153,7 @@ func (c Controls) ClearJournal() {
 // Coverage reports what the clients exercised: each operation of
 // openapi.json with each declared status (and any other status it
 // answered), and each lifecycle path of the simulation.
-func (c Controls) Coverage() Coverage { return c.env.CoverageReport(c.ws) }
+func (c Controls) Coverage() Coverage { return c.plane.CoverageReport(c.ws) }
 
 // ResetCoverage starts counting again.
-func (c Controls) ResetCoverage() { c.env.ResetCoverage(c.ws) }
+func (c Controls) ResetCoverage() { c.plane.ResetCoverage(c.ws) }

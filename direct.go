@@ -188,9 +188,9 @@ func (s *Server) Restore(r io.Reader) error {
 	if err := s.eng.Restore(r); err != nil {
 		return err
 	}
-	return s.env.Restored()
+	return s.plane.Restored()
 }
 
 // Reset puts the whole simulation back to its fixtures: state, clock,
 // journals, coverage and faults. Every sandbox goes.
-func (s *Server) Reset() error { return s.env.Reset() }
+func (s *Server) Reset() error { return s.plane.Reset() }

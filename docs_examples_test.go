@@ -2,6 +2,7 @@ package mediamock_test
 
 import (
 	"context"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -29,6 +30,16 @@ import (
 //	<!-- run: clock=real speed=1000 evolve -->           a shell block's server
 //	<!-- go: TestName -->                                a Go block: the body of that test
 //	<!-- go-file: path/to/file_test.go -->               a Go block: that whole file
+//	<!-- step: JOURNEY [file=PATH] -->                   a step of a user's journey
+//
+// A journey is what a page teaches a new user to do, in order: its shell
+// steps are run as written, and a block with file=PATH is saved as that
+// file first (a test, a tsconfig.json, a containers.conf). The scripts that
+// have what a journey needs (a container engine, the packed packages) run
+// it from the page's text: TestDocsJourneys writes each one out as a bash
+// script (MEDIAMOCK_DOCS_JOURNEYS), scripts/container-e2e runs the
+// container-* journeys, scripts/testcontainers-check the testcontainers-*
+// ones, scripts/packages-check the first tests of the tutorials.
 //
 // Shell blocks (sh, bash, console) run here with bash and `set -euo
 // pipefail`, each against a server of its own on a free loopback port,
@@ -48,7 +59,7 @@ type docBlock struct {
 	text   string
 }
 
-var markerRE = regexp.MustCompile(`^<!-- (not-run|run|go|go-file): (.*?) -->$`)
+var markerRE = regexp.MustCompile(`^<!-- (not-run|run|go|go-file|step): (.*?) -->$`)
 
 // docBlocks returns the fenced blocks of a markdown file with the marker
 // on the last line before each fence (blank lines between are allowed).
@@ -119,6 +130,13 @@ func TestDocsExamplesMarked(t *testing.T) {
 		case b.marker == "not-run":
 			assert.Greater(t, len(b.arg), 10, "%s: not-run says why", b)
 			counts["not-run"]++
+		case b.marker == "step":
+			_, file, err := parseStep(b.arg)
+			assert.NoError(t, err, "%s", b)
+			if file == "" {
+				assert.True(t, shellLangs[b.lang], "%s: a step without file= is a shell block", b)
+			}
+			counts["step"]++
 		case dataLangs[b.lang]:
 			assert.Empty(t, b.marker, "%s: a %q block is not run", b, b.lang)
 			counts["data"]++
@@ -139,6 +157,7 @@ func TestDocsExamplesMarked(t *testing.T) {
 	assert.Positive(t, counts["shell"])
 	assert.Positive(t, counts["go"])
 	assert.Positive(t, counts["script"])
+	assert.Positive(t, counts["step"])
 
 	// The parser: a marker, an indented fence, a fence inside a longer one.
 	bs := docBlocks("x.md", "<!-- not-run: a reason here -->\n\n```sh\nls\n```\n1. step\n   ```go\n   x := 1\n   ```\n````md\n```sh\n````\n")
@@ -205,7 +224,7 @@ func TestDocsExamplesShell(t *testing.T) {
 		}
 	}
 	for _, b := range exampleBlocks(t) {
-		if !shellLangs[b.lang] || b.marker == "not-run" {
+		if !shellLangs[b.lang] || b.marker == "not-run" || b.marker == "step" { // a step runs in its journey
 			continue
 		}
 		t.Run(strings.ReplaceAll(b.String(), "/", "_"), func(t *testing.T) {
@@ -275,4 +294,109 @@ func TestDocsExamplesExtract(t *testing.T) {
 		}
 	}
 	assert.Positive(t, n)
+}
+
+// stepArgRE: JOURNEY [file=PATH], a journey's name in lower case and a
+// relative path without "..".
+var stepArgRE = regexp.MustCompile(`^([a-z][a-z0-9-]*)(?: file=([A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*))?$`)
+
+// parseStep reads a step marker's argument.
+func parseStep(arg string) (journey, file string, err error) {
+	m := stepArgRE.FindStringSubmatch(arg)
+	if m == nil || strings.Contains(m[2], "..") {
+		return "", "", fmt.Errorf("a step marker is <!-- step: JOURNEY [file=RELATIVE/PATH] -->, not %q", arg)
+	}
+	return m[1], m[2], nil
+}
+
+// journeyScript is a journey as one bash script: each step in the page's
+// order, a file step written with a quoted here-document (nothing in it is
+// expanded), a shell step as written.
+func journeyScript(name string, steps []docBlock) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "#!/usr/bin/env bash\n# The journey %q of %s, step by step (TestDocsJourneys wrote it from the page).\nset -euo pipefail\n", name, steps[0].file)
+	for _, b := range steps {
+		_, file, _ := parseStep(b.arg)
+		fmt.Fprintf(&sb, "\n# ---- %s\n", b)
+		if file == "" {
+			fmt.Fprintf(&sb, "echo '+ step %s'\n%s", b, b.text)
+			continue
+		}
+		if dir := filepath.Dir(file); dir != "." {
+			fmt.Fprintf(&sb, "mkdir -p %s\n", dir)
+		}
+		fmt.Fprintf(&sb, "echo '+ file %s (%s)'\ncat > %s <<'MEDIAMOCK_DOC_EOF'\n%sMEDIAMOCK_DOC_EOF\n", file, b, file, b.text)
+	}
+	return sb.String()
+}
+
+// journeys are the step blocks by journey, each in its page's order.
+func journeys(t *testing.T) (map[string][]docBlock, []string) {
+	t.Helper()
+	out := map[string][]docBlock{}
+	var names []string
+	for _, b := range exampleBlocks(t) {
+		if b.marker != "step" {
+			continue
+		}
+		name, _, err := parseStep(b.arg)
+		require.NoError(t, err, "%s", b)
+		if _, ok := out[name]; !ok {
+			names = append(names, name)
+		}
+		out[name] = append(out[name], b)
+	}
+	return out, names
+}
+
+// TestDocsJourneys writes every journey to the folder
+// MEDIAMOCK_DOCS_JOURNEYS names, as NAME.sh; without the variable it
+// checks them: a journey lives on one page, runs at least one shell step,
+// and names each file once; the journeys the scripts run are there.
+func TestDocsJourneys(t *testing.T) {
+	all, names := journeys(t)
+	for _, name := range names {
+		steps := all[name]
+		shell, files := 0, map[string]bool{}
+		for _, b := range steps {
+			assert.Equal(t, steps[0].file, b.file, "%s: the journey %q lives on one page (it began on %s)", b, name, steps[0])
+			_, file, _ := parseStep(b.arg)
+			if file == "" {
+				shell++
+				assert.NotContains(t, b.text, "MEDIAMOCK_DOC_EOF", "%s", b)
+				continue
+			}
+			assert.False(t, files[file], "%s: the journey %q writes %s twice", b, name, file)
+			files[file] = true
+			assert.NotContains(t, b.text, "\nMEDIAMOCK_DOC_EOF\n", "%s", b)
+		}
+		assert.Positive(t, shell, "the journey %q runs no shell step", name)
+		if dir := os.Getenv("MEDIAMOCK_DOCS_JOURNEYS"); dir != "" {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, name+".sh"), []byte(journeyScript(name, steps)), 0o755))
+		}
+	}
+	// The journeys that scripts/container-e2e, scripts/testcontainers-check
+	// and scripts/packages-check run by name.
+	for _, name := range []string{"container-readme-docker", "container-readme-podman", "container-install-docker", "container-install-podman",
+		"container-ci", "podman-runc", "testcontainers-image", "testcontainers-go", "testcontainers-node", "first-test-typescript", "first-test-python"} {
+		assert.Contains(t, names, name, "the journey %q, which a script runs", name)
+	}
+
+	// A script as written: a file step, then a shell step that reads it.
+	dir := t.TempDir()
+	steps := []docBlock{
+		{file: "x.md", line: 3, marker: "step", arg: "demo file=sub/a.txt", text: "$HOME `x` 'y'\n"},
+		{file: "x.md", line: 9, marker: "step", arg: "demo", text: "cat sub/a.txt > out.txt\n"},
+	}
+	cmd := exec.Command("bash", "-c", journeyScript("demo", steps))
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	data, err := os.ReadFile(filepath.Join(dir, "out.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "$HOME `x` 'y'\n", string(data), "a file step is written as it is")
+	for _, bad := range []string{"demo file=../x", "Demo", "demo file=/etc/x", "demo extra"} {
+		_, _, err := parseStep(bad)
+		assert.Error(t, err, bad)
+	}
 }

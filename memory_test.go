@@ -129,7 +129,7 @@ func (l journalLoad) send(tb testing.TB, h http.Handler, queries, batches int) {
 // The journal keeps at most MaxString bytes of a request's query and MCP
 // methods, through both doors. That it keeps them as copies, not as
 // substrings holding the whole request alive, is pinned exactly by
-// internal/front's TestRecordKeepsCappedCopies; the heap it saves is
+// internal/edge's TestRecordKeepsCappedCopies; the heap it saves is
 // measured by BenchmarkJournalRetention.
 func TestJournalCapsLongRequests(t *testing.T) {
 	srv := mediamock.RunT(t, mediamock.WithLogger(nil))

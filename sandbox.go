@@ -83,11 +83,11 @@ type Sandbox struct {
 
 // NewSandbox creates a sandbox; Delete removes it.
 func (s *Server) NewSandbox(spec SandboxSpec) (*Sandbox, error) {
-	sb, err := s.env.CreateSandbox(spec.sim())
+	sb, err := s.plane.CreateSandbox(spec.sim())
 	if err != nil {
 		return nil, err
 	}
-	out := &Sandbox{Controls: Controls{env: s.env, ws: sb.WorkspaceID}, srv: s, ID: sb.ID, Name: sb.Name,
+	out := &Sandbox{Controls: Controls{plane: s.plane, ws: sb.WorkspaceID}, srv: s, ID: sb.ID, Name: sb.Name,
 		WorkspaceID: sb.WorkspaceID, Keys: sb.Keys(), APIKey: sb.APIKey(), ControlToken: sb.ControlToken}
 	return out, nil
 }
@@ -120,7 +120,7 @@ func (sb *Sandbox) BaseURL() string { return sb.srv.BaseURL() }
 // Delete removes the sandbox and every record it made; its keys are unknown
 // from then on. Deleting it twice is not an error.
 func (sb *Sandbox) Delete() error {
-	err := sb.srv.env.DeleteSandbox(sb.ID)
+	err := sb.srv.plane.DeleteSandbox(sb.ID)
 	if sim.IsKind(err, sim.ENOTFOUND) {
 		return nil
 	}
@@ -131,7 +131,7 @@ func (sb *Sandbox) Delete() error {
 // starting balance and library, no records of its own since, and no
 // faults, journal or coverage. Nothing else on the server changes.
 func (sb *Sandbox) Reset() error {
-	_, err := sb.srv.env.ResetSandbox(sb.ID)
+	_, err := sb.srv.plane.ResetSandbox(sb.ID)
 	return err
 }
 

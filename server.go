@@ -39,13 +39,15 @@ import (
 
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/control"
+	"github.com/mediamock/mediamock/internal/controlplane"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/fetch"
-	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/metrics"
 	"github.com/mediamock/mediamock/internal/ops"
+	"github.com/mediamock/mediamock/internal/parking"
 	"github.com/mediamock/mediamock/internal/router"
 	"github.com/mediamock/mediamock/internal/tlsca"
 	"github.com/mediamock/mediamock/sim"
@@ -58,7 +60,8 @@ type Server struct {
 	Controls
 	opts   Options
 	eng    *sim.Engine
-	env    *front.Env
+	env    *edge.Env
+	plane  *controlplane.Plane
 	fronts *router.Fronts
 	log    *slog.Logger
 
@@ -167,32 +170,39 @@ func New(o Options) (*Server, error) {
 	if err == nil {
 		err = ops.Check(api)
 	}
+	if err == nil {
+		err = control.Check(ControlDocument)
+	}
 	if err != nil {
 		s.closeListener()
 		s.eng.Close()
 		s.removeTemp()
 		return nil, err
 	}
-	s.env = &front.Env{Eng: s.eng, Gate: gate.New(s.eng), Rules: rules, API: api,
+	s.env = &edge.Env{Eng: s.eng, Gate: gate.New(s.eng), Rules: rules, API: api,
 		Journal: journal.New(o.JournalSize, o.JournalBodyBytes), Coverage: &journal.Counts{FaultKinds: fault.RequestKinds}, Log: log,
 		WallClock: o.WallClock, Stop: s.stop, Sleep: sleep, PublicURL: o.PublicURL, MaxBodyBytes: o.MaxBodyBytes,
-		Strict: o.Strict, Evolve: o.Evolve, ControlToken: o.ControlToken, Start: resetStart, Operations: operations(api),
-		AllowedHosts: allowedHosts(o), MaxSandboxes: o.MaxSandboxes,
+		Strict: o.Strict, Evolve: o.Evolve, ControlToken: o.ControlToken, AllowedHosts: allowedHosts(o),
 		MaxMCPSessions: o.MaxMCPSessions, MaxMCPWorkspaceSessions: o.MaxMCPWorkspaceSessions, MCPMaxWait: o.MCPMaxWait,
 		Journals: journal.NewRings(min(o.JournalSize, SandboxJournalSize), o.JournalBodyBytes)}
+	// The control plane keeps the same journals, coverage and fault store
+	// the edge records into.
+	s.plane = &controlplane.Plane{Eng: s.eng, Rules: rules, Service: api, Document: loadControl, Journal: s.env.Journal,
+		Journals: s.env.Journals, Coverage: s.env.Coverage, Operations: operations(api), Start: resetStart, WallClock: o.WallClock,
+		MaxSandboxes: o.MaxSandboxes, ControlToken: o.ControlToken, Stop: s.stop}
 	s.env.Metrics = metrics.New(metricOperations(api), metrics.Sources{
 		Engine: s.eng, Faults: rules, JournalWaits: s.env.Journal.Waiting, FaultKinds: fault.KindNames(), HeaderKinds: fault.RequestKinds,
 		MCPSessions: func() int { return s.fronts.MCPSessions() }})
-	if err := s.env.AdoptLegacyFaults(); err != nil { // an older state file's
+	if err := s.plane.AdoptLegacyFaults(); err != nil { // an older state file's
 		s.closeListener()
 		s.eng.Close()
 		s.removeTemp()
 		return nil, err
 	}
 	s.eng.SetOwnFiles(s.env.OwnFile)
-	s.Controls = Controls{env: s.env}
+	s.Controls = Controls{plane: s.plane}
 	s.fronts = router.New(s.env, router.Config{Service: OpenAPIDocument, Control: ControlDocument, LoadControl: loadControl,
-		CAPath: CAPath, OAuthApprove: o.OAuthApprove})
+		Plane: s.plane, CAPath: CAPath, OAuthApprove: o.OAuthApprove})
 	s.driver.Add(1)
 	go func() {
 		defer s.driver.Done()
@@ -215,7 +225,7 @@ func New(o Options) (*Server, error) {
 	s.url = scheme + "://" + s.ln.Addr().String()
 	s.env.ListenURL = s.url
 	if ap, err := netip.ParseAddrPort(s.ln.Addr().String()); err == nil && !ap.Addr().IsLoopback() {
-		s.env.Exposed = true
+		s.env.Exposed, s.plane.Exposed = true, true
 		if ap.Addr().IsUnspecified() {
 			s.url = fmt.Sprintf("%s://localhost:%d", scheme, ap.Port())
 			s.env.ListenURL = s.url
@@ -230,10 +240,10 @@ func New(o Options) (*Server, error) {
 	ln := s.ln
 	if s.tls != nil {
 		ln = tls.NewListener(ln, s.tls.Config)
-	} else {
+	} else if !o.noParking {
 		// Waiting long polls give their connections up and wait without
-		// net/http's goroutines and buffers (front.Parking).
-		s.env.Parking = front.NewParking(ln, s.httpSrv)
+		// net/http's goroutines and buffers (package parking).
+		s.env.Parking = parking.New(ln, s.httpSrv)
 		ln = s.env.Parking
 	}
 	go s.httpSrv.Serve(ln) // returns ErrServerClosed at Shutdown
@@ -254,7 +264,7 @@ func (s *Server) Handler() http.Handler { return s }
 // server has no listener). Its connections close with the server.
 func (s *Server) Client() *http.Client {
 	if s.ln == nil {
-		return &http.Client{Transport: front.MemoryTransport{Handler: s}}
+		return &http.Client{Transport: edge.MemoryTransport{Handler: s}}
 	}
 	s.transportOnce.Do(func() {
 		s.transport = &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}
@@ -299,7 +309,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.transport.CloseIdleConnections()
 	}
 	if s.opts.CoverageReport != nil {
-		s.env.CoverageReport(0).WriteTable(s.opts.CoverageReport)
+		s.plane.CoverageReport(0).WriteTable(s.opts.CoverageReport)
 	}
 	if cerr := s.eng.Close(); err == nil {
 		err = cerr
@@ -347,7 +357,8 @@ func metricOperations(api *contract.Contract) []string {
 	for _, op := range api.Operations() {
 		out = append(out, op.ID)
 	}
-	return append(out, control.Routes()...)
+	ctl, _ := control.Routes(ControlDocument) // checked at start
+	return append(out, ctl...)
 }
 
 // sleep waits d of wall time, or until ctx ends.

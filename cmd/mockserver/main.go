@@ -62,7 +62,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if len(args) > 0 && args[0] == "fixtures" {
 		return runFixtures(args[1:], stdout, stderr)
 	}
-	if len(args) > 0 && args[0] == "version" {
+	if len(args) > 0 && isVersion(args[0]) {
 		fmt.Fprintln(stdout, "mockserver", version)
 		return 0
 	}
@@ -74,6 +74,16 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	mediamock.Preload()
 	return runServe(ctx, args, getenv, stdin, stdout, stderr)
+}
+
+// isVersion reports whether arg asks for the version: the version command,
+// or the flag other command line tools answer (--version, -version, -v).
+func isVersion(arg string) bool {
+	switch arg {
+	case "version", "--version", "-version", "-v":
+		return true
+	}
+	return false
 }
 
 // commands lists every command, for the errors that name one.

@@ -315,12 +315,14 @@ func TestRunBadSettings(t *testing.T) {
 }
 
 func TestRunVersion(t *testing.T) {
-	var stdout, stderr bytes.Buffer
-	if code := Run(context.Background(), []string{"version"}, fakeEnv{}.get, nil, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit code %d, want 0", code)
-	}
-	if want := fmt.Sprintf("mockserver %s\n", version); stdout.String() != want {
-		t.Errorf("stdout %q, want %q", stdout.String(), want)
+	for _, arg := range []string{"version", "--version", "-version", "-v"} {
+		var stdout, stderr bytes.Buffer
+		if code := Run(context.Background(), []string{arg}, fakeEnv{}.get, nil, &stdout, &stderr); code != 0 {
+			t.Fatalf("mockserver %s: exit code %d, want 0", arg, code)
+		}
+		if want := fmt.Sprintf("mockserver %s\n", version); stdout.String() != want || stderr.Len() > 0 {
+			t.Errorf("mockserver %s: stdout %q, stderr %q, want %q alone", arg, stdout.String(), stderr.String(), want)
+		}
 	}
 }
 

@@ -122,9 +122,10 @@ and completed assets are recorded as a fixture, and the timing of the jobs creat
 		{Name: "mockserver help", Synopsis: "[command]", Summary: "the help of a command (its --help)",
 			About: `Prints the help of a command, as its --help does: mockserver help proxy is mockserver
 proxy --help; mockserver help alone is mockserver --help.`},
-		{Name: "mockserver version", Summary: "the version",
+		{Name: "mockserver version", Summary: "the version (also mockserver --version, -v)",
 			About: `Prints the version: the one stamped at build time (-ldflags "-X main.version=1.2.3"),
-else the module's (a tagged version, or dev- and the commit of a checkout).`},
+else the module's (a tagged version, or dev- and the commit of a checkout).
+mockserver --version and mockserver -v print the same.`},
 	}
 }
 

@@ -4,6 +4,7 @@ package control_test
 // faults, the clock, jobs, workspaces, the token, the journal, snapshots.
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -179,12 +180,17 @@ func assetsMatching(t *testing.T, srv *mediamock.Server, q string) []any {
 	return testkit.API(t, srv, "GET", "/assets?query="+q, "")["data"].([]any)
 }
 
-// Every control route is an operation of control.json (control.json is
-// parsed on the first control request that needs it, not at start).
+// Every control handler is an operation of control.json, and every
+// operation has a handler (control.json is read for its routes at start,
+// and parsed on the first control request that needs it).
 func TestControlRoutesAreInControlJSON(t *testing.T) {
 	c, err := testkit.ControlContract()
 	require.NoError(t, err)
-	for _, op := range control.Routes() {
+	require.NoError(t, control.Check(mediamock.ControlDocument))
+	routes, err := control.Routes(mediamock.ControlDocument)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, routes, control.Operations())
+	for _, op := range control.Operations() {
 		assert.True(t, c.Has(op), "control route %s is not in control.json", op)
 		if op == "getHealth" {
 			continue
@@ -192,4 +198,14 @@ func TestControlRoutesAreInControlJSON(t *testing.T) {
 		reach, _ := c.Extension(op, "x-sandbox")
 		assert.Contains(t, []any{"scoped", "own", "shared"}, reach, "control.json: %s says in x-sandbox how a sandbox's token reaches it", op)
 	}
+}
+
+// The check at start refuses a document whose operations and handlers
+// differ, naming the operation.
+func TestControlCheckRefusesAnOperationWithoutAHandler(t *testing.T) {
+	doc := bytes.Replace(mediamock.ControlDocument, []byte(`"operationId": "getClock"`), []byte(`"operationId": "getTheClock"`), 1)
+	require.NotEqual(t, mediamock.ControlDocument, doc)
+	err := control.Check(doc)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "without a handler: getTheClock")
 }

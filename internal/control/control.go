@@ -1,118 +1,146 @@
-// Package control is the control API front under /_mock: the clock,
-// faults, job actions, workspaces, the journal, coverage, reset and
-// snapshots, described by control.json. It drives the same engine and gate
-// as the service's fronts.
+// Package control is the control API front under /_mock, described by
+// control.json: it matches a request to its operation (the route table is
+// read from control.json), guards it (the Host, the Origin, the control
+// credential, a JSON Content-Type on what changes state), reads its body
+// once and hands the call to the control plane (internal/controlplane),
+// whose typed operations answer it. What only HTTP carries it serves
+// itself: control.json as a document, snapshots and their restore (a
+// binary state of up to gigabytes, streamed), the event stream
+// (server-sent events) and the Prometheus metrics.
 package control
 
 import (
+	"bytes"
+	"errors"
+	"io"
 	"mime"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
-	"github.com/mediamock/mediamock/internal/contract"
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/controlplane"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/problem"
+	"github.com/mediamock/mediamock/internal/routes"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
 
 // Path is the reserved prefix of the control API. It lies outside the
 // service's base path, so it can never collide with the service's own paths.
-const Path = "/_mock"
+const Path = controlplane.Path
 
 // MaxSnapshotBytes caps a snapshot being restored.
 const MaxSnapshotBytes = 4 << 30
 
+// The operations the control API serves itself, with what only HTTP
+// carries; the control plane serves every other.
+const (
+	opHealth   = "getHealth"
+	opDocument = "getControlDocument"
+	opSnapshot = "getSnapshot"
+	opRestore  = "restoreSnapshot"
+	opEvents   = "streamEvents"
+	opMetrics  = "getMetrics"
+)
+
+// handler serves an operation the control API serves itself, once the
+// request is let in (s: the scope its credential reaches).
+type handler func(f *Front, w *edge.Writer, r *http.Request, m routes.Match, s controlplane.Scope)
+
+var own = map[string]handler{
+	opDocument: func(f *Front, w *edge.Writer, r *http.Request, _ routes.Match, _ controlplane.Scope) {
+		edge.ServeDocument(w, r, f.document)
+	},
+	opSnapshot: (*Front).snapshot,
+	// Streamed to a file as it comes: the validator would buffer it.
+	opRestore: (*Front).restore,
+	opEvents:  (*Front).events,
+	opMetrics: (*Front).metrics,
+}
+
 // Front serves the control API of one server.
 type Front struct {
-	env      *front.Env
-	document []byte                             // control.json, served at /_mock/openapi.json
-	load     func() (*contract.Contract, error) // control.json, parsed
-	streams  streamSlots                        // event streams open
+	env      *edge.Env
+	plane    *controlplane.Plane
+	document []byte // control.json, served at /_mock/openapi.json
+	table    *routes.Table
+	streams  streamSlots // event streams open
 }
 
 // New returns the control front of a server; document is control.json,
-// which load parses (once per process, on the first request that needs it:
-// a server answers its health check without it).
-func New(env *front.Env, document []byte, load func() (*contract.Contract, error)) *Front {
-	return &Front{env: env, document: document, load: load}
+// whose routes it serves (read, not parsed: a server answers its health
+// check without parsing it). A document Check refuses makes it panic.
+func New(env *edge.Env, plane *controlplane.Plane, document []byte) *Front {
+	t, err := table(document)
+	if err != nil {
+		panic("control: " + err.Error())
+	}
+	return &Front{env: env, plane: plane, document: document, table: t}
 }
 
-// Routes lists the operations of the control API, to hold against
-// control.json.
-func Routes() []string {
-	out := make([]string, len(routes))
-	for i, rt := range routes {
-		out[i] = rt.op
+// tables are the route tables of the documents served, read once each.
+var tables sync.Map // docKey -> *routed
+
+type docKey struct {
+	data *byte
+	size int
+}
+
+type routed struct {
+	once  sync.Once
+	rs    []routes.Route
+	table *routes.Table
+	err   error
+}
+
+// read reads a document's routes and makes its table, once.
+func read(document []byte) *routed {
+	v, _ := tables.LoadOrStore(docKey{unsafe.SliceData(document), len(document)}, &routed{})
+	rt := v.(*routed)
+	rt.once.Do(func() {
+		if rt.rs, rt.err = routes.Read(document); rt.err == nil {
+			rt.err = routes.Check("control.json", rt.rs, Operations())
+			rt.table = routes.TableOf(Path, rt.rs)
+		}
+	})
+	return rt
+}
+
+func table(document []byte) (*routes.Table, error) {
+	rt := read(document)
+	return rt.table, rt.err
+}
+
+// Operations are the operationIds the control API has a handler for: the
+// control plane's and its own.
+func Operations() []string {
+	out := controlplane.Operations()
+	for op := range own {
+		out = append(out, op)
 	}
 	return out
 }
 
-// validate checks a control request against control.json.
-func (f *Front) validate(r *http.Request, m front.Match) error {
-	c, err := f.load()
-	if err != nil {
-		return err
+// Check holds a control document to the handlers, as the server does at
+// start: every operation has a handler, and every handler an operation.
+func Check(document []byte) error {
+	_, err := table(document)
+	return err
+}
+
+// Routes lists the operationIds of a control document, in its order: the
+// values of the metrics' operation label.
+func Routes(document []byte) ([]string, error) {
+	rt := read(document)
+	out := make([]string, len(rt.rs))
+	for i, r := range rt.rs {
+		out[i] = r.ID
 	}
-	return c.ValidateRequest(r, m.Name, m.Vars, r.URL.Query())
+	return out, rt.err
 }
-
-// handlerFunc serves one control operation.
-type handlerFunc func(c *call) (int, any, error)
-
-type route struct {
-	method, path, op string
-	h                handlerFunc
-}
-
-// call is one control request.
-type call struct {
-	env   *front.Env
-	w     *front.Writer
-	r     *http.Request
-	vars  map[string]string
-	scope scope
-}
-
-func (c *call) id() uint64 {
-	n, _ := strconv.ParseUint(c.vars["id"], 10, 64)
-	return n
-}
-
-// decode reads an optional JSON body the contract has validated.
-func (c *call) decode(v any) error {
-	if c.r.ContentLength == 0 {
-		return nil
-	}
-	return wire.DecodeJSON(c.r.Body, v)
-}
-
-// Handlers that answer by themselves rather than with JSON.
-const (
-	opDocument = "getControlDocument"
-	opSnapshot = "getSnapshot"
-	opRestore  = "restoreSnapshot"
-	opHealth   = "getHealth"
-	opMetrics  = "getMetrics"
-)
-
-var table = sync.OnceValue(func() *front.Table {
-	t := front.NewTable(Path)
-	for _, rt := range routes {
-		t.Add(rt.method, rt.path, rt.op)
-	}
-	return t.Seal()
-})
-
-var handlers = sync.OnceValue(func() map[string]handlerFunc {
-	m := make(map[string]handlerFunc, len(routes))
-	for _, rt := range routes {
-		m[rt.op] = rt.h
-	}
-	return m
-})
 
 // BodyLimit is the cap of a control request's body: snapshots have their own.
 func (f *Front) BodyLimit(r *http.Request) (int64, error) {
@@ -122,68 +150,85 @@ func (f *Front) BodyLimit(r *http.Request) (int64, error) {
 	return f.env.BodyCap(r)
 }
 
-// Serve serves a control request that passed the edge.
-func (f *Front) Serve(w *front.Writer, r *http.Request) {
-	if max, tooBig := f.BodyLimit(r); !front.LimitBody(w, r, max, tooBig) {
+// Serve serves a control request that passed the edge: the route, the
+// guard and the scope, then the control plane's operation (or its own).
+func (f *Front) Serve(w *edge.Writer, r *http.Request) {
+	if max, tooBig := f.BodyLimit(r); !edge.LimitBody(w, r, max, tooBig) {
 		return
 	}
-	m := table().Match(r)
+	m := f.table.Match(r)
 	switch {
 	case m.Allow != "":
 		w.Header().Set("Allow", m.Allow)
-		front.WriteError(w, wire.MethodNotAllowed(r.Method, r.URL.Path, m.Allow, strings.Split(m.Allow, ", ")))
+		edge.WriteError(w, wire.MethodNotAllowed(r.Method, r.URL.Path, m.Allow, strings.Split(m.Allow, ", ")))
 		return
 	case m.Name == "":
-		front.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
+		edge.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
 		return
 	}
-	w.SetAnswer(m.Name, "") // for the metrics
-	c := &call{env: f.env, w: w, r: r, vars: m.Vars}
+	w.Hand(edge.Outcome{Operation: m.Name}) // for the metrics
+	var s controlplane.Scope
 	if m.Name != opHealth {
 		var err error
-		if c.scope, err = f.guard(r, m.Name); err == nil {
-			c.scope, err = f.narrow(c.scope, r, m.Name, m.Vars)
-		}
-		if err == nil {
-			err = c.ownRecord(m.Name)
+		if s, err = f.guard(r, m.Name); err == nil {
+			s, err = f.plane.Narrow(m.Name, s, m.Vars, r.URL.Query())
 		}
 		if err != nil {
-			front.WriteError(w, err)
+			edge.WriteError(w, err)
 			return
 		}
 	}
-	switch m.Name {
-	case opDocument:
-		front.ServeDocument(w, r, f.document)
-	case opSnapshot:
-		c.snapshot()
-	case opRestore:
-		// Streamed to a file as it comes: the validator would buffer it.
-		status, body, err := c.restore()
-		front.Answer(w, status, body, err)
-	case opEvents:
-		if err := f.validate(r, m); err != nil {
-			front.WriteError(w, err)
-			return
-		}
-		f.events(c)
-	case opMetrics:
-		if err := f.validate(r, m); err != nil {
-			front.WriteError(w, err)
-			return
-		}
-		f.env.Metrics.Handler().ServeHTTP(w, r)
-	case opHealth: // no parameters, no body: nothing to validate
-		status, body, err := health(c)
-		front.Answer(w, status, body, err)
-	default:
-		if err := f.validate(r, m); err != nil {
-			front.WriteError(w, err)
-			return
-		}
-		status, body, err := handlers()[m.Name](c)
-		front.Answer(w, status, body, err)
+	if h := own[m.Name]; h != nil {
+		h(f, w, r, m, s)
+		return
 	}
+	c := f.call(r, m)
+	if controlplane.TakesBody(m.Name) {
+		c.Body, c.BodyErr = readBody(r)
+	}
+	status, body, err := f.plane.Serve(r.Context(), c, s)
+	answer(w, status, body, err)
+}
+
+// call is a request as a call of the control plane's operation m.
+func (f *Front) call(r *http.Request, m routes.Match) *controlplane.Call {
+	return &controlplane.Call{Op: m.Name, Authorization: r.Header.Get("Authorization"), Vars: m.Vars, Query: r.URL.Query(),
+		ContentType: r.Header.Get("Content-Type"), View: f.env.View(r)}
+}
+
+// readBody reads a request's body once, into one buffer of its declared
+// size; nil when it has none.
+func readBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, nil
+	}
+	var buf bytes.Buffer
+	if r.ContentLength > 0 {
+		buf.Grow(int(min(r.ContentLength, 64<<20)) + bytes.MinRead)
+	}
+	_, err := buf.ReadFrom(r.Body)
+	data := buf.Bytes()
+	if data == nil {
+		data = []byte{}
+	}
+	return data, err
+}
+
+// answer writes what an operation answered: the error object, or the body
+// as JSON (a controlplane.Raw as it is).
+func answer(w *edge.Writer, status int, body any, err error) {
+	if err != nil {
+		edge.WriteError(w, err)
+		return
+	}
+	if raw, ok := body.(controlplane.Raw); ok {
+		w.Header().Set("Content-Type", raw.ContentType)
+		w.Header().Set("Content-Length", strconv.Itoa(len(raw.Data)))
+		w.WriteHeader(status)
+		w.Write(raw.Data)
+		return
+	}
+	edge.WriteJSON(w, status, body)
 }
 
 // guard protects the control API: from web pages (a foreign Host or
@@ -193,11 +238,11 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 // preflight. On a listener beyond loopback, snapshots (the whole state,
 // tokens included) need a control token. It returns the scope the
 // credential reaches.
-func (f *Front) guard(r *http.Request, op string) (scope, error) {
+func (f *Front) guard(r *http.Request, op string) (controlplane.Scope, error) {
 	if err := f.env.Guard(r, "the control API"); err != nil {
-		return scope{}, err
+		return controlplane.Scope{}, err
 	}
-	s, err := f.credential(r, op)
+	s, err := f.plane.Credential(op, r.Header.Get("Authorization"), r.URL.Query())
 	if err != nil {
 		return s, err
 	}
@@ -219,15 +264,67 @@ func (f *Front) guard(r *http.Request, op string) (scope, error) {
 	return s, nil
 }
 
-// Authorize refuses a request to the control MCP server that the control
-// API would refuse whatever its operation: a foreign Host or Origin, or a
-// credential that is neither the server's control token nor a live
-// sandbox's (with neither configured, none is needed). Each tool call is
-// then a control request of its own, judged as every other.
-func (f *Front) Authorize(r *http.Request) error {
-	if err := f.env.Guard(r, "the control MCP server"); err != nil {
-		return err
+// validated answers with the error of a request to an operation the
+// control API serves itself that control.json refuses (false).
+func (f *Front) validated(w *edge.Writer, r *http.Request, m routes.Match) bool {
+	c := f.call(r, m)
+	if err := f.plane.Validate(r.Context(), c); err != nil {
+		edge.WriteError(w, err)
+		return false
 	}
-	_, err := f.credential(r, "")
-	return err
+	return true
+}
+
+func (f *Front) metrics(w *edge.Writer, r *http.Request, m routes.Match, _ controlplane.Scope) {
+	if f.validated(w, r, m) {
+		f.env.Metrics.Handler().ServeHTTP(w, r)
+	}
+}
+
+// snapshot writes the whole state, consistent as of one moment.
+func (f *Front) snapshot(w *edge.Writer, _ *http.Request, _ routes.Match, _ controlplane.Scope) {
+	var buf bytes.Buffer
+	if _, err := f.env.Eng.Snapshot(&buf); err != nil {
+		edge.WriteError(w, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/octet-stream")
+	h.Set("Content-Disposition", `attachment; filename="mediamock-snapshot.db"`)
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(http.StatusOK)
+	w.Write(buf.Bytes())
+}
+
+// restore replaces the whole state with a snapshot streamed to a file as
+// it comes, and answers with the clock of the restored state.
+func (f *Front) restore(w *edge.Writer, r *http.Request, _ routes.Match, _ controlplane.Scope) {
+	body := &readErr{r: r.Body}
+	if err := f.env.Eng.Restore(body); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(body.err, &mbe) {
+			err = problem.TooLarge(mbe.Limit)
+		}
+		edge.WriteError(w, err)
+		return
+	}
+	if err := f.plane.Restored(); err != nil {
+		edge.WriteError(w, err)
+		return
+	}
+	edge.WriteJSON(w, http.StatusOK, controlplane.ClockOf(f.env.Eng))
+}
+
+// readErr remembers the error its reader returned.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErr) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
 }

@@ -7,8 +7,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/controlplane"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/internal/routes"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -16,8 +18,6 @@ import (
 // The event stream, GET /_mock/events: server-sent events of what the
 // simulation commits (jobs, publications, the ledger, the clock) and of
 // the requests the journal records, for the dashboard and for scripts.
-
-const opEvents = "streamEvents"
 
 // MaxStreams bounds the event streams open at once.
 const MaxStreams = 32
@@ -37,7 +37,7 @@ const streamWriteTimeout = 30 * time.Second
 type (
 	clockEvent struct {
 		Type string `json:"type"` // clock, or ready for the first event
-		Clock
+		controlplane.Clock
 	}
 	jobEvent struct {
 		Type        string       `json:"type"`
@@ -106,13 +106,13 @@ func eventOf(eng *sim.Engine, c sim.Change) (string, any) {
 		// applied: apply it (as any read does), so that the next event is
 		// one still to come.
 		eng.Settle()
-		clock := Clock{Now: at, Mode: string(c.Mode)}
+		clock := controlplane.Clock{Now: at, Mode: string(c.Mode)}
 		if off, ok := eng.Clock().Offset(); ok {
 			secs := int64(off.Round(time.Second) / time.Second)
 			clock.OffsetSeconds = &secs
 		}
 		if next, ok, _ := eng.NextDue(); ok {
-			clock.NextEventAt = NextEventTime(next)
+			clock.NextEventAt = controlplane.NextEventTime(next)
 		}
 		return "clock", clockEvent{Type: "clock", Clock: clock}
 	case sim.ChangeOverflow:
@@ -124,9 +124,9 @@ func eventOf(eng *sim.Engine, c sim.Change) (string, any) {
 
 // stream writes server-sent events, each write with its own deadline.
 type stream struct {
-	w   *front.Writer
+	w   *edge.Writer
 	rc  *http.ResponseController
-	env *front.Env
+	env *edge.Env
 	buf bytes.Buffer
 	seq uint64
 }
@@ -159,39 +159,41 @@ func (s *stream) flush() error {
 }
 
 // events serves the stream until the client leaves or the server stops.
-func (f *Front) events(c *call) {
-	r := c.r
+func (f *Front) events(w *edge.Writer, r *http.Request, m routes.Match, _ controlplane.Scope) {
+	if !f.validated(w, r, m) {
+		return
+	}
 	if r.Context().Done() == nil {
 		// Nothing could ever end it (an in-memory request without a
 		// cancelable context).
-		front.WriteError(c.w, &sim.Error{Kind: sim.EINVALID, Code: "stream_needs_cancel",
+		edge.WriteError(w, &sim.Error{Kind: sim.EINVALID, Code: "stream_needs_cancel",
 			Message: "The event stream lasts until the client leaves: send the request with a context that can be canceled."})
 		return
 	}
-	ctx, cancel := c.env.UntilStop(r.Context())
+	ctx, cancel := f.env.UntilStop(r.Context())
 	defer cancel()
 	sl, err := f.streams.take(clientOf(r.RemoteAddr), cancel)
 	if err != nil {
-		front.WriteError(c.w, err)
+		edge.WriteError(w, err)
 		return
 	}
 	defer f.streams.release(sl)
 
 	// Subscribe before the first event, so that nothing committed after
 	// "ready" is missed.
-	changes, stopChanges := c.env.Eng.Subscribe()
+	changes, stopChanges := f.env.Eng.Subscribe()
 	defer stopChanges()
-	entries, stopEntries := c.env.Journal.Subscribe(journalBuffer)
+	entries, stopEntries := f.env.Journal.Subscribe(journalBuffer)
 	defer stopEntries()
 
-	s := &stream{w: c.w, rc: http.NewResponseController(c.w), env: c.env}
-	h := c.w.Header()
+	s := &stream{w: w, rc: http.NewResponseController(w), env: f.env}
+	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no")
-	c.w.WriteHeader(http.StatusOK)
+	w.WriteHeader(http.StatusOK)
 	s.buf.WriteString("retry: 2000\n\n")
-	s.add("ready", clockEvent{Type: "ready", Clock: ClockOf(c.env.Eng)})
+	s.add("ready", clockEvent{Type: "ready", Clock: controlplane.ClockOf(f.env.Eng)})
 	if s.flush() != nil {
 		return
 	}
@@ -217,23 +219,23 @@ func (f *Front) events(c *call) {
 			if !ok {
 				return
 			}
-			s.add(eventOf(c.env.Eng, ch))
+			s.add(eventOf(f.env.Eng, ch))
 		case rec := <-entries:
 			// What the request committed was published before it was
 			// recorded: its changes go first.
-			if !s.takeChanges(c.env.Eng, changes) {
+			if !s.takeChanges(f.env.Eng, changes) {
 				return
 			}
 			s.addEntry(rec)
 		}
 		// Take what else is waiting, so that a burst is one write.
 		for more := true; more && s.buf.Len() < 64<<10; {
-			if !s.takeChanges(c.env.Eng, changes) {
+			if !s.takeChanges(f.env.Eng, changes) {
 				return
 			}
 			select {
 			case rec := <-entries:
-				s.takeChanges(c.env.Eng, changes)
+				s.takeChanges(f.env.Eng, changes)
 				s.addEntry(rec)
 			default:
 				more = false

@@ -7,7 +7,7 @@
 // so it holds no privilege of its own: the control token, when the server
 // has one, is what it sends.
 //
-// The files are served to the hosts the control API serves (front.Env.Guard)
+// The files are served to the hosts the control API serves (edge.Env.Guard)
 // with a Content-Security-Policy that allows only the server's own origin.
 package dashboard
 
@@ -23,7 +23,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -46,7 +46,7 @@ var contentTypes = map[string]string{".html": "text/html; charset=utf-8", ".css"
 
 // Front serves the dashboard of one server.
 type Front struct {
-	env   *front.Env
+	env   *edge.Env
 	files map[string]file // by name below Path
 	csp   string
 
@@ -86,7 +86,7 @@ var loaded = sync.OnceValue(func() map[string]file {
 })
 
 // New returns the dashboard front of a server.
-func New(env *front.Env) *Front {
+func New(env *edge.Env) *Front {
 	f := &Front{env: env, files: loaded()}
 	// Files are linked from the server's own origin, or from the public URL.
 	media := "'self'"
@@ -110,15 +110,15 @@ func Fetched(r *http.Request) bool {
 // Serves reports whether a request is the dashboard's: the page and its
 // files, and GET / (which leads to the page).
 func Serves(r *http.Request) bool {
-	return front.HasPathPrefix(r.URL.Path, Path) ||
+	return edge.HasPathPrefix(r.URL.Path, Path) ||
 		(r.URL.Path == "/" && (r.Method == http.MethodGet || r.Method == http.MethodHead))
 }
 
 // Serve serves a dashboard request that passed the edge.
-func (f *Front) Serve(w *front.Writer, r *http.Request) {
+func (f *Front) Serve(w *edge.Writer, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		front.WriteError(w, wire.MethodNotAllowed(r.Method, r.URL.Path, "GET, HEAD", []string{"GET", "HEAD"}))
+		edge.WriteError(w, wire.MethodNotAllowed(r.Method, r.URL.Path, "GET, HEAD", []string{"GET", "HEAD"}))
 		return
 	}
 	if r.URL.Path == "/" || r.URL.Path == Path {
@@ -127,7 +127,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		return
 	}
 	if err := f.env.Guard(r, "the dashboard"); err != nil {
-		front.WriteError(w, err)
+		edge.WriteError(w, err)
 		return
 	}
 	name := strings.TrimPrefix(r.URL.Path, Path+"/")
@@ -140,7 +140,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 	}
 	file, ok := f.files[name]
 	if !ok {
-		front.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
+		edge.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
 		return
 	}
 	h := w.Header()
@@ -167,10 +167,10 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 // path of the asset's file below /files/, token included, so a preview is
 // as hard to guess as the file. Previews are drawn on first request and
 // kept by that path, which changes when the state is reset or restored.
-func (f *Front) preview(w *front.Writer, r *http.Request, rest string) {
+func (f *Front) preview(w *edge.Writer, r *http.Request, rest string) {
 	ref, ok := f.env.Eng.ParseFileRef(rest)
 	if !ok || ref.Class != sim.FileAsset {
-		front.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
+		edge.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
 		return
 	}
 	key := ref.Path()
@@ -180,7 +180,7 @@ func (f *Front) preview(w *front.Writer, r *http.Request, rest string) {
 	if !ok {
 		_, mime, data, err := f.env.Eng.AssetPreview(ref.WS, ref.ID)
 		if err != nil {
-			front.WriteError(w, err)
+			edge.WriteError(w, err)
 			return
 		}
 		sum := sha256.Sum256(data)

@@ -28,6 +28,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -62,13 +63,24 @@ var Files = []File{
 	{"docs/reference/mcp-tools.md", fromOpenAPI(mcp.ToolsReference)},
 	{"docs/reference/control-api.md", fromControl(controlReference)},
 	{"docs/reference/control-mcp-tools.md", fromControl(mcp.ControlToolsReference)},
+	{"docs/reference/go-api.md", fromSource(".", refdoc.GoAPI)},
+	{"docs/reference/python-helpers.md", needs("python3", fromSource("packages/python/mediamock", refdoc.PythonHelpers))},
+	{"docs/reference/typescript-helpers.md", needs("node", needsFile("packages/npm/server/node_modules/typescript/package.json",
+		fromSource("packages/npm/server", refdoc.TypeScriptHelpers)))},
 }
 
 // A Run makes the files of one repository's tree.
 type Run struct {
-	root string
+	root string // the tree the files are made for
+	src  string // the tree whose code and packages are read (the root, but in tests)
 	made map[string][]byte
 }
+
+// ErrSkipped is wrapped by the error of a Make whose source needs a tool
+// the machine lacks (python3, node and the npm package's own typescript):
+// the file is left as committed, and the staleness test says so (or fails
+// when MEDIAMOCK_REFDOC_REQUIRE=1).
+var ErrSkipped = errors.New("skipped")
 
 // Read is the content of the file at path (from the repository's root):
 // what this run made of it, else the committed file.
@@ -79,19 +91,38 @@ func (r *Run) Read(path string) ([]byte, error) {
 	return os.ReadFile(filepath.Join(r.root, filepath.FromSlash(path)))
 }
 
-// An Output is a generated file's path and content.
+// An Output is a generated file's path and content; Skipped, when set,
+// says why it was not made (its content is then the committed one).
 type Output struct {
 	Path    string
 	Content []byte
+	Skipped string
 }
 
 // Generate makes every file of files, in order, for the tree at root,
 // writing nothing. A Go file is formatted as gofmt does.
 func Generate(root string, files []File) ([]Output, error) {
-	r := &Run{root: root, made: map[string][]byte{}}
+	return generate(root, root, files)
+}
+
+// generate is Generate reading the code and packages the files are made
+// from in the tree at src.
+func generate(root, src string, files []File) ([]Output, error) {
+	r := &Run{root: root, src: src, made: map[string][]byte{}}
 	out := make([]Output, 0, len(files))
 	for _, f := range files {
 		b, err := f.Make(r)
+		if errors.Is(err, ErrSkipped) {
+			if b, err = r.Read(f.Path); errors.Is(err, fs.ErrNotExist) && r.src != r.root {
+				b, err = os.ReadFile(filepath.Join(r.src, filepath.FromSlash(f.Path))) // as the code's tree has it
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", f.Path, err)
+			}
+			r.made[f.Path] = b
+			out = append(out, Output{Path: f.Path, Content: b, Skipped: err2text(f, r)})
+			continue
+		}
 		if err == nil && strings.HasSuffix(f.Path, ".go") {
 			b, err = format.Source(b) // as gofmt writes it
 		}
@@ -99,9 +130,16 @@ func Generate(root string, files []File) ([]Output, error) {
 			return nil, fmt.Errorf("%s: %w", f.Path, err)
 		}
 		r.made[f.Path] = b
-		out = append(out, Output{f.Path, b})
+		out = append(out, Output{Path: f.Path, Content: b})
 	}
 	return out, nil
+}
+
+// err2text is why a skipped file was not made (its Make is asked again
+// for the reason alone: Makes are cheap to refuse).
+func err2text(f File, r *Run) string {
+	_, err := f.Make(r)
+	return err.Error()
 }
 
 // Stale lists the outputs that differ from the files under root, each
@@ -143,21 +181,27 @@ func Write(root string, outs []Output) ([]string, error) {
 }
 
 func main() {
-	if err := run(".", os.Stdout); err != nil {
+	if err := run(".", ".", os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
 // run generates every file into the tree at root, which must be the
-// repository's root, and tells w what it wrote.
-func run(root string, w io.Writer) error {
+// repository's root, from the code of the tree at src (the root, but in
+// tests), and tells w what it wrote and what it skipped.
+func run(root, src string, w io.Writer) error {
 	if _, err := os.Stat(filepath.Join(root, "spec", "control.json")); err != nil {
 		return fmt.Errorf("run it from the repository's root, as %s does: %w", refdoc.Command, err)
 	}
-	outs, err := Generate(root, Files)
+	outs, err := generate(root, src, Files)
 	if err != nil {
 		return err
+	}
+	for _, o := range outs {
+		if o.Skipped != "" {
+			fmt.Fprintf(w, "gen: left %s as it is: %s\n", o.Path, o.Skipped)
+		}
 	}
 	wrote, err := Write(root, outs)
 	for _, p := range wrote {
@@ -184,6 +228,34 @@ func controlDocument(r *Run) ([]byte, error) {
 // package's own.
 func page(render func() []byte) func(*Run) ([]byte, error) {
 	return func(*Run) ([]byte, error) { return render(), nil }
+}
+
+// fromSource makes a file from a folder of the tree's code (a package's
+// sources, the npm or Python package).
+func fromSource(dir string, render func(dir string) ([]byte, error)) func(*Run) ([]byte, error) {
+	return func(r *Run) ([]byte, error) { return render(filepath.Join(r.src, filepath.FromSlash(dir))) }
+}
+
+// needs makes a file only when the command tool is on the PATH; else the
+// file is skipped (ErrSkipped).
+func needs(tool string, make func(*Run) ([]byte, error)) func(*Run) ([]byte, error) {
+	return func(r *Run) ([]byte, error) {
+		if _, err := exec.LookPath(tool); err != nil {
+			return nil, fmt.Errorf("%w: %s is not installed", ErrSkipped, tool)
+		}
+		return make(r)
+	}
+}
+
+// needsFile makes a file only when path (from the tree's root) exists, a
+// package installed by its own tool; else the file is skipped.
+func needsFile(path string, make func(*Run) ([]byte, error)) func(*Run) ([]byte, error) {
+	return func(r *Run) ([]byte, error) {
+		if _, err := os.Stat(filepath.Join(r.src, filepath.FromSlash(path))); err != nil {
+			return nil, fmt.Errorf("%w: %s is missing (npm ci in its package, or scripts/release)", ErrSkipped, path)
+		}
+		return make(r)
+	}
 }
 
 // fromOpenAPI makes a file from openapi.json.

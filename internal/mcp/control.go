@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/mediamock/mediamock/internal/contract"
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/controlplane"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/mcpserver"
+	"github.com/mediamock/mediamock/internal/routes"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -18,13 +20,13 @@ import (
 // The control MCP server is the simulation's own MCP server, for an agent
 // that steers the mock from its session: served at ControlPath (beside the
 // control API, never mixed into the service's /mcp) and over stdio. Its
-// tools are the control API, one per operation of control.json, generated
-// from the document; a call is a request to the control API's own handler,
-// in process, with the caller's credential, so that every rule, refusal and
-// scope of the control API applies unchanged (a sandbox's control token
-// reaches that sandbox alone). Nothing it does counts against a
-// workspace's rate limit, and its requests stay out of the journal, as the
-// control API's do.
+// tools are the operations of control.json, one each, generated from the
+// document; a call is a call of the control plane's operation
+// (internal/controlplane), with the caller's credential, so that every
+// rule, refusal and scope of the control API applies unchanged (a
+// sandbox's control token reaches that sandbox alone). Nothing it does
+// counts against a workspace's rate limit, and its calls stay out of the
+// journal, as the control API's requests do.
 
 // ControlPath is where the control MCP server is served, under the
 // control API's prefix.
@@ -44,32 +46,31 @@ type ControlConfig struct {
 	// Prefix is the control API's path prefix (/_mock): operation paths
 	// are relative to it.
 	Prefix string
-	// API serves a control request in process: the control API's own
-	// handler, through the edge.
-	API http.Handler
-	// Authorize refuses what the control API refuses whatever the
-	// operation: a foreign Host or Origin, a credential that is neither
-	// the server's control token nor a live sandbox's.
-	Authorize func(*http.Request) error
+	// Plane serves the operations.
+	Plane *controlplane.Plane
 }
 
 // Control serves the control MCP server of one server.
 type Control struct {
-	env       *front.Env
-	tools     []*tool
-	api       http.Handler
-	authorize func(*http.Request) error
-	server    *mcpserver.Server
-	sessions  atomic.Uint64
+	env      *edge.Env
+	tools    []*tool
+	plane    *controlplane.Plane
+	table    *routes.Table // the control API's paths, for the path a call makes
+	server   *mcpserver.Server
+	sessions atomic.Uint64
 }
 
 // NewControl returns the control MCP server of a server.
-func NewControl(env *front.Env, c ControlConfig) (*Control, error) {
+func NewControl(env *edge.Env, c ControlConfig) (*Control, error) {
 	tools, err := controlTools(c.Document, c.Prefix)
 	if err != nil {
 		return nil, err
 	}
-	ctl := &Control{env: env, tools: tools, api: c.API, authorize: c.Authorize}
+	var rs []routes.Route
+	for _, op := range c.Document.Operations() {
+		rs = append(rs, routes.Route{Method: op.Method, Path: op.Path, ID: op.ID})
+	}
+	ctl := &Control{env: env, tools: tools, plane: c.Plane, table: routes.TableOf(c.Prefix, rs)}
 	ctl.server = mcpserver.New(mcpserver.Options{
 		Implementation: ControlImplementation,
 		Instructions:   controlInstructions,
@@ -137,17 +138,30 @@ const controlInstructions = "The controls of a simulation of the media generatio
 // the control API's guard (the Host, the Origin, the credential), then the
 // MCP server, whose calls are made with the request's credential to its
 // Host.
-func (c *Control) Serve(w *front.Writer, r *http.Request) {
+func (c *Control) Serve(w *edge.Writer, r *http.Request) {
 	if r.URL.Path != ControlPath {
-		front.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
+		edge.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
 		return
 	}
 	if err := c.authorize(r); err != nil {
-		front.WriteError(w, err)
+		edge.WriteError(w, err)
 		return
 	}
 	who := controlCaller{authorization: r.Header.Get("Authorization"), host: r.Host}
 	c.server.Serve(context.WithValue(r.Context(), controlCallerKey{}, who), w, r)
+}
+
+// authorize refuses a request to the control MCP server that the control
+// API would refuse whatever its operation: a foreign Host or Origin, or a
+// credential that is neither the server's control token nor a live
+// sandbox's (with neither configured, none is needed). Each tool call is
+// then judged as a control call of its own.
+func (c *Control) authorize(r *http.Request) error {
+	if err := c.env.Guard(r, "the control MCP server"); err != nil {
+		return err
+	}
+	_, err := c.plane.Credential("", r.Header.Get("Authorization"), nil)
+	return err
 }
 
 // ServeStdio serves one session of the control MCP server over in and out

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/mediamock/mediamock/internal/controlplane"
 	"github.com/mediamock/mediamock/internal/mcpserver"
 	"github.com/mediamock/mediamock/internal/wire"
 )
@@ -16,46 +17,29 @@ import (
 // own with its control token), each the answer of a control API read.
 var controlResources = []struct {
 	res  mcpserver.Resource
-	path string // under the control API's prefix
+	op   string // the control plane's operation
+	path string // its path under the control API's prefix
 }{
 	{mcpserver.Resource{URI: "mediamock-control://journal", Name: "journal", Title: "Journal", MIMEType: "application/json",
-		Description: "The last requests the service's fronts answered, oldest first, of the caller's scope (GET /_mock/journal)."}, "/journal"},
+		Description: "The last requests the service's fronts answered, oldest first, of the caller's scope (GET /_mock/journal)."}, "getJournal", "/journal"},
 	{mcpserver.Resource{URI: "mediamock-control://coverage", Name: "coverage", Title: "Coverage", MIMEType: "application/json",
-		Description: "Which operations, statuses and failure paths the caller's scope has exercised (GET /_mock/coverage)."}, "/coverage"},
+		Description: "Which operations, statuses and failure paths the caller's scope has exercised (GET /_mock/coverage)."}, "getCoverage", "/coverage"},
 	{mcpserver.Resource{URI: "mediamock-control://faults", Name: "faults", Title: "Faults", MIMEType: "application/json",
-		Description: "The fault rules of the caller's scope, with how many requests each matched and struck (GET /_mock/faults)."}, "/faults"},
+		Description: "The fault rules of the caller's scope, with how many requests each matched and struck (GET /_mock/faults)."}, "getFaults", "/faults"},
 }
 
 func (c *Control) addResources() {
 	prefix := strings.TrimSuffix(ControlPath, "/mcp")
 	for _, cr := range controlResources {
-		res, path := cr.res, prefix+cr.path
+		res, op, path := cr.res, cr.op, prefix+cr.path
 		c.server.AddResource(res, func(ctx context.Context, uri string) (*mcpserver.ReadResult, error) {
-			status, data := c.get(ctx, path, controlCallerFrom(ctx))
+			status, _, data := c.serve(ctx, http.MethodGet, path, &controlplane.Call{Op: op}, controlCallerFrom(ctx))
 			if status < 200 || status > 299 {
 				return nil, controlReadError(status, data)
 			}
 			return &mcpserver.ReadResult{Contents: []mcpserver.ResourceContents{{URI: res.URI, MIMEType: "application/json", Text: string(data)}}}, nil
 		})
 	}
-}
-
-// get reads path of the control API as the caller.
-func (c *Control) get(ctx context.Context, path string, who controlCaller) (int, []byte) {
-	r, err := http.NewRequestWithContext(ctx, http.MethodGet, path, nil)
-	if err != nil {
-		return http.StatusInternalServerError, nil
-	}
-	if who.authorization != "" {
-		r.Header.Set("Authorization", who.authorization)
-	}
-	r.Host, r.RemoteAddr = who.host, "127.0.0.1:0"
-	rec := &recorder{header: http.Header{}}
-	c.api.ServeHTTP(rec, r)
-	if rec.status == 0 {
-		rec.status = http.StatusOK
-	}
-	return rec.status, rec.body.Bytes()
 }
 
 // controlReadError is a refused read as a JSON-RPC error carrying the

@@ -5,13 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"mime"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"unicode"
 
 	"github.com/mediamock/mediamock/internal/contract"
+	"github.com/mediamock/mediamock/internal/controlplane"
 	"github.com/mediamock/mediamock/internal/mcpserver"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
@@ -126,10 +129,12 @@ func controlAnnotations(op contract.Operation, title string) *mcpserver.ToolAnno
 	return a
 }
 
-// call makes a tool call a request to the control API, in process, with
-// the caller's credential: the arguments become its path, query and JSON
-// body; its answer becomes the result (the JSON as text and as structured
-// content), a tool error when it is not a success.
+// call makes a tool call a call of the control plane's operation, with
+// the caller's credential: the arguments become its path and query
+// parameters and its JSON body; its answer becomes the result (the JSON
+// as text and as structured content), a tool error when it is not a
+// success. The control plane applies the control API's rules, refusals
+// and scopes; the call counts as a control request of its own (serve).
 func (c *Control) call(ctx context.Context, t *tool, call *mcpserver.ToolCall, who controlCaller) *mcpserver.ToolResult {
 	args, _, bad := arguments(call)
 	if c.env.MCPMaxWait > 0 && !bad && slices.Contains(t.args.Query, "timeout") {
@@ -138,31 +143,102 @@ func (c *Control) call(ctx context.Context, t *tool, call *mcpserver.ToolCall, w
 		}
 		capSeconds(args, "timeout", c.env.MCPMaxWait, true)
 	}
-	r, _, _, violations, err := t.request(ctx, args, nil, bad)
-	if err == nil && len(violations) > 0 {
-		err = sim.InvalidError(violations)
-	}
+	op, path, err := t.controlCall(args, bad)
 	if err != nil {
 		_, body := wire.ErrorOf(err)
 		data, _ := json.Marshal(body)
 		return controlResult(http.StatusBadRequest, "application/json", data)
 	}
-	if r.Method != http.MethodGet && r.Header.Get("Content-Type") == "" {
-		// The control API takes a state-changing request only with a
-		// JSON Content-Type (an empty body may be).
-		r.Header.Set("Content-Type", "application/json")
+	return controlResult(c.serve(ctx, t.method, path, op, who))
+}
+
+// controlCall turns a control tool's arguments into a call of its
+// operation, and the path the control API would serve it at; what is
+// wrong with the arguments themselves (a path parameter left out, an
+// argument the operation does not take) is the error.
+func (t *tool) controlCall(args map[string]json.RawMessage, bad bool) (*controlplane.Call, string, error) {
+	if bad {
+		return nil, "", sim.InvalidError([]sim.Violation{{In: "arguments", Reason: "the arguments must be a JSON object"}})
 	}
-	if who.authorization != "" {
-		r.Header.Set("Authorization", who.authorization)
+	if args == nil {
+		args = map[string]json.RawMessage{}
 	}
-	r.Host = who.host
-	r.RemoteAddr = "127.0.0.1:0" // in process
-	rec := &recorder{header: http.Header{}}
-	c.api.ServeHTTP(rec, r)
-	if rec.status == 0 {
-		rec.status = http.StatusOK
+	var violations []sim.Violation
+	call := &controlplane.Call{Op: t.op, Vars: map[string]string{}, Query: url.Values{}}
+	path := t.path
+	for _, name := range t.args.Path {
+		v, ok := args[name]
+		delete(args, name)
+		if !ok || string(v) == "null" {
+			violations = append(violations, sim.Violation{In: "path", Field: name, Reason: "is required"})
+			v = json.RawMessage("1") // a valid stand-in: the violation says it all
+		}
+		call.Vars[name] = text(v)
+		path = strings.Replace(path, "{"+name+"}", call.Vars[name], 1)
 	}
-	return controlResult(rec.status, rec.header.Get("Content-Type"), rec.body.Bytes())
+	for _, name := range t.args.Query {
+		if v, ok := args[name]; ok {
+			delete(args, name)
+			if string(v) != "null" {
+				call.Query.Set(name, text(v))
+			}
+		}
+	}
+	switch {
+	case t.args.Body && (len(args) > 0 || t.args.BodyRequired):
+		call.Body = bodyOf(args)
+	case !t.args.Body:
+		for _, name := range slices.Sorted(maps.Keys(args)) {
+			violations = append(violations, sim.Violation{In: "arguments", Field: name, Reason: "unknown field", Allowed: t.names})
+		}
+	}
+	if len(violations) > 0 {
+		return nil, "", sim.InvalidError(violations)
+	}
+	if call.Body != nil || t.method != http.MethodGet {
+		// The control API takes a state-changing call only as JSON (an
+		// empty body may be).
+		call.ContentType = "application/json"
+	}
+	return call, path, nil
+}
+
+// serve answers a call of the control plane's operation, made by who, as
+// the control API would answer the same call at path: its status, its
+// Content-Type and its body. The call is a control request of its own,
+// served in process (edge.InProcess): a request id, the log lines, the
+// metrics. A path parameter that a path could not carry as it is (empty,
+// or holding a slash) is routed as the control API routes that path.
+func (c *Control) serve(ctx context.Context, method, path string, call *controlplane.Call, who controlCaller) (int, string, []byte) {
+	x := c.env.InProcess("control", method, path)
+	call.Authorization, call.View = who.authorization, c.env.ViewOf(who.host, false)
+	op := call.Op
+	status, body, err := func() (status int, body any, err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				status, body, err = 0, nil, x.Panicked(v)
+			}
+		}()
+		for _, v := range call.Vars {
+			if v == "" || strings.Contains(v, "/") {
+				m := c.table.MatchPath(method, path)
+				switch {
+				case m.Allow != "":
+					op = ""
+					return 0, nil, wire.MethodNotAllowed(method, path, m.Allow, strings.Split(m.Allow, ", "))
+				case m.Name == "":
+					op = ""
+					return 0, nil, wire.NotFound(method, path)
+				}
+				op, call.Op, call.Vars = m.Name, m.Name, m.Vars
+				break
+			}
+		}
+		return c.plane.Invoke(ctx, call)
+	}()
+	status, contentType, data := controlplane.Encode(status, body, err)
+	x.Done(op, status, err)
+	return status, contentType, data
 }
 
 // controlResult is a control tool's answer: the control API's body as
@@ -193,26 +269,4 @@ func mediaType(v string) string {
 		return ""
 	}
 	return t
-}
-
-// recorder keeps the control API's answer to an in-process request.
-type recorder struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (r *recorder) Header() http.Header { return r.header }
-
-func (r *recorder) WriteHeader(status int) {
-	if r.status == 0 {
-		r.status = status
-	}
-}
-
-func (r *recorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	return r.body.Write(b)
 }

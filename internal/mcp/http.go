@@ -8,8 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/fault"
-	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/mcpserver"
 	"github.com/mediamock/mediamock/internal/wire"
@@ -21,24 +21,24 @@ import (
 // carries count as the principal found here), the faults of the MCP
 // session, then the MCP server. A tool call counts through the gate, and
 // puts the window after the call on the response.
-func (f *Front) Serve(w *front.Writer, r *http.Request) {
+func (f *Front) Serve(w *edge.Writer, r *http.Request) {
 	if r.URL.Path != Path {
-		front.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
+		edge.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
 		return
 	}
 	if err := f.env.Guard(r, "the MCP server"); err != nil {
-		front.WriteError(w, err)
+		edge.WriteError(w, err)
 		return
 	}
-	if err := f.env.Identify(w, r.Header.Get("Authorization"), gate.ResourceMCP); err != nil {
+	p, err := f.env.Identify(w, r.Header.Get("Authorization"), gate.ResourceMCP)
+	if err != nil {
 		// An MCP client finds the authorization server from here (RFC
 		// 9728, the MCP authorization specification).
-		w.Header().Set("WWW-Authenticate", front.Challenge(r.Header.Get("Authorization"), err)+
+		w.Header().Set("WWW-Authenticate", edge.Challenge(r.Header.Get("Authorization"), err)+
 			`, resource_metadata="`+gate.ResourceMetadataURL(f.env.View(r).Base, gate.ResourceMCP)+`"`)
-		front.WriteError(w, err)
+		edge.WriteError(w, err)
 		return
 	}
-	p, _ := w.Principal()
 	// Faults come after the request is authorized for what it touches:
 	// another workspace's session is refused as without them.
 	if o, ok := f.server.SessionOwner(r.Header.Get("Mcp-Session-Id")); ok && o != owner(p.WorkspaceID) {
@@ -48,6 +48,7 @@ func (f *Front) Serve(w *front.Writer, r *http.Request) {
 		return
 	}
 	x := &exchange{principal: p, out: outcome{w: w}}
+	x.out.told.Principal = &x.principal
 	x.caller = caller{principal: &x.principal, view: f.env.View(r), requestID: w.Header().Get("X-Request-Id"), out: &x.out}
 	defer x.out.finish()
 	f.server.Serve(withCaller(r.Context(), &x.caller), w, r)
@@ -64,9 +65,9 @@ type exchange struct {
 // sessionFault applies the faults an MCP request meets as it arrives: the
 // server unavailable (503, answered here: true), or the session ended (the
 // server then answers 404, as for any session it does not know).
-func (f *Front) sessionFault(w *front.Writer, r *http.Request) bool {
+func (f *Front) sessionFault(w *edge.Writer, r *http.Request) bool {
 	session := r.Header.Get("Mcp-Session-Id")
-	h := w.PickFault(fault.Session, fault.Request{Session: session != ""})
+	h := w.SessionFault(session != "")
 	if h == nil {
 		return false
 	}
@@ -74,7 +75,7 @@ func (f *Front) sessionFault(w *front.Writer, r *http.Request) bool {
 	case fault.MCPUnavailable:
 		secs := h.RetryAfter()
 		w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
-		front.WriteError(w, &sim.Error{Kind: sim.EUNAVAILABLE, Code: "service_unavailable",
+		edge.WriteError(w, &sim.Error{Kind: sim.EUNAVAILABLE, Code: "service_unavailable",
 			Message: fmt.Sprintf("The MCP server is temporarily unavailable; retry in %d seconds (an injected fault).", secs)})
 		return true
 	case fault.MCPSessionExpire:
@@ -96,12 +97,24 @@ func (f *Front) mayDrop(r *http.Request) bool {
 // the call its journal entry names, the bytes of resources they read.
 // The calls of a batch run at once.
 type outcome struct {
-	w      *front.Writer
+	w *edge.Writer
+	// told is what the edge was told of the request (edge.Outcome): who
+	// made it and the method of its message; finish adds the call.
+	told   edge.Outcome
 	mu     sync.Mutex
 	done   bool
-	call   *front.Call
+	call   *edge.Call
 	read   int64
 	window *sim.RateDecision
+}
+
+// received tells the edge the JSON-RPC method of the request's message (a
+// batch's, joined by commas), before its head goes.
+func (o *outcome) received(methods string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.told.MCPMethod = methods
+	o.w.Hand(o.told)
 }
 
 // spend takes size bytes of the request's budget of resource reads: the
@@ -139,11 +152,11 @@ func (o *outcome) rate(d sim.RateDecision) {
 		return
 	}
 	o.window = &d
-	front.SetRateHeaders(o.w.Header(), d)
+	edge.SetRateHeaders(o.w.Header(), d)
 }
 
 // note records a tool call for the request's journal entry.
-func (o *outcome) note(c front.Call) {
+func (o *outcome) note(c edge.Call) {
 	if o == nil {
 		return
 	}
@@ -161,7 +174,9 @@ func (o *outcome) finish() {
 	defer o.mu.Unlock()
 	o.done = true
 	if o.call != nil {
-		o.w.SetCall(*o.call)
+		told := o.told
+		told.Call = o.call
+		o.w.Hand(told)
 	}
 }
 
@@ -169,10 +184,10 @@ func (o *outcome) finish() {
 // session, a method), or a body that could not be read, with the spec's
 // error object, as every other error of the server.
 func transportError(hw http.ResponseWriter, err error) {
-	w := hw.(*front.Writer)
+	w := hw.(*edge.Writer)
 	var te *mcpserver.TransportError
 	if !errors.As(err, &te) {
-		front.WriteError(w, wire.BodyError(err))
+		edge.WriteError(w, wire.BodyError(err))
 		return
 	}
 	kind, code := sim.EINVALID, "invalid_mcp_request"
@@ -198,5 +213,5 @@ func transportError(hw http.ResponseWriter, err error) {
 	if msg != "" && !strings.HasSuffix(msg, ".") {
 		msg += "."
 	}
-	front.WriteError(w, &sim.Error{Kind: kind, Code: code, Message: "MCP transport: " + msg})
+	edge.WriteError(w, &sim.Error{Kind: kind, Code: code, Message: "MCP transport: " + msg})
 }

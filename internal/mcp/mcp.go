@@ -31,7 +31,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/mcpserver"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
@@ -89,7 +89,7 @@ const eventStoreBytes = 4 << 20
 
 // Front serves the MCP server of one server.
 type Front struct {
-	env      *front.Env
+	env      *edge.Env
 	tools    []*tool
 	server   *mcpserver.Server
 	sessions atomic.Uint64
@@ -97,7 +97,7 @@ type Front struct {
 }
 
 // New returns the MCP front of a server.
-func New(env *front.Env) (*Front, error) {
+func New(env *edge.Env) (*Front, error) {
 	f := &Front{env: env}
 	var err error
 	if f.tools, err = buildTools(env.API); err != nil {
@@ -138,7 +138,7 @@ func New(env *front.Env) (*Front, error) {
 		Received: func(ctx context.Context, methods string) {
 			f.decodes.Add(1)
 			if out := callerFrom(ctx).out; out != nil {
-				out.w.SetMCPMethod(methods)
+				out.received(methods)
 			}
 		},
 		HTTPError: transportError,

@@ -239,11 +239,11 @@ func ControlToolsReference(doc *contract.Contract) ([]byte, error) {
 	if len(tools) == 0 {
 		return nil, errors.New("control.json makes no MCP tool")
 	}
-	p := refdoc.New("Control MCP tools reference", "the control MCP server's tools, built from the operations of `control.json` (`internal/mcp`, `internal/contract`),", refdoc.Command)
+	p := refdoc.New("Control MCP tools reference", "the control MCP server's tools, built from the operations of `control.json` (`internal/mcp`, `internal/contract`, `internal/controlplane`),", refdoc.Command)
 	p.Para(fmt.Sprintf("The control MCP server (`%s`, %q) is served over Streamable HTTP at `%s`, beside the control API, and over stdio by "+
 		"`mockserver mcp --control`; it is never mixed into the service's `/mcp`. It offers one tool per operation of `control.json`, "+
-		"named after its operationId in snake case, in the document's order (see [Control API](control-api.md)). A tool call is a request to the control API, "+
-		"made in process with the caller's credential: the same guard, scope, validation against `control.json`, handler and answer. "+
+		"named after its operationId in snake case, in the document's order (see [Control API](control-api.md)). A tool call is a call of the control plane's operation, "+
+		"with the caller's credential: the same guard, scope, validation against `control.json`, handler and answer as the control API's. "+
 		"Its result carries the control API's JSON as text and as structured content; an answer that is not a success is a tool error carrying the control API's error object. "+
 		"Nothing it does counts against a workspace's rate limit, and its requests stay out of the journal. "+
 		"How to configure it in an agent: [Steer the mock from an agent](../how-to/steer-from-an-agent.md).",

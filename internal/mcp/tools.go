@@ -13,8 +13,7 @@ import (
 	"strings"
 
 	"github.com/mediamock/mediamock/internal/contract"
-	"github.com/mediamock/mediamock/internal/fault"
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/mcpserver"
@@ -155,20 +154,20 @@ func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *mcpserver
 		in.Principal = c.principal
 	}
 	res := ops.Invoke(env, &in)
-	if in.Edge != nil && in.Edge.Faultable() {
-		if h := in.Edge.PickFault(fault.Call, fault.Request{Operation: t.op, Workspace: res.Pass.Principal.WorkspaceID}); h != nil && tc.drop != nil {
+	if c.out != nil && c.out.w.Faultable() {
+		if h := c.out.w.CallFault(t.op, res.Pass.Principal.WorkspaceID); h != nil && tc.drop != nil {
 			tc.drop()
 		}
 	}
 	data := bytes.TrimSuffix(res.Body(), []byte("\n"))
-	call := front.Call{Operation: t.op, Status: res.Status, ErrorCode: res.ErrorCode}
+	call := edge.Call{Operation: t.op, Status: res.Status, ErrorCode: res.ErrorCode}
 	if c.out != nil {
 		c.out.note(call)
 	} else {
 		e := journal.Entry{ID: env.NewRequestID(), Front: "mcp", MCPMethod: "tools/call", Operation: t.op, Status: res.Status,
 			ErrorCode: res.ErrorCode, WorkspaceID: res.Pass.Principal.WorkspaceID, InjectedLatencyMS: res.Latency.Milliseconds(),
 			RequestContentType: "application/json"}
-		env.RecordOffEdge(e, started, front.Bodies{Request: tc.raw, Response: data, RequestBytes: int64(len(tc.raw)), ResponseBytes: int64(len(data))})
+		env.RecordOffEdge(e, started, edge.Bodies{Request: tc.raw, Response: data, RequestBytes: int64(len(tc.raw)), ResponseBytes: int64(len(data))})
 	}
 	if l := res.List(); l != nil {
 		// What a list page says is known without reading its bytes.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/sim"
 )
 
@@ -61,7 +61,7 @@ func readAuthRequest(v url.Values) authRequest {
 
 // authorize is the authorization endpoint: GET shows the consent page (or
 // approves at once with Approve set), POST is the page's answer.
-func (s *Server) authorize(w *front.Writer, r *http.Request, root string) {
+func (s *Server) authorize(w *edge.Writer, r *http.Request, root string) {
 	if r.Method != http.MethodGet && r.Method != http.MethodPost {
 		only(w, r, http.MethodGet)
 		return
@@ -265,10 +265,10 @@ func (s *Server) workspaceExists(id uint64) bool {
 // workspace to choose (the server's own; a sandbox is reached by its
 // control token, and never listed), the credential field, the scopes asked
 // (each can be left out), approve or deny.
-func (s *Server) consent(w *front.Writer, status int, req authRequest, c *client, redirect string, scopes []string, problem string) {
+func (s *Server) consent(w *edge.Writer, status int, req authRequest, c *client, redirect string, scopes []string, problem string) {
 	all, err := s.env.Eng.Workspaces()
 	if err != nil {
-		front.WriteError(w, err)
+		edge.WriteError(w, err)
 		return
 	}
 	var ws []sim.Workspace

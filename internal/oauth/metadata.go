@@ -3,7 +3,7 @@ package oauth
 import (
 	"net/http"
 
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/edge"
 )
 
 // The metadata a client discovers the server by: the protected resources'
@@ -11,7 +11,7 @@ import (
 
 // resourceMetadata serves the metadata of the protected resource at path
 // (RFC 9728): /mcp, /api/v1, or the root for the whole service.
-func (s *Server) resourceMetadata(w *front.Writer, r *http.Request, root, path string) {
+func (s *Server) resourceMetadata(w *edge.Writer, r *http.Request, root, path string) {
 	if !only(w, r, http.MethodGet) {
 		return
 	}
@@ -20,7 +20,7 @@ func (s *Server) resourceMetadata(w *front.Writer, r *http.Request, root, path s
 		oauthError(w, http.StatusNotFound, "invalid_request", "No protected resource at "+path+": the resources are /mcp and /api/v1.")
 		return
 	}
-	front.WriteJSON(w, http.StatusOK, map[string]any{
+	edge.WriteJSON(w, http.StatusOK, map[string]any{
 		"resource":                 resource,
 		"authorization_servers":    []string{root},
 		"scopes_supported":         Scopes,

@@ -40,7 +40,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/gate"
 )
 
@@ -74,7 +74,7 @@ func Serves(r *http.Request) bool {
 
 // Server is the authorization server of one simulation.
 type Server struct {
-	env *front.Env
+	env *edge.Env
 	// Approve, when not zero, approves every authorization request at
 	// once for that workspace, without the consent page: the operator's
 	// approval, given when the server started (--oauth-approve).
@@ -96,7 +96,7 @@ type Server struct {
 }
 
 // New returns the authorization server of env's simulation.
-func New(env *front.Env) *Server {
+func New(env *edge.Env) *Server {
 	return &Server{env: env, clients: map[string]*client{}, codes: map[string]*grant{}, refresh: map[string]*family{},
 		spent: map[string]*family{}, access: map[string]*family{}, families: map[*family]uint64{}, windows: map[string]*window{}}
 }
@@ -133,9 +133,9 @@ func (s *Server) wall() time.Time {
 }
 
 // Serve serves a request of the authorization server.
-func (s *Server) Serve(w *front.Writer, r *http.Request) {
+func (s *Server) Serve(w *edge.Writer, r *http.Request) {
 	if err := s.env.Guard(r, "the authorization server"); err != nil {
-		front.WriteError(w, err)
+		edge.WriteError(w, err)
 		return
 	}
 	root := s.env.View(r).Base
@@ -148,7 +148,7 @@ func (s *Server) Serve(w *front.Writer, r *http.Request) {
 		s.purge(s.env.Eng.Clock().Now())
 		s.mu.Unlock()
 		if _, err := s.env.Eng.PurgeAllExpiredTokens(); err != nil {
-			front.WriteError(w, err)
+			edge.WriteError(w, err)
 			return
 		}
 	}
@@ -157,7 +157,7 @@ func (s *Server) Serve(w *front.Writer, r *http.Request) {
 		s.resourceMetadata(w, r, root, strings.TrimPrefix(p, ResourceMetadataPath))
 	case p == ServerMetadataPath || p == "/.well-known/openid-configuration":
 		if only(w, r, http.MethodGet) {
-			front.WriteJSON(w, http.StatusOK, s.serverMetadata(root))
+			edge.WriteJSON(w, http.StatusOK, s.serverMetadata(root))
 		}
 	case p == RegisterPath:
 		if only(w, r, http.MethodPost) {
@@ -189,7 +189,7 @@ func random(n int) string {
 	return hex.EncodeToString(b)
 }
 
-func only(w *front.Writer, r *http.Request, method string) bool {
+func only(w *edge.Writer, r *http.Request, method string) bool {
 	if r.Method == method {
 		return true
 	}
@@ -200,9 +200,9 @@ func only(w *front.Writer, r *http.Request, method string) bool {
 
 // oauthError answers with an error of RFC 6749 (section 5.2): the
 // authorization server speaks OAuth's error format, not the API's.
-func oauthError(w *front.Writer, status int, code, description string) {
+func oauthError(w *edge.Writer, status int, code, description string) {
 	w.Header().Set("Cache-Control", "no-store")
-	front.WriteJSON(w, status, map[string]string{"error": code, "error_description": description})
+	edge.WriteJSON(w, status, map[string]string{"error": code, "error_description": description})
 }
 
 // repeated names the first parameter given more than once, "" when none:
@@ -225,7 +225,7 @@ func repeated(v url.Values) string {
 
 // once refuses a form request that repeats a parameter, in its body or its
 // query, with 400 invalid_request; it reports whether the request may go on.
-func once(w *front.Writer, r *http.Request) bool {
+func once(w *edge.Writer, r *http.Request) bool {
 	for _, v := range []url.Values{r.PostForm, r.URL.Query()} {
 		if name := repeated(v); name != "" {
 			oauthError(w, http.StatusBadRequest, "invalid_request", name+" is given more than once (RFC 6749, 3.2).")

@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/fault"
-	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/testkit"
 )
@@ -42,13 +42,13 @@ func TestServes(t *testing.T) {
 // rig is an authorization server over a fresh engine on a manual clock.
 type rig struct {
 	s   *Server
-	env *front.Env
+	env *edge.Env
 }
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
 	eng := testkit.Engine(t)
-	env := &front.Env{Eng: eng, Gate: gate.New(eng), Rules: fault.NewSet(0), Log: slog.New(slog.DiscardHandler),
+	env := &edge.Env{Eng: eng, Gate: gate.New(eng), Rules: fault.NewSet(0), Log: slog.New(slog.DiscardHandler),
 		WallClock: time.Now, Stop: context.Background(), MaxBodyBytes: 1 << 20, ListenURL: root}
 	return &rig{s: New(env), env: env}
 }
@@ -67,7 +67,7 @@ func (r *rig) do(method, target string, form url.Values, header map[string]strin
 		req.Header.Set(k, v)
 	}
 	rec := httptest.NewRecorder()
-	r.env.Serve(rec, req, front.Door{Front: "oauth"}, r.s.Serve)
+	r.env.Serve(rec, req, edge.Door{Front: "oauth"}, r.s.Serve)
 	return rec
 }
 
@@ -76,7 +76,7 @@ func (r *rig) register(t *testing.T, metadata string) (*httptest.ResponseRecorde
 	req := httptest.NewRequest("POST", RegisterPath, strings.NewReader(metadata))
 	req.Host = "localhost"
 	rec := httptest.NewRecorder()
-	r.env.Serve(rec, req, front.Door{Front: "oauth"}, r.s.Serve)
+	r.env.Serve(rec, req, edge.Door{Front: "oauth"}, r.s.Serve)
 	var out map[string]any
 	_ = json.Unmarshal(rec.Body.Bytes(), &out)
 	return rec, out

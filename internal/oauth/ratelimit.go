@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/edge"
 )
 
 // The rate limit of /oauth/*, per client address, on the wall clock.
@@ -33,7 +33,7 @@ func clientAddr(r *http.Request) string {
 
 // admit counts a request of /oauth/* against its address's window; past
 // the limit it answers 429 and reports false.
-func (s *Server) admit(w *front.Writer, r *http.Request) bool {
+func (s *Server) admit(w *edge.Writer, r *http.Request) bool {
 	limit := s.RateLimit
 	if limit <= 0 {
 		limit = RateLimit
@@ -57,7 +57,7 @@ func (s *Server) admit(w *front.Writer, r *http.Request) bool {
 
 // tooMany answers 429 rate_limited, in OAuth's error format, with
 // Retry-After in seconds.
-func tooMany(w *front.Writer, retry time.Duration, description string) {
+func tooMany(w *edge.Writer, retry time.Duration, description string) {
 	secs := int((retry + time.Second - 1) / time.Second)
 	if secs < 1 {
 		secs = 1

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/edge"
 )
 
 // /oauth/* is rate limited per client address on the wall clock: past the
@@ -25,7 +25,7 @@ func TestOAuthIsRateLimited(t *testing.T) {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Host, req.RemoteAddr = "localhost", addr+":1234"
 		rec := httptest.NewRecorder()
-		r.env.Serve(rec, req, front.Door{Front: "oauth"}, r.s.Serve)
+		r.env.Serve(rec, req, edge.Door{Front: "oauth"}, r.s.Serve)
 		return rec
 	}
 	for range 5 {

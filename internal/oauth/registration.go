@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/edge"
 )
 
 // Dynamic client registration (RFC 7591), and the bounds on what the
@@ -72,7 +72,7 @@ func (s *Server) evictUnused(addr string, used map[string]bool) bool {
 }
 
 // register is dynamic client registration (RFC 7591).
-func (s *Server) register(w *front.Writer, r *http.Request) {
+func (s *Server) register(w *edge.Writer, r *http.Request) {
 	var in struct {
 		RedirectURIs []string `json:"redirect_uris"`
 		Name         string   `json:"client_name"`
@@ -150,7 +150,7 @@ func (s *Server) register(w *front.Writer, r *http.Request) {
 			" from one address, "+strconv.Itoa(maxClients)+" in all): revoke the tokens of one you no longer use.")
 		return
 	}
-	front.WriteJSON(w, http.StatusCreated, c)
+	edge.WriteJSON(w, http.StatusCreated, c)
 }
 
 // registeredRedirect reports whether a redirect URI of an authorization

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/edge"
 )
 
 func TestCheckRedirectURI(t *testing.T) {
@@ -93,7 +93,7 @@ func TestRegistrationsAreBoundedPerAddress(t *testing.T) {
 		req := httptest.NewRequest("POST", RegisterPath, strings.NewReader(`{"redirect_uris":["`+callback+`"],"token_endpoint_auth_method":"none"}`))
 		req.Host, req.RemoteAddr = "localhost", addr+":40000"
 		rec := httptest.NewRecorder()
-		r.env.Serve(rec, req, front.Door{Front: "oauth"}, r.s.Serve)
+		r.env.Serve(rec, req, edge.Door{Front: "oauth"}, r.s.Serve)
 		return rec
 	}
 	// A victim's client, in use, from the same address as the flood.

@@ -4,14 +4,14 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/edge"
 )
 
 // revoke is token revocation (RFC 7009): an access or refresh token of the
 // client ends; revoking a refresh token (live or rotated out) ends its
 // whole family, access tokens included. The answer is 200 whether or not
 // the token was known.
-func (s *Server) revoke(w *front.Writer, r *http.Request) {
+func (s *Server) revoke(w *edge.Writer, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
 		oauthError(w, http.StatusBadRequest, "invalid_request", "The body must be a form: "+err.Error()+".")
@@ -42,7 +42,7 @@ func (s *Server) revoke(w *front.Writer, r *http.Request) {
 	}
 	s.mu.Unlock()
 	if err := s.revokeAll(ended); err != nil {
-		front.WriteError(w, err)
+		edge.WriteError(w, err)
 		return
 	}
 	w.WriteHeader(http.StatusOK)

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/sim"
 )
 
@@ -66,7 +66,7 @@ func (s *Server) revokeAll(tokens []string) error {
 
 // token is the token endpoint: the authorization code and refresh token
 // grants.
-func (s *Server) token(w *front.Writer, r *http.Request, root string) {
+func (s *Server) token(w *edge.Writer, r *http.Request, root string) {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
 		oauthError(w, http.StatusBadRequest, "invalid_request", "The body must be a form (application/x-www-form-urlencoded): "+err.Error()+".")
@@ -99,7 +99,7 @@ func (s *Server) token(w *front.Writer, r *http.Request, root string) {
 
 // authenticateClient identifies the client of a token or revocation
 // request by its registered method; it answers the request when it fails.
-func (s *Server) authenticateClient(w *front.Writer, r *http.Request) (*client, bool) {
+func (s *Server) authenticateClient(w *edge.Writer, r *http.Request) (*client, bool) {
 	id, secret, basic := r.BasicAuth()
 	if basic {
 		id, _ = url.QueryUnescape(id)
@@ -130,7 +130,7 @@ func (s *Server) authenticateClient(w *front.Writer, r *http.Request) (*client, 
 	return c, true
 }
 
-func (s *Server) exchangeCode(w *front.Writer, r *http.Request, c *client) {
+func (s *Server) exchangeCode(w *edge.Writer, r *http.Request, c *client) {
 	code, verifier := r.PostForm.Get("code"), r.PostForm.Get("code_verifier")
 	if code == "" || verifier == "" {
 		oauthError(w, http.StatusBadRequest, "invalid_request", "code and code_verifier are required.")
@@ -164,7 +164,7 @@ func (s *Server) exchangeCode(w *front.Writer, r *http.Request, c *client) {
 	}
 	s.mu.Unlock()
 	if err := s.revokeAll(ended); err != nil {
-		front.WriteError(w, err)
+		edge.WriteError(w, err)
 		return
 	}
 	if problem != "" {
@@ -185,7 +185,7 @@ type audienceKey struct{}
 // narrow is the audience of the token a request asks for within what the
 // grant allows (RFC 8707, 2.2): the resources it names, else the grant's;
 // one the grant does not allow is invalid_target.
-func narrow(w *front.Writer, r *http.Request, granted []string) ([]string, bool) {
+func narrow(w *edge.Writer, r *http.Request, granted []string) ([]string, bool) {
 	want, _ := r.Context().Value(audienceKey{}).([]string)
 	if !r.PostForm.Has("resource") {
 		return granted, true
@@ -197,7 +197,7 @@ func narrow(w *front.Writer, r *http.Request, granted []string) ([]string, bool)
 	return want, true
 }
 
-func (s *Server) refreshToken(w *front.Writer, r *http.Request, c *client) {
+func (s *Server) refreshToken(w *edge.Writer, r *http.Request, c *client) {
 	rt := r.PostForm.Get("refresh_token")
 	if rt == "" {
 		oauthError(w, http.StatusBadRequest, "invalid_request", "refresh_token is required.")
@@ -218,7 +218,7 @@ func (s *Server) refreshToken(w *front.Writer, r *http.Request, c *client) {
 	}
 	s.mu.Unlock()
 	if err := s.revokeAll(ended); err != nil {
-		front.WriteError(w, err)
+		edge.WriteError(w, err)
 		return
 	}
 	switch {
@@ -267,7 +267,7 @@ func (s *Server) refreshToken(w *front.Writer, r *http.Request, c *client) {
 // issue makes an access token (and, for a client that refreshes, a refresh
 // token) of family f and answers with them; superseded are the family's
 // access tokens the new one replaces, revoked once it is issued.
-func (s *Server) issue(w *front.Writer, c *client, f *family, resources, scopes, superseded []string) {
+func (s *Server) issue(w *edge.Writer, c *client, f *family, resources, scopes, superseded []string) {
 	eng := s.env.Eng
 	now := eng.Clock().Now()
 	expires := now.Add(AccessTokenLifetime)
@@ -314,11 +314,11 @@ func (s *Server) issue(w *front.Writer, c *client, f *family, resources, scopes,
 	}
 	s.mu.Unlock()
 	if err := s.revokeAll(append(ended, superseded...)); err != nil {
-		front.WriteError(w, err)
+		edge.WriteError(w, err)
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	front.WriteJSON(w, http.StatusOK, out)
+	edge.WriteJSON(w, http.StatusOK, out)
 }
 
 // oldestFamily is the family that began first. Requires s.mu.

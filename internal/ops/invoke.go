@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/mediamock/mediamock/internal/contract"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/fault"
-	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/problem"
 	"github.com/mediamock/mediamock/internal/wire"
@@ -61,10 +61,19 @@ type Invocation struct {
 	// decided, before the handler runs: MCP puts the rate window on its
 	// HTTP response before a progress event sends the headers.
 	Admitted func(gate.Pass)
-	// Edge is the HTTP request that carries the call, as the edge serves
-	// it: the faults the call meets are its (its Mock-Fault header, the
-	// rules of its scope). Nil for a call without one (MCP over stdio).
-	Edge *front.Writer
+	// Edge is the admission of the HTTP request that carries the call, as
+	// the edge serves it: the faults the call meets are its (its
+	// Mock-Fault header, the rules of its scope). Nil for a call without
+	// one (MCP over stdio).
+	Edge Admission
+}
+
+// Admission is the admit stage of the request that carries a call (the
+// edge's writer): whether it may meet a fault at all, and the status fault
+// it meets, if one.
+type Admission interface {
+	Faultable() bool
+	Admission(fault.Request) *fault.Hit
 }
 
 // resource is the protected resource the call's front is: a token issued
@@ -118,7 +127,7 @@ func (r *Result) Release() { r.body.Release() }
 // forced status), validation against openapi.json, the handler, the JSON body, the
 // strict response check and the coverage. Every front calls it; each step
 // is written here once.
-func Invoke(env *front.Env, in *Invocation) *Result {
+func Invoke(env *edge.Env, in *Invocation) *Result {
 	res := &Result{Operation: in.Op}
 	var err error
 	switch {
@@ -143,7 +152,7 @@ func Invoke(env *front.Env, in *Invocation) *Result {
 		err = admit(env, in, &res.Pass)
 	}
 	if res.Pass.Authenticated() && in.Header != nil {
-		front.SetRateHeaders(in.Header, res.Pass.Rate)
+		edge.SetRateHeaders(in.Header, res.Pass.Rate)
 	}
 	if in.Admitted != nil {
 		in.Admitted(res.Pass)
@@ -161,13 +170,13 @@ func Invoke(env *front.Env, in *Invocation) *Result {
 // gate, admission and validation are those of its first pass (prev), which
 // are not taken again; the handler runs again, and its read goes on with
 // the wait where the first pass left it (sim.Park).
-func Resume(env *front.Env, in *Invocation, prev *Result) *Result {
+func Resume(env *edge.Env, in *Invocation, prev *Result) *Result {
 	return finish(env, in, &Result{Operation: in.Op, Pass: prev.Pass}, nil)
 }
 
 // finish runs the handler of a call the gate let in (err nil), or answers
 // with err, then encodes, checks and counts the answer.
-func finish(env *front.Env, in *Invocation, res *Result, err error) *Result {
+func finish(env *edge.Env, in *Invocation, res *Result, err error) *Result {
 	var status int
 	var body any
 	if err == nil {
@@ -191,10 +200,10 @@ func finish(env *front.Env, in *Invocation, res *Result, err error) *Result {
 			env.Log.Error("internal error", "request_id", in.RequestID, "front", in.Front, "operation", in.Op, "err", err)
 		case problem.ERATELIMIT:
 			if in.Header != nil {
-				front.SetHeader(in.Header, "Retry-After", strconv.Itoa(int(res.Pass.Rate.RetryAfter/time.Second)))
+				edge.SetHeader(in.Header, "Retry-After", strconv.Itoa(int(res.Pass.Rate.RetryAfter/time.Second)))
 			}
 		}
-		if c := front.Challenge(in.Authorization, err); c != "" && in.Header != nil {
+		if c := edge.Challenge(in.Authorization, err); c != "" && in.Header != nil {
 			in.Header.Set("WWW-Authenticate", c)
 		}
 		res.ErrorCode = e.Code
@@ -222,7 +231,7 @@ func finish(env *front.Env, in *Invocation, res *Result, err error) *Result {
 
 // admit takes the admission faults of a call the gate let in: a status
 // rule that targets it answers for the operation, which does not run.
-func admit(env *front.Env, in *Invocation, pass *gate.Pass) error {
+func admit(env *edge.Env, in *Invocation, pass *gate.Pass) error {
 	if in.Edge != nil && !in.Edge.Faultable() || in.Edge == nil && !env.Rules.Active() {
 		return nil
 	}
@@ -232,7 +241,7 @@ func admit(env *front.Env, in *Invocation, pass *gate.Pass) error {
 	}
 	var h *fault.Hit
 	if in.Edge != nil {
-		h = in.Edge.PickFault(fault.Admit, req)
+		h = in.Edge.Admission(req)
 	} else {
 		// MCP over stdio: the rules of the caller's scope, as for MCP.
 		req.Class = fault.MCP
@@ -272,7 +281,7 @@ func setBodyHeaders(h http.Header, res *Result) {
 
 // validate checks the call against openapi.json, with the front's own
 // violations.
-func validate(env *front.Env, in *Invocation) error {
+func validate(env *edge.Env, in *Invocation) error {
 	if in.Query == nil {
 		in.Query = in.Request.URL.Query()
 	}
@@ -291,7 +300,7 @@ func validate(env *front.Env, in *Invocation) error {
 
 // run serves the call with the operation's handler; a panic is the call's
 // internal error, logged with its stack.
-func run(env *front.Env, in *Invocation, p sim.Principal) (status int, body any, err error) {
+func run(env *edge.Env, in *Invocation, p sim.Principal) (status int, body any, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
@@ -311,7 +320,7 @@ func run(env *front.Env, in *Invocation, p sim.Principal) (status int, body any,
 // check validates the answer against the operation's response in
 // openapi.json (strict mode), with the headers REST sends, and replaces an
 // answer that breaks it with a 500 that says why.
-func check(env *front.Env, in *Invocation, res *Result) {
+func check(env *edge.Env, in *Invocation, res *Result) {
 	verr := env.API.ValidateResponse(in.Request, res.Operation, res.Status, in.Header, res.body.Bytes())
 	if verr == nil {
 		return

@@ -21,14 +21,14 @@ import (
 	"strconv"
 
 	"github.com/mediamock/mediamock/internal/contract"
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
 
 // Call is one operation on its way through a handler.
 type Call struct {
-	Env *front.Env
+	Env *edge.Env
 	// Request is the operation as an HTTP request, validated against
 	// openapi.json: its context bounds the call, its body is still unread.
 	Request   *http.Request

@@ -24,7 +24,7 @@ func BenchmarkRequestLine(b *testing.B) {
 				if path == "fast" {
 					h = New(io.Discard, json, nil)
 				}
-				// As the edge makes it (internal/front's record), once: the
+				// As the edge makes it (internal/edge's record), once: the
 				// benchmark is the handler's cost.
 				rec := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
 				rec.AddAttrs(slog.String("method", "GET"), slog.String("path", "/api/v1/assets"), slog.Int("status", 200),

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/fault"
-	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/media"
@@ -20,18 +20,19 @@ import (
 
 // serveFile serves a file, like a CDN (no authentication, no rate limit),
 // with Content-Type (never sniffed), Content-Length, ETag, HEAD and byte ranges;
-// ?download=1 makes it an attachment.
-func (f *Front) serveFile(w *front.Writer, r *http.Request) {
+// ?download=1 makes it an attachment. who is whom the request's credential
+// names, if it names anyone (the journal's entry is that workspace's).
+func (f *Front) serveFile(w *edge.Writer, r *http.Request, who *sim.Principal) {
 	// Uploads are the client's bytes: a browser must take them as the
 	// Content-Type says, never guess HTML or script from them.
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		front.WriteError(w, wire.MethodNotAllowed(r.Method, "files", "GET, HEAD", []string{"GET", "HEAD"}))
+		edge.WriteError(w, wire.MethodNotAllowed(r.Method, "files", "GET, HEAD", []string{"GET", "HEAD"}))
 		return
 	}
 	if err := f.env.Guard(r, "the files"); err != nil {
-		front.WriteError(w, err)
+		edge.WriteError(w, err)
 		return
 	}
 	eng := f.env.Eng
@@ -39,29 +40,29 @@ func (f *Front) serveFile(w *front.Writer, r *http.Request) {
 	// and another spelling of an address is no address.
 	ref, ok := eng.ParseFileRef(strings.TrimPrefix(r.URL.EscapedPath(), wire.FilesPath))
 	if !ok {
-		front.WriteError(w, &sim.Error{Kind: sim.ENOTFOUND, Code: "not_found", Message: "No such file."})
+		edge.WriteError(w, &sim.Error{Kind: sim.ENOTFOUND, Code: "not_found", Message: "No such file."})
 		return
 	}
-	w.SetFile(ref)
+	w.Hand(edge.Outcome{Principal: who, File: &ref})
 	file, content, err := eng.OpenFile(ref)
 	if err == nil && ref.Ext != media.Extension(file.MimeType) {
 		err = &sim.Error{Kind: sim.ENOTFOUND, Code: "not_found", Message: "No such file."} // another extension: no address
 	}
 	if err == nil {
-		err = w.FileExpired(ref, file.Modified.Time())
+		err = w.FileAccess(ref, file.Modified.Time())
 	}
 	if err == nil {
-		if h := w.PickFault(fault.Admit, fault.Request{Path: r.URL.Path}); h != nil {
+		if h := w.Admission(fault.Request{Path: r.URL.Path}); h != nil {
 			err = gate.ForcedError(h.Status, sim.RateDecision{})
 		}
 	}
 	if err != nil {
-		front.WriteError(w, err)
+		edge.WriteError(w, err)
 		return
 	}
 	etag, err := f.etags.of(ref.Path(), content)
 	if err != nil {
-		front.WriteError(w, err)
+		edge.WriteError(w, err)
 		return
 	}
 	h := w.Header()
@@ -81,7 +82,7 @@ func (f *Front) serveFile(w *front.Writer, r *http.Request) {
 		_, body := wire.ErrorOf(&sim.Error{Kind: sim.EINVALID, Code: "range_not_satisfiable",
 			Message: "The Range " + r.Header.Get("Range") + " is not satisfiable: the file has " + strconv.FormatInt(file.Size, 10) + " bytes (a suffix range needs at least one byte).",
 			Details: map[string]any{"size": file.Size}})
-		front.WriteJSON(w, http.StatusRequestedRangeNotSatisfiable, body)
+		edge.WriteJSON(w, http.StatusRequestedRangeNotSatisfiable, body)
 		return
 	}
 	http.ServeContent(w, r, "", file.Modified.Time(), content)

@@ -11,9 +11,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/ops"
+	"github.com/mediamock/mediamock/internal/routes"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -23,13 +24,13 @@ const BasePath = wire.BasePath
 
 // Front serves the REST API of one server.
 type Front struct {
-	env      *front.Env
+	env      *edge.Env
 	document []byte // openapi.json, served at /api/v1/openapi.json
 	etags    etags  // of files served
 }
 
 // New returns the REST front of a server; document is openapi.json.
-func New(env *front.Env, document []byte) *Front {
+func New(env *edge.Env, document []byte) *Front {
 	return &Front{env: env, document: document}
 }
 
@@ -37,13 +38,13 @@ const documentOp = "/openapi.json"
 
 // tables match requests to operations, one table per contract (a process
 // parses openapi.json once, so it builds one table).
-var tables sync.Map // *contract.Contract -> *front.Table
+var tables sync.Map // *contract.Contract -> *routes.Table
 
-func (f *Front) table() *front.Table {
+func (f *Front) table() *routes.Table {
 	if t, ok := tables.Load(f.env.API); ok {
-		return t.(*front.Table)
+		return t.(*routes.Table)
 	}
-	t := front.NewTable(BasePath)
+	t := routes.New(BasePath)
 	for _, op := range f.env.API.Operations() {
 		if op.Scope != "" {
 			t.Add(op.Method, op.Path, op.ID)
@@ -52,52 +53,58 @@ func (f *Front) table() *front.Table {
 	t.Add(http.MethodGet, "/openapi.json", documentOp)
 	t.Add(http.MethodHead, "/openapi.json", documentOp)
 	kept, _ := tables.LoadOrStore(f.env.API, t.Seal())
-	return kept.(*front.Table)
+	return kept.(*routes.Table)
 }
 
 // Serve serves a request that passed the edge. Every answer to a request
 // whose credential names a workspace carries its rate window; only the
 // operations count.
-func (f *Front) Serve(w *front.Writer, r *http.Request) {
-	m := front.Match{}
+func (f *Front) Serve(w *edge.Writer, r *http.Request) {
+	m := routes.Match{}
+	var who *sim.Principal // whom an answer that does not count is for
 	files := strings.HasPrefix(r.URL.Path, wire.FilesPath)
 	if !files {
 		m = f.table().Match(r)
 	}
 	if files || m.Name == "" || m.Name == documentOp {
-		f.peek(w, r)
-		if max, tooBig := f.env.BodyCap(r); !front.LimitBody(w, r, max, tooBig) {
+		who = f.peek(w, r)
+		if max, tooBig := f.env.BodyCap(r); !edge.LimitBody(w, r, max, tooBig) {
 			return
 		}
 	}
 	switch {
 	case files:
-		f.serveFile(w, r)
+		f.serveFile(w, r, who)
 	case m.Allow != "":
 		w.Header().Set("Allow", m.Allow)
-		front.WriteError(w, wire.MethodNotAllowed(r.Method, r.URL.Path, m.Allow, strings.Split(m.Allow, ", ")))
+		edge.WriteError(w, wire.MethodNotAllowed(r.Method, r.URL.Path, m.Allow, strings.Split(m.Allow, ", ")))
 	case m.Name == "":
-		front.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
+		edge.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
 	case m.Name == documentOp:
-		front.ServeDocument(w, r, f.document)
+		edge.ServeDocument(w, r, f.document)
 	default:
 		f.operation(w, r, m)
 	}
 }
 
 // peek puts the rate window of the request's workspace, if its credential
-// names one, on an answer that does not count.
-func (f *Front) peek(w *front.Writer, r *http.Request) {
+// names one, on an answer that does not count, and says whose it is (nil:
+// no one's).
+func (f *Front) peek(w *edge.Writer, r *http.Request) *sim.Principal {
 	if authorization := r.Header.Get("Authorization"); authorization != "" {
-		_ = f.env.Identify(w, authorization, gate.ResourceAPI) // the answer is not about the credential
+		// The answer is not about the credential: a refused one is no error.
+		if p, err := f.env.Identify(w, authorization, gate.ResourceAPI); err == nil {
+			return &p
+		}
 	}
+	return nil
 }
 
 // operation runs an operation through the pipeline (ops.Invoke) and
 // writes its answer. What is REST's own: the body cap, applied once the
 // credential is known (a declared length over it is refused without
 // reading the body, and without counting), and the HTTP response.
-func (f *Front) operation(w *front.Writer, r *http.Request, m front.Match) {
+func (f *Front) operation(w *edge.Writer, r *http.Request, m routes.Match) {
 	env := f.env
 	in := ops.Invocation{Front: "rest", Op: m.Name, RequestID: w.Header().Get("X-Request-Id"),
 		Authorization: r.Header.Get("Authorization"), Request: r, Vars: m.Vars, Header: w.Header(), View: env.View(r), Edge: w}
@@ -105,7 +112,7 @@ func (f *Front) operation(w *front.Writer, r *http.Request, m front.Match) {
 	if r.ContentLength > max {
 		in.TooLarge = tooBig
 	} else {
-		front.LimitBody(w, r, max, tooBig)
+		edge.LimitBody(w, r, max, tooBig)
 	}
 	var pk *sim.Park
 	if w.CanPark(r) {
@@ -119,7 +126,7 @@ func (f *Front) operation(w *front.Writer, r *http.Request, m front.Match) {
 // answer writes what the operation answered; a call whose wait was parked
 // is handed over to the edge, which serves it again (ops.Resume) when there
 // is something to look at, and again until it is answered.
-func (f *Front) answer(w *front.Writer, in *ops.Invocation, res *ops.Result, pk *sim.Park) {
+func (f *Front) answer(w *edge.Writer, in *ops.Invocation, res *ops.Result, pk *sim.Park) {
 	defer res.Release()
 	if res.Parked {
 		first := &ops.Result{Pass: res.Pass}
@@ -127,19 +134,20 @@ func (f *Front) answer(w *front.Writer, in *ops.Invocation, res *ops.Result, pk 
 		// on the caller's stack.
 		held := new(ops.Invocation)
 		*held = *in
-		w.Park(held.Request, pk, func(w *front.Writer, r *http.Request) {
+		w.Park(held.Request, pk, func(w *edge.Writer, r *http.Request) {
 			held.Request = r
 			f.answer(w, held, ops.Resume(f.env, held, first), pk)
 		})
 		return
 	}
+	out := edge.Outcome{Operation: res.Operation, ErrorCode: res.ErrorCode}
 	if res.Pass.Authenticated() {
-		w.SetPrincipal(res.Pass.Principal)
+		out.Principal = &res.Pass.Principal
 	}
 	if in.TooLarge != nil && res.Status == http.StatusRequestEntityTooLarge {
 		w.Header().Set("Connection", "close") // the unread body must not be taken for the next request
 	}
-	w.SetAnswer(res.Operation, res.ErrorCode)
+	w.Hand(out)
 	w.WriteHeader(res.Status)
 	w.Write(res.Body())
 }

@@ -18,8 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock/internal/contract"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/fault"
-	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/testkit"
@@ -37,7 +37,7 @@ var service = sync.OnceValues(func() (*contract.Contract, error) {
 // passing the edge through the door the server gives REST.
 type rig struct {
 	f   *Front
-	env *front.Env
+	env *edge.Env
 }
 
 func newRig(t *testing.T) *rig {
@@ -45,7 +45,7 @@ func newRig(t *testing.T) *rig {
 	api, err := service()
 	require.NoError(t, err)
 	eng := testkit.Engine(t)
-	env := &front.Env{Eng: eng, Gate: gate.New(eng), Rules: fault.NewSet(0), API: api,
+	env := &edge.Env{Eng: eng, Gate: gate.New(eng), Rules: fault.NewSet(0), API: api,
 		Journal: journal.New(100, 4096), Journals: journal.NewRings(10, 4096), Coverage: &journal.Counts{FaultKinds: fault.Kinds},
 		Log: slog.New(slog.DiscardHandler), WallClock: time.Now, Stop: context.Background(),
 		Sleep: func(context.Context, time.Duration) {}, MaxBodyBytes: 1 << 20, ListenURL: "http://127.0.0.1:9"}
@@ -63,7 +63,7 @@ func (r *rig) do(method, target, key string, body []byte) *httptest.ResponseReco
 		req.Header.Set("Content-Type", "application/json")
 	}
 	rec := httptest.NewRecorder()
-	r.env.Serve(rec, req, front.Door{Front: "rest", Journaled: true, Faults: true}, r.f.Serve)
+	r.env.Serve(rec, req, edge.Door{Front: "rest", Journaled: true, Faults: true}, r.f.Serve)
 	return rec
 }
 
@@ -130,7 +130,7 @@ func TestRouterAnswers(t *testing.T) {
 			assert.Equal(t, tt.status, rec.Code, "%s", rec.Body)
 			assert.Equal(t, tt.code, errorCode(t, rec))
 			for k, v := range tt.header {
-				assert.Equal(t, v, front.HeaderValue(rec.Header(), k), k)
+				assert.Equal(t, v, edge.HeaderValue(rec.Header(), k), k)
 			}
 		})
 	}
@@ -169,7 +169,7 @@ func TestFilesServeLikeACDN(t *testing.T) {
 	req := httptest.NewRequest("GET", target, nil)
 	req.Host = "attacker.example"
 	other := httptest.NewRecorder()
-	r.env.Serve(other, req, front.Door{Front: "rest", Faults: true}, r.f.Serve)
+	r.env.Serve(other, req, edge.Door{Front: "rest", Faults: true}, r.f.Serve)
 	assert.Equal(t, http.StatusForbidden, other.Code, "a rebound host reaches no file")
 	assert.Equal(t, "forbidden_host", errorCode(t, other))
 }

@@ -1,5 +1,5 @@
 // Package router sends each request of a server, through the edge (request
-// id, body cap, panic recovery, journal: front.Env.Serve), to the front
+// id, body cap, panic recovery, journal: edge.Env.Serve), to the front
 // that serves its path: the local certificate authority, the dashboard,
 // the control API, the authorization server, the MCP server or the REST
 // API.
@@ -14,8 +14,9 @@ import (
 
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/control"
+	"github.com/mediamock/mediamock/internal/controlplane"
 	"github.com/mediamock/mediamock/internal/dashboard"
-	"github.com/mediamock/mediamock/internal/front"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/mcp"
 	"github.com/mediamock/mediamock/internal/oauth"
 	"github.com/mediamock/mediamock/internal/rest"
@@ -28,6 +29,9 @@ type Config struct {
 	// control API serve; LoadControl parses the control one.
 	Service, Control []byte
 	LoadControl      func() (*contract.Contract, error)
+	// Plane is the control plane the control API and the control MCP
+	// server call.
+	Plane *controlplane.Plane
 	// CAPath is where the certificate authority (Fronts.CA) is served.
 	CAPath string
 	// OAuthApprove, when not zero, approves every authorization request at
@@ -38,7 +42,7 @@ type Config struct {
 // Fronts are a server's fronts, and the doors their requests enter the
 // edge by.
 type Fronts struct {
-	env  *front.Env
+	env  *edge.Env
 	rest *rest.Front
 	ctl  *control.Front
 	ui   *dashboard.Front
@@ -49,13 +53,14 @@ type Fronts struct {
 	mcpErr  error
 	mcpOnce sync.Once
 	mcpLive atomic.Pointer[mcp.Front] // mcp once made, for readers outside mcpOnce
-	mcpDoor front.Door
+	mcpDoor edge.Door
 	// ctlMCP, the control MCP server, is made on first use too.
 	ctlMCP     *mcp.Control
 	ctlMCPErr  error
 	ctlMCPOnce sync.Once
-	ctlMCPDoor front.Door
+	ctlMCPDoor edge.Door
 	loadCtl    func() (*contract.Contract, error)
+	plane      *controlplane.Plane
 	caPath     string
 	// CA, when set before the server serves, is the certificate authority
 	// served at Config.CAPath.
@@ -65,23 +70,23 @@ type Fronts struct {
 // The doors: how each front's requests enter the edge.
 var (
 	// REST caps bodies itself, after authentication.
-	restDoor = front.Door{Front: "rest", Journaled: true, Faults: true}
+	restDoor = edge.Door{Front: "rest", Journaled: true, Faults: true}
 	// The dashboard's own thumbnails and files stay out of the journal.
-	pageDoor  = front.Door{Front: "rest"}
-	ctlDoor   = front.Door{Front: "control"} // caps bodies itself
-	uiDoor    = front.Door{Front: "dashboard"}
-	oauthDoor = front.Door{Front: "oauth"}
+	pageDoor  = edge.Door{Front: "rest"}
+	ctlDoor   = edge.Door{Front: "control"} // caps bodies itself
+	uiDoor    = edge.Door{Front: "dashboard"}
+	oauthDoor = edge.Door{Front: "oauth"}
 )
 
 // New makes the fronts of env (but the MCP one, made on first use).
-func New(env *front.Env, c Config) *Fronts {
-	f := &Fronts{env: env, rest: rest.New(env, c.Service), ctl: control.New(env, c.Control, c.LoadControl),
-		ui: dashboard.New(env), auth: oauth.New(env), caPath: c.CAPath, loadCtl: c.LoadControl}
+func New(env *edge.Env, c Config) *Fronts {
+	f := &Fronts{env: env, rest: rest.New(env, c.Service), ctl: control.New(env, c.Plane, c.Control),
+		ui: dashboard.New(env), auth: oauth.New(env), caPath: c.CAPath, loadCtl: c.LoadControl, plane: c.Plane}
 	// MCP checks its tool results itself: its HTTP bodies are JSON-RPC.
-	f.mcpDoor = front.Door{Front: "mcp", Journaled: true, Faults: true, BodyLimit: env.BodyCap}
+	f.mcpDoor = edge.Door{Front: "mcp", Journaled: true, Faults: true, BodyLimit: env.BodyCap}
 	// The control MCP server stays out of the journal, as the control API
 	// does, and meets no fault.
-	f.ctlMCPDoor = front.Door{Front: "control", BodyLimit: env.BodyCap}
+	f.ctlMCPDoor = edge.Door{Front: "control", BodyLimit: env.BodyCap}
 	f.auth.Approve = c.OAuthApprove
 	return f
 }
@@ -99,23 +104,23 @@ func (f *Fronts) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case dashboard.Serves(r):
 		env.Serve(w, r, uiDoor, f.ui.Serve)
 	case r.URL.Path == mcp.ControlPath:
-		env.Serve(w, r, f.ctlMCPDoor, func(w *front.Writer, r *http.Request) {
+		env.Serve(w, r, f.ctlMCPDoor, func(w *edge.Writer, r *http.Request) {
 			c, err := f.ControlMCP()
 			if err != nil {
-				front.WriteError(w, err)
+				edge.WriteError(w, err)
 				return
 			}
 			c.Serve(w, r)
 		})
-	case front.HasPathPrefix(r.URL.Path, control.Path):
+	case edge.HasPathPrefix(r.URL.Path, control.Path):
 		env.Serve(w, r, ctlDoor, f.ctl.Serve)
 	case oauth.Serves(r):
 		env.Serve(w, r, oauthDoor, f.auth.Serve)
-	case front.HasPathPrefix(r.URL.Path, mcp.Path):
-		env.Serve(w, r, f.mcpDoor, func(w *front.Writer, r *http.Request) {
+	case edge.HasPathPrefix(r.URL.Path, mcp.Path):
+		env.Serve(w, r, f.mcpDoor, func(w *edge.Writer, r *http.Request) {
 			m, err := f.MCP()
 			if err != nil {
-				front.WriteError(w, err)
+				edge.WriteError(w, err)
 				return
 			}
 			m.Serve(w, r)
@@ -147,8 +152,8 @@ func (f *Fronts) MCPSessions() int {
 	return 0
 }
 
-// ControlMCP is the control MCP server, made on first use: its tools call
-// the control API in process, through the edge as a request of its own.
+// ControlMCP is the control MCP server, made on first use: its tools are
+// the control plane's operations.
 func (f *Fronts) ControlMCP() (*mcp.Control, error) {
 	f.ctlMCPOnce.Do(func() {
 		doc, err := f.loadCtl()
@@ -156,17 +161,16 @@ func (f *Fronts) ControlMCP() (*mcp.Control, error) {
 			f.ctlMCPErr = err
 			return
 		}
-		api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { f.env.Serve(w, r, ctlDoor, f.ctl.Serve) })
-		f.ctlMCP, f.ctlMCPErr = mcp.NewControl(f.env, mcp.ControlConfig{Document: doc, Prefix: control.Path, API: api, Authorize: f.ctl.Authorize})
+		f.ctlMCP, f.ctlMCPErr = mcp.NewControl(f.env, mcp.ControlConfig{Document: doc, Prefix: control.Path, Plane: f.plane})
 	})
 	return f.ctlMCP, f.ctlMCPErr
 }
 
 // serveCA serves the authority a client trusts.
-func (f *Fronts) serveCA(w *front.Writer, r *http.Request) {
+func (f *Fronts) serveCA(w *edge.Writer, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		front.WriteError(w, wire.MethodNotAllowed(r.Method, "the certificate authority", "GET, HEAD", []string{"GET", "HEAD"}))
+		edge.WriteError(w, wire.MethodNotAllowed(r.Method, "the certificate authority", "GET, HEAD", []string{"GET", "HEAD"}))
 		return
 	}
 	w.Header().Set("Content-Type", "application/x-pem-file")

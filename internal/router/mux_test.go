@@ -13,8 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock/internal/contract"
+	"github.com/mediamock/mediamock/internal/controlplane"
+	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/fault"
-	"github.com/mediamock/mediamock/internal/front"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/testkit"
@@ -28,16 +29,18 @@ var (
 
 const caPath = "/_mock/tls/ca.pem"
 
-func newFronts(t *testing.T) (*Fronts, *front.Env) {
+func newFronts(t *testing.T) (*Fronts, *edge.Env) {
 	t.Helper()
 	api, err := service()
 	require.NoError(t, err)
 	eng := testkit.Engine(t)
-	env := &front.Env{Eng: eng, Gate: gate.New(eng), Rules: fault.NewSet(0), API: api,
+	env := &edge.Env{Eng: eng, Gate: gate.New(eng), Rules: fault.NewSet(0), API: api,
 		Journal: journal.New(100, 4096), Journals: journal.NewRings(10, 4096), Coverage: &journal.Counts{FaultKinds: fault.Kinds},
 		Log: slog.New(slog.DiscardHandler), WallClock: time.Now, Stop: context.Background(),
 		Sleep: func(context.Context, time.Duration) {}, MaxBodyBytes: 1 << 20, ListenURL: "http://localhost"}
-	return New(env, Config{Service: spec.OpenAPI, Control: spec.Control, LoadControl: controlAPI, CAPath: caPath}), env
+	plane := &controlplane.Plane{Eng: eng, Rules: env.Rules, Service: api, Document: controlAPI, Journal: env.Journal, Journals: env.Journals,
+		Coverage: env.Coverage, WallClock: time.Now, Stop: context.Background()}
+	return New(env, Config{Service: spec.OpenAPI, Control: spec.Control, LoadControl: controlAPI, Plane: plane, CAPath: caPath}), env
 }
 
 // Each path reaches its front, each front through its own door: the

@@ -5,7 +5,8 @@
 //   node packages/npm/build.mjs --version 1.2.3 --bins DIR --out DIR
 //
 // DIR of --bins holds mockserver-<goos>-<goarch>[.exe]; platforms without a
-// binary there get no package. scripts/release calls it.
+// binary there get no package. The packed tarballs are also copied to
+// DIR/local/ without the version in their names. scripts/release calls it.
 import { execFileSync } from "node:child_process";
 import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -96,5 +97,14 @@ writeFileSync(join(main, "package.json"), JSON.stringify({
   optionalDependencies: Object.fromEntries(platforms.map((p) => [`${base.name}-${p.npm}`, version])),
 }, null, 2) + "\n");
 pack(main);
+
+// 3. The same tarballs under names without the version, in local/, for a
+// project that installs this build by a fixed path (examples/typescript's
+// package.json: file:../../dist/npm/local/mediamock-server.tgz, and one
+// optional file: dependency per platform).
+const local = join(out, "local");
+rmSync(local, { recursive: true, force: true });
+mkdirSync(local, { recursive: true });
+for (const p of packed) copyFileSync(join(out, p.file), join(local, p.file.replace(`-${version}.tgz`, ".tgz")));
 
 for (const p of packed) console.log(`${p.file}\t${p.size}\t${p.unpacked}`);

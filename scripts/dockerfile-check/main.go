@@ -3,8 +3,8 @@
 // rules, and prints the instructions in a normalized form, one a line,
 // prefixed by their stage, for scripts/container-check to compare:
 //
-//	meta ARG GO_IMAGE=golang:1.26-bookworm
-//	build FROM golang:1.26-bookworm
+//	meta ARG GO_IMAGE=docker.io/library/golang:1.26-bookworm
+//	build FROM docker.io/library/golang:1.26-bookworm
 //	build RUN CGO_ENABLED=0 go build ...
 //	final ENTRYPOINT ["/mockserver"]
 //

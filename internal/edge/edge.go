@@ -1,4 +1,4 @@
-package front
+package edge
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
@@ -158,48 +159,55 @@ func requestID(n uint64) string {
 	return string(append(b[:len(b)-len(digits)], digits...))
 }
 
-// Writer is the ResponseWriter of a request that passed the edge. It
-// records what the request was answered, for the journal.
+// Writer is the ResponseWriter of a request that passed the edge. Besides
+// writing the answer, a front hands it the request's outcome (Hand), and
+// the fault stages it meets ask it (Admission, SessionFault, CallFault,
+// FileAccess).
 type Writer struct {
 	http.ResponseWriter
 	env         *Env
 	door        Door
-	op          string
-	call        *Call
-	mcpMethod   string
+	out         Outcome // what the front handed over
+	errCode     string  // the error code the answer was written with (WriteError), or the outcome's
 	status      int
 	wroteHeader bool
-	principal   *sim.Principal
 	internal    error
-	errCode     string
 	latency     time.Duration
 	reqCapture  *journal.Capture // the journal's copy of the bodies
 	resCapture  *journal.Capture
 	req         *http.Request
-	workspace   uint64 // the journal's workspace of a request without a principal (a file's)
 	faults      faultState
 	sentBytes   int64     // what a broken answer sent
 	started     time.Time // when the edge took the request, on the wall clock
 	park        *parked   // set while a long poll's wait is parked
 }
 
-// SetPrincipal records who made the request.
-func (w *Writer) SetPrincipal(p sim.Principal) { w.principal = &p }
-
-// Principal is who the request authenticated as, if it did.
-func (w *Writer) Principal() (sim.Principal, bool) {
-	if w.principal == nil {
-		return sim.Principal{}, false
-	}
-	return *w.principal, true
+// Outcome is what a front tells the edge of the request it answers: who
+// made it, which operation it was and how that answered, the MCP message
+// it carried and the operation a tool call in it was, the file it was for.
+// The journal, the metrics, the coverage of failure paths and the faults
+// of the answer read it.
+type Outcome struct {
+	// Principal is who the request authenticated as; nil when it did not.
+	Principal *sim.Principal
+	// Operation is the operation of openapi.json or control.json the
+	// request was, ErrorCode its error object's code ("" for a success).
+	Operation, ErrorCode string
+	// MCPMethod is the JSON-RPC method of an MCP message (a batch's,
+	// joined by commas).
+	MCPMethod string
+	// Call is the call of an operation the request carried inside its
+	// protocol (an MCP tool call).
+	Call *Call
+	// File is the file the request was for: its workspace (the journal's,
+	// and the scope whose faults it meets) and its modality (which faults
+	// target).
+	File *sim.FileRef
 }
 
-// SetAnswer records the operation of openapi.json the request was, and its
-// error code, for the journal.
-func (w *Writer) SetAnswer(op, errCode string) { w.op, w.errCode = op, errCode }
-
 // Call is the call of an operation a request carried inside another
-// protocol (an MCP tool call), as the journal records it.
+// protocol (an MCP tool call), as the journal records it: the entry names
+// the operation, with the status and error code the operation answered.
 type Call struct {
 	Operation string
 	// Status is what the operation answered, as REST would have: 201, 403, 429.
@@ -207,13 +215,20 @@ type Call struct {
 	ErrorCode string
 }
 
-// SetCall records the call of an operation the request carried inside its
-// protocol (an MCP tool call): the journal entry names the operation, with
-// the status and error code the operation answered.
-func (w *Writer) SetCall(c Call) { w.call = &c }
-
-// SetMCPMethod records the JSON-RPC method of an MCP message, for the journal.
-func (w *Writer) SetMCPMethod(m string) { w.mcpMethod = m }
+// Hand gives the edge the request's outcome, whole, once the front knows
+// it and before the answer's head goes: the coverage and the answer's
+// faults read it then. A front whose outcome grows while it answers (an
+// MCP request, whose tool calls may end after its head went) hands it
+// again, whole, when it knows more; the journal and the metrics read the
+// last.
+func (w *Writer) Hand(o Outcome) {
+	w.out, w.errCode = o, o.ErrorCode
+	if f := o.File; f != nil {
+		w.faults.mu.Lock()
+		w.faults.modality = fault.ModalityOf(mimeOfExt(f.Ext))
+		w.faults.mu.Unlock()
+	}
+}
 
 // WriteHeader sends the status.
 func (w *Writer) WriteHeader(status int) {
@@ -281,24 +296,17 @@ func (env *Env) record(w *Writer, r *http.Request, started time.Time) {
 	if status == 0 {
 		status = http.StatusOK
 	}
-	if h := env.Log.Handler(); h.Enabled(context.Background(), slog.LevelInfo) {
+	if env.Log.Handler().Enabled(context.Background(), slog.LevelInfo) {
 		var ws uint64
-		if w.principal != nil {
-			ws = w.principal.WorkspaceID
+		if p := w.out.Principal; p != nil {
+			ws = p.WorkspaceID
 		}
-		// The handler is called directly: the logger would record the
-		// caller's program counter for a source no handler of the
-		// server's prints (a stack walk per request).
-		rec := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
-		rec.AddAttrs(slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", status),
-			slog.Uint64("workspace", ws), slog.Duration("latency", env.WallClock().Sub(started)),
-			slog.String("request_id", w.Header().Get("X-Request-Id")))
-		_ = h.Handle(context.Background(), rec)
+		env.logRequest(r.Method, r.URL.Path, status, ws, started, w.Header().Get("X-Request-Id"))
 	}
 	if env.Metrics != nil {
-		op, st := w.op, status
-		if w.call != nil {
-			op, st = w.call.Operation, w.call.Status
+		op, st := w.out.Operation, status
+		if c := w.out.Call; c != nil {
+			op, st = c.Operation, c.Status
 		}
 		env.Metrics.Count(w.door.Front, op, st, w.faults.countHeaderFaults(env.Metrics))
 	}
@@ -308,17 +316,17 @@ func (env *Env) record(w *Writer, r *http.Request, started time.Time) {
 	}
 	e := journal.Entry{
 		ID: w.Header().Get("X-Request-Id"), Front: w.door.Front, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
-		MCPMethod: w.mcpMethod, Operation: w.op, Status: status, ErrorCode: w.errCode,
+		MCPMethod: w.out.MCPMethod, Operation: w.out.Operation, Status: status, ErrorCode: w.errCode,
 		InjectedLatencyMS: w.latency.Milliseconds(), RequestContentType: r.Header.Get("Content-Type"),
 		Traceparent: Traceparent(r.Header.Get("Traceparent")),
 	}
-	if w.call != nil {
-		e.Operation, e.Status, e.ErrorCode = w.call.Operation, w.call.Status, w.call.ErrorCode
+	if c := w.out.Call; c != nil {
+		e.Operation, e.Status, e.ErrorCode = c.Operation, c.Status, c.ErrorCode
 	}
-	if w.principal != nil {
-		e.WorkspaceID = w.principal.WorkspaceID
-	} else {
-		e.WorkspaceID = w.workspace
+	if p := w.out.Principal; p != nil {
+		e.WorkspaceID = p.WorkspaceID
+	} else if f := w.out.File; f != nil {
+		e.WorkspaceID = f.WS
 	}
 	e.Fault, e.FaultRule = w.faults.journal()
 	e.Evolved = w.faults.evolved
@@ -336,6 +344,21 @@ func (env *Env) record(w *Writer, r *http.Request, started time.Time) {
 	}
 	env.Record(e, started, bodies)
 	w.releaseCaptures()
+}
+
+// logRequest logs the line of a request served. The handler is called
+// directly: the logger would record the caller's program counter for a
+// source no handler of the server's prints (a stack walk per request).
+func (env *Env) logRequest(method, path string, status int, ws uint64, started time.Time, id string) {
+	h := env.Log.Handler()
+	if !h.Enabled(context.Background(), slog.LevelInfo) {
+		return
+	}
+	rec := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+	rec.AddAttrs(slog.String("method", method), slog.String("path", path), slog.Int("status", status),
+		slog.Uint64("workspace", ws), slog.Duration("latency", env.WallClock().Sub(started)),
+		slog.String("request_id", id))
+	_ = h.Handle(context.Background(), rec)
 }
 
 // methods are the methods of HTTP, as constants of the program.
@@ -436,28 +459,6 @@ func ServeDocument(w http.ResponseWriter, r *http.Request, doc []byte) {
 	}
 }
 
-// Answer writes what a handler returned: the error object, or body as JSON.
-func Answer(w *Writer, status int, body any, err error) {
-	if err != nil {
-		WriteError(w, err)
-		return
-	}
-	if raw, ok := body.(Raw); ok {
-		w.Header().Set("Content-Type", raw.ContentType)
-		w.Header().Set("Content-Length", strconv.Itoa(len(raw.Data)))
-		w.WriteHeader(status)
-		w.Write(raw.Data)
-		return
-	}
-	WriteJSON(w, status, body)
-}
-
-// Raw is an answer that is not JSON (a report as text, as JUnit XML).
-type Raw struct {
-	ContentType string
-	Data        []byte
-}
-
 // HasPathPrefix reports whether path is prefix or lies under it.
 func HasPathPrefix(path, prefix string) bool {
 	return path == prefix || strings.HasPrefix(path, prefix+"/")
@@ -543,17 +544,18 @@ func Challenge(authorization string, err error) string {
 }
 
 // Identify authenticates a request that counts against no rate window (an
-// answer outside the operations, an MCP protocol message) and puts its
-// workspace's window on the answer; a credential refused is the error, for
-// a front that answers with it (and its Challenge). resource is the
-// protected resource the front is (gate.ResourceAPI, gate.ResourceMCP): a
-// token issued for another alone is refused.
-func (env *Env) Identify(w *Writer, authorization, resource string) error {
+// answer outside the operations, an MCP protocol message), puts its
+// workspace's window on the answer and keeps who it is for the journal;
+// a credential refused is the error, for a front that answers with it
+// (and its Challenge). resource is the protected resource the front is
+// (gate.ResourceAPI, gate.ResourceMCP): a token issued for another alone
+// is refused.
+func (env *Env) Identify(w *Writer, authorization, resource string) (sim.Principal, error) {
 	pass, err := env.Gate.Identify(authorization, resource, "")
 	if err != nil {
-		return err
+		return sim.Principal{}, err
 	}
-	w.SetPrincipal(pass.Principal)
+	w.out.Principal = &pass.Principal
 	SetRateHeaders(w.Header(), pass.Rate)
-	return nil
+	return pass.Principal, nil
 }

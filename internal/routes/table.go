@@ -1,4 +1,4 @@
-package front
+package routes
 
 import (
 	"net/http"
@@ -27,8 +27,8 @@ type exactPath struct {
 	other    Match // any other method
 }
 
-// NewTable starts a table of the paths under prefix.
-func NewTable(prefix string) *Table {
+// New starts a table of the paths under prefix.
+func New(prefix string) *Table {
 	// Paths are matched as sent: //assets is not quietly redirected to /assets.
 	r := mux.NewRouter().SkipClean(true)
 	return &Table{router: r.PathPrefix(prefix).Subrouter(), prefix: prefix, allowed: map[string][]string{}}
@@ -81,14 +81,18 @@ type Match struct {
 }
 
 // Match finds the operation of a request.
-func (t *Table) Match(r *http.Request) Match {
-	if e, ok := t.exact[r.URL.Path]; ok {
-		if m, ok := e.byMethod[r.Method]; ok {
+func (t *Table) Match(r *http.Request) Match { return t.MatchPath(r.Method, r.URL.Path) }
+
+// MatchPath finds the operation of method at path (a request's URL.Path:
+// decoded).
+func (t *Table) MatchPath(method, path string) Match {
+	if e, ok := t.exact[path]; ok {
+		if m, ok := e.byMethod[method]; ok {
 			return m
 		}
 		return e.other
 	}
-	return t.route(r)
+	return t.route(&http.Request{Method: method, URL: &url.URL{Path: path}})
 }
 
 // route asks the router.

@@ -1,8 +1,21 @@
-// Package front holds what every HTTP front of a server shares: the
-// environment (engine, gate, contracts, journal, coverage), the edge every
-// request passes (request id, body cap, panic recovery, journal, strict
-// response checks) and the helpers that write the spec's JSON and errors.
-package front
+// Package edge is what every request to a server passes, whatever front
+// serves it (Env.Serve): a request id and a Date from the simulated clock,
+// the body cap, panic recovery, the capture of its bodies, the faults an
+// answer meets on its way out (latency, evolve, the delivery faults:
+// faults.go), and afterwards the exchange's journal entry, log line and
+// metrics. It also holds the one host and origin guard (hosts.go), the
+// file addresses' signatures, and the writers of the spec's JSON and
+// errors.
+//
+// A front serves a request through a Writer, and hands the edge the
+// request's outcome once it knows it (Writer.Hand): who made it, which
+// operation it was and how that answered, the MCP message and the tool
+// call it carried, the file it was for. The fault stages a front meets
+// are the Writer's too, one method each (Admission, SessionFault,
+// CallFault, FileAccess). What a test or an operator does to the
+// simulation is the control plane's (internal/controlplane), not the
+// edge's.
+package edge
 
 import (
 	"context"
@@ -17,6 +30,7 @@ import (
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/metrics"
+	"github.com/mediamock/mediamock/internal/parking"
 	"github.com/mediamock/mediamock/internal/problem"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
@@ -58,19 +72,13 @@ type Env struct {
 	// Evolve is the standing evolve mode (--evolve): every answer of the
 	// service's operations evolves, whatever the fault rules, unless a
 	// rule or a Mock-Fault header of kind evolve gives its own parameters.
-	Evolve       bool
+	Evolve bool
+	// ControlToken closes the test controls: a Mock-Fault header is
+	// ignored when it is set.
 	ControlToken string
-	// Start is where the clock started, for resets; zero for a real clock
-	// given no start time, which a reset puts back on the wall clock.
-	Start time.Time
-	// Operations are the operations of openapi.json the coverage lists.
-	Operations []journal.Operation
 
 	// Journals are the sandboxes' own journals.
 	Journals *journal.Rings
-	// MaxSandboxes caps how many sandboxes exist at once; 0 means
-	// sim.DefaultMaxSandboxes.
-	MaxSandboxes int
 	// MaxMCPSessions and MaxMCPWorkspaceSessions cap the MCP sessions of
 	// the server and of one workspace; 0 means the MCP front's defaults.
 	MaxMCPSessions, MaxMCPWorkspaceSessions int
@@ -80,7 +88,7 @@ type Env struct {
 	// Parking, when set, takes waiting long polls off net/http: their
 	// connections wait without a goroutine of net/http's, and go back to
 	// it once answered (see Writer.Park). Nil: they wait where they are.
-	Parking *Parking
+	Parking *parking.Listener
 
 	// Rendered keeps the JSON of final assets for list pages.
 	Rendered wire.Rendered
@@ -99,107 +107,26 @@ func (env *Env) UntilStop(ctx context.Context) (context.Context, context.CancelF
 // public URL, or from the scheme and host the client used when that host is
 // a name the server answers to (named), or from the listen address: a
 // client's Host header is never reflected into addresses as it is.
-func (env *Env) View(r *http.Request) wire.View {
+func (env *Env) View(r *http.Request) wire.View { return env.ViewOf(r.Host, r.TLS != nil) }
+
+// ViewOf is the view of a request sent to host (a Host header), over TLS
+// or not.
+func (env *Env) ViewOf(host string, tls bool) wire.View {
 	v := env.listenView()
 	switch {
 	case env.PublicURL != "":
 		v.Base = env.PublicURL
-	case env.named(hostname(r.Host)):
+	case env.named(hostname(host)):
 		scheme := "http"
-		if r.TLS != nil {
+		if tls {
 			scheme = "https"
 		}
-		v.Base = scheme + "://" + r.Host
+		v.Base = scheme + "://" + host
 	}
 	if env.Rules.HasKind(fault.FileExpiry) {
 		v.Sign = env.signFile
 	}
 	return v
-}
-
-// Reset puts the whole simulation back to its fixtures: state, clock,
-// journals, coverage and the faults of every scope. Every sandbox goes.
-func (env *Env) Reset() error {
-	start := env.Start
-	if start.IsZero() {
-		start = env.WallClock()
-	}
-	if err := env.Eng.Reset(start); err != nil {
-		return err
-	}
-	env.Rules.ClearAll()
-	env.Journal.Clear()
-	env.Journals.CloseAll()
-	env.ResetCoverage(0)
-	return nil
-}
-
-// Restored forgets what the fronts keep per workspace after a snapshot
-// replaced the state (its workspaces are not those they were kept for):
-// the sandboxes' journals, the coverage per workspace, the fault rules per
-// workspace. The faults an older snapshot kept in itself become rules.
-func (env *Env) Restored() error {
-	env.Journals.CloseAll()
-	env.Rules.ClearScoped()
-	env.Coverage.ResetScoped()
-	return env.AdoptLegacyFaults()
-}
-
-// ResetCoverage starts counting coverage again: everywhere when ws is 0,
-// else for one workspace.
-func (env *Env) ResetCoverage(ws uint64) {
-	env.Coverage.Reset(ws)
-	env.Eng.ResetLifecycle(ws)
-}
-
-// CoverageReport reports what the clients exercised, on the whole server
-// when ws is 0, else in one workspace: each operation of openapi.json with
-// each declared status (and any other status it answered), and each
-// lifecycle path of the simulation.
-func (env *Env) CoverageReport(ws uint64) journal.Coverage {
-	return env.Coverage.Report(ws, env.Operations, env.Eng.Lifecycle(ws))
-}
-
-// CreateSandbox creates a sandbox, with a journal of its own.
-func (env *Env) CreateSandbox(spec sim.SandboxSpec) (sim.Sandbox, error) {
-	sb, err := env.Eng.CreateSandbox(spec, env.MaxSandboxes)
-	if err == nil {
-		env.Journals.Open(sb.WorkspaceID)
-	}
-	return sb, err
-}
-
-// DeleteSandbox deletes a sandbox and what the fronts keep of it: its
-// journal, its coverage, its faults.
-func (env *Env) DeleteSandbox(id string) error {
-	sb, err := env.Eng.Sandbox(id)
-	if err != nil {
-		return err
-	}
-	if err := env.Eng.DeleteSandbox(id); err != nil {
-		return err
-	}
-	env.forget(sb.WorkspaceID)
-	env.Journals.Close(sb.WorkspaceID)
-	return nil
-}
-
-// ResetSandbox puts a sandbox back to its starting state, with an empty
-// journal, no coverage and no faults.
-func (env *Env) ResetSandbox(id string) (sim.Sandbox, error) {
-	sb, err := env.Eng.ResetSandbox(id)
-	if err != nil {
-		return sb, err
-	}
-	env.forget(sb.WorkspaceID)
-	env.Journals.Open(sb.WorkspaceID)
-	return sb, nil
-}
-
-// forget drops what the fronts keep of a workspace.
-func (env *Env) forget(ws uint64) {
-	env.Rules.Clear(ws)
-	env.ResetCoverage(ws)
 }
 
 // BodyCap is the server's cap of a request's body (--max-body-bytes) and

@@ -1,4 +1,4 @@
-package front
+package edge
 
 import (
 	"bufio"
@@ -44,10 +44,9 @@ type faultState struct {
 	class string
 	// header is the request's own fault (Mock-Fault), nil when none.
 	header *fault.Hit
-	// modality and ws are set by the front once it knows them (a file's
-	// media type and workspace).
+	// modality is set once it is known (a file's media type, a
+	// generation's modality).
 	modality string
-	ws       uint64
 	// op is the operation an MCP tool call the request carries is of, set
 	// when the call is admitted (before any head goes): the answer's
 	// faults target it too.
@@ -117,26 +116,13 @@ func truncate(s string, n int) string {
 	return s
 }
 
-// SetFile tells the edge what file a request is for: its workspace (the
-// journal and the faults of its scope) and its modality (which faults
-// target).
-func (w *Writer) SetFile(ref sim.FileRef) {
-	w.faults.ws, w.faults.modality = ref.WS, fault.ModalityOf(mimeOfExt(ref.Ext))
-	if w.principal == nil {
-		w.workspace = ref.WS
-	}
-}
-
-// SetModality tells the edge the modality a request is about (a
-// generation's), for the faults that target one.
-func (w *Writer) SetModality(m string) { w.faults.modality = m }
-
 // Abort breaks the connection once the handler is done, without a
-// complete answer: a fault the front decided.
+// complete answer: a fault the front decided (the call stage's
+// mcp_stream_drop, where no stream can be closed for it).
 func (w *Writer) Abort() { w.faults.abort.Store(true) }
 
-// Met records a fault the request met, for the journal and the coverage.
-func (w *Writer) Met(h *fault.Hit) {
+// met records a fault the request met, for the journal and the coverage.
+func (w *Writer) met(h *fault.Hit) {
 	if h != nil {
 		w.faults.mu.Lock()
 		w.faults.met = append(w.faults.met, h)
@@ -144,13 +130,16 @@ func (w *Writer) Met(h *fault.Hit) {
 	}
 }
 
-// FaultWorkspace is the workspace whose faults a request meets: its
+// faultWorkspace is the workspace whose faults a request meets: its
 // principal's, else its file's.
-func (w *Writer) FaultWorkspace() uint64 {
-	if w.principal != nil {
-		return w.principal.WorkspaceID
+func (w *Writer) faultWorkspace() uint64 {
+	if p := w.out.Principal; p != nil {
+		return p.WorkspaceID
 	}
-	return w.faults.ws
+	if f := w.out.File; f != nil {
+		return f.WS
+	}
+	return 0
 }
 
 // Faultable reports whether the request may meet a fault: its door lets
@@ -168,11 +157,28 @@ func (w *Writer) NoFaults() {
 	w.faults.header = nil
 }
 
-// PickFault decides whether the request meets a fault at point p: its own
+// Admission is the admit stage of a request (an operation's call, or a
+// file's download): a status fault that answers instead, or nil.
+func (w *Writer) Admission(req fault.Request) *fault.Hit { return w.pick(fault.Admit, req) }
+
+// SessionFault is the session stage of an MCP request, as it arrives:
+// the server unavailable, or its session ended (session: the request
+// names one).
+func (w *Writer) SessionFault(session bool) *fault.Hit {
+	return w.pick(fault.Session, fault.Request{Session: session})
+}
+
+// CallFault is the call stage of an MCP tool call of op by workspace ws:
+// its stream dropped before its result.
+func (w *Writer) CallFault(op string, ws uint64) *fault.Hit {
+	return w.pick(fault.Call, fault.Request{Operation: op, Workspace: ws})
+}
+
+// pick decides whether the request meets a fault at point p: its own
 // Mock-Fault header when that asks for one there (a one-request rule), else
 // the rules of its workspace and the global ones. The hit is recorded as
 // met.
-func (w *Writer) PickFault(p fault.Stage, req fault.Request) *fault.Hit {
+func (w *Writer) pick(p fault.Stage, req fault.Request) *fault.Hit {
 	if w.faults.class == "" || w.faults.off {
 		return nil
 	}
@@ -189,7 +195,7 @@ func (w *Writer) PickFault(p fault.Stage, req fault.Request) *fault.Hit {
 	w.faults.mu.Unlock()
 	ws := req.Workspace
 	if ws == 0 {
-		ws = w.FaultWorkspace()
+		ws = w.faultWorkspace()
 	}
 	var h *fault.Hit
 	if hd := w.faults.header; hd != nil && fault.Point(hd.Kind) == p {
@@ -199,7 +205,7 @@ func (w *Writer) PickFault(p fault.Stage, req fault.Request) *fault.Hit {
 	} else {
 		h = w.env.Rules.Pick(ws, p, req)
 	}
-	w.Met(h)
+	w.met(h)
 	return h
 }
 
@@ -225,27 +231,27 @@ func (w *Writer) decideFaults() {
 		return
 	}
 	st.decided = true
-	req := fault.Request{Operation: w.op, Path: w.req.URL.Path, Ranged: w.req.Header.Get("Range") != ""}
+	req := fault.Request{Operation: w.out.Operation, Path: w.req.URL.Path, Ranged: w.req.Header.Get("Range") != ""}
 	st.mu.Lock()
 	if req.Operation == "" {
 		req.Operation = st.op // an MCP tool call's
 	}
 	st.mu.Unlock()
-	w.latency += w.env.Delay(w.req.Context(), w.PickFault(fault.Delay, req))
+	w.latency += w.env.Delay(w.req.Context(), w.pick(fault.Delay, req))
 	// A GET of the MCP endpoint is a stream that may never end: it is never held.
 	if st.class == fault.MCP && w.req.Method == http.MethodGet {
 		return
 	}
 	// Only the answers of the service's operations evolve (not the
 	// document, not a path that is none).
-	if st.class == fault.API && w.op != "" {
-		st.evolve = w.PickFault(fault.Shape, req)
+	if st.class == fault.API && w.out.Operation != "" {
+		st.evolve = w.pick(fault.Shape, req)
 		if st.evolve == nil && w.env.Evolve {
 			st.evolve = fault.Standing(w.env.Eng.Seed(), w.Header().Get("X-Request-Id"))
-			w.Met(st.evolve)
+			w.met(st.evolve)
 		}
 	}
-	st.deliver = w.PickFault(fault.Deliver, req)
+	st.deliver = w.pick(fault.Deliver, req)
 	st.mu.Lock()
 	st.holding = len(st.met) > 0
 	st.mu.Unlock()
@@ -509,12 +515,12 @@ func mimeOfExt(ext string) string {
 	return ""
 }
 
-// FileExpired checks a file request against the file_expiry fault of its
-// scope (or its own Mock-Fault header): an address that carries an expiry
-// expires then, if its signature holds; one without expires ttl_seconds
-// after the file was made. An expired address is the error to answer
-// with, and the fault is met.
-func (w *Writer) FileExpired(ref sim.FileRef, made time.Time) error {
+// FileAccess is the access stage of a file's download: the file_expiry
+// fault of its scope (or its own Mock-Fault header). An address that
+// carries an expiry expires then, if its signature holds; one without
+// expires ttl_seconds after the file was made. An expired address is the
+// error to answer with, and the fault is met.
+func (w *Writer) FileAccess(ref sim.FileRef, made time.Time) error {
 	var h *fault.Hit
 	if hd := w.faults.header; hd != nil && hd.Kind == fault.FileExpiry {
 		h = hd
@@ -530,7 +536,7 @@ func (w *Writer) FileExpired(ref sim.FileRef, made time.Time) error {
 			w.env.Rules.Count(ref.WS, h.Rule, struck)
 		}
 		if struck {
-			w.Met(h)
+			w.met(h)
 		}
 	}
 	now := w.env.Eng.Clock().Now()
@@ -561,10 +567,10 @@ func (w *Writer) FileExpired(ref sim.FileRef, made time.Time) error {
 // exchange is what the coverage of failure paths reads of the request.
 func (w *Writer) exchange() journal.Exchange {
 	r := w.req
-	x := journal.Exchange{Workspace: w.FaultWorkspace(), Method: r.Method, Path: r.URL.Path, Operation: w.op, MCPMethod: w.mcpMethod,
+	x := journal.Exchange{Workspace: w.faultWorkspace(), Method: r.Method, Path: r.URL.Path, Operation: w.out.Operation, MCPMethod: w.out.MCPMethod,
 		Ranged: r.Header.Get("Range") != "", Resuming: r.Header.Get("Last-Event-ID") != ""}
-	if w.call != nil {
-		x.Operation = w.call.Operation
+	if c := w.out.Call; c != nil {
+		x.Operation = c.Operation
 	}
 	x.Background = w.faults.class == fault.MCP && r.Method == http.MethodGet && !x.Resuming
 	return x

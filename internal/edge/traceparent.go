@@ -1,4 +1,4 @@
-package front
+package edge
 
 // traceparentLen is the length of a version 00 traceparent header:
 // version, trace id, parent id and flags, in lower-case hex, joined by

@@ -1,4 +1,4 @@
-package front
+package edge
 
 import (
 	"path/filepath"
@@ -76,7 +76,7 @@ func TestRecordKeepsCappedCopies(t *testing.T) {
 // BenchmarkRecord is what the journal costs a request: the entry stamped
 // with its times and duration, its strings capped, and kept in the ring.
 //
-//	go test -run '^$' -bench Record ./internal/front
+//	go test -run '^$' -bench Record ./internal/edge
 func BenchmarkRecord(b *testing.B) {
 	world, err := fixtures.Load("", 0)
 	require.NoError(b, err)
