@@ -36,7 +36,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.Serve(r.C
 // context: ctx carries the front's identity of the caller to the
 // handlers, and its owner (Options.Owner).
 func (s *Server) Serve(ctx context.Context, w http.ResponseWriter, r *http.Request) {
-	var b body
+	x := &exchange{s: s, ctx: ctx, w: w, r: r}
+	x.b = &x.body
 	if r.Method == http.MethodPost {
 		data, err := readBody(r)
 		if err != nil {
@@ -44,9 +45,9 @@ func (s *Server) Serve(ctx context.Context, w http.ResponseWriter, r *http.Reque
 			return
 		}
 		var rerr *Error
-		b, rerr = decodeBody(data, overHTTP)
+		x.body, rerr = decodeBody(data, overHTTP)
 		if s.opts.Received != nil {
-			s.opts.Received(ctx, b.methods())
+			s.opts.Received(ctx, x.body.methods())
 		}
 		if rerr != nil {
 			rerr.html = true
@@ -55,7 +56,7 @@ func (s *Server) Serve(ctx context.Context, w http.ResponseWriter, r *http.Reque
 		}
 	}
 	var id ID
-	single := b.single()
+	single := x.body.single()
 	if single != nil {
 		id = single.ID
 	}
@@ -66,9 +67,9 @@ func (s *Server) Serve(ctx context.Context, w http.ResponseWriter, r *http.Reque
 		writeRaw(w, http.StatusBadRequest, appendError(nil, id, versionError(version)), false)
 		return
 	}
-	x := &exchange{s: s, ctx: ctx, w: w, r: r, b: &b, version: version, sessionless: version == Sessionless}
+	x.version, x.sessionless = version, version == Sessionless
 	if x.sessionless {
-		if err := checkHeaders(r.Header, &b, &x.name); err != nil {
+		if err := checkHeaders(r.Header, x.b, &x.name); err != nil {
 			writeRaw(w, http.StatusBadRequest, appendError(nil, id, err), false)
 			return
 		}
@@ -240,7 +241,8 @@ type exchange struct {
 	ctx         context.Context
 	w           http.ResponseWriter
 	r           *http.Request
-	b           *body
+	b           *body // the POST's messages: &body
+	body        body
 	version     string // Mcp-Protocol-Version
 	sessionless bool
 	name        string // Mcp-Name, decoded

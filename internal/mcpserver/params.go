@@ -111,6 +111,15 @@ func (m *Message) readParams() {
 	m.readParamsFrom(d.dec, m.Params)
 }
 
+// paramsFail is the error of params the method cannot take, as the SDK
+// words it: inner says what is wrong.
+func (m *Message) paramsFail(spec paramsOf, inner string) *Error {
+	if spec.plain {
+		return &Error{Message: fmt.Sprintf("handling '%s': unmarshaling %q into a *%s: %s", m.Method, []byte(m.Params), spec.typ, inner)}
+	}
+	return &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("handling '%s': invalid params: unmarshaling %q into a *%s: %s", m.Method, []byte(m.Params), spec.typ, inner)}
+}
+
 // readParamsFrom reads the params from dec, which stands at their '{' and
 // reads data (nil when they are not an object: m.Params says what they
 // are). A syntax error is returned (the message is no JSON: nothing else
@@ -118,12 +127,6 @@ func (m *Message) readParams() {
 func (m *Message) readParamsFrom(dec *jsontext.Decoder, data []byte) error {
 	m.p, m.meta, m.paramsErr, m.odd = params{}, meta{}, nil, false
 	spec, known := methodParams[m.Method]
-	fail := func(inner string) *Error {
-		if spec.plain {
-			return &Error{Message: fmt.Sprintf("handling '%s': unmarshaling %q into a *%s: %s", m.Method, []byte(m.Params), spec.typ, inner)}
-		}
-		return &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("handling '%s': invalid params: unmarshaling %q into a *%s: %s", m.Method, []byte(m.Params), spec.typ, inner)}
-	}
 	if dec == nil {
 		switch {
 		case m.Params == nil || m.Params.Kind() == 'n':
@@ -137,7 +140,7 @@ func (m *Message) readParamsFrom(dec *jsontext.Decoder, data []byte) error {
 		default:
 			m.odd = true
 			if known {
-				m.paramsErr = fail(typeMismatch(m.Params, "", spec.typ))
+				m.paramsErr = m.paramsFail(spec, typeMismatch(m.Params, "", spec.typ))
 			}
 		}
 		return nil
@@ -182,7 +185,7 @@ func (m *Message) readParamsFrom(dec *jsontext.Decoder, data []byte) error {
 				}
 				if mismatch == nil && known {
 					v := v.Clone()
-					mismatch = func() *Error { return fail(typeMismatchOf(v, "_meta", spec.typ, "mcp.Meta")) }
+					mismatch = func() *Error { return m.paramsFail(spec, typeMismatchOf(v, "_meta", spec.typ, "mcp.Meta")) }
 				}
 				return nil
 			}
@@ -216,7 +219,7 @@ func (m *Message) readParamsFrom(dec *jsontext.Decoder, data []byte) error {
 					typ = "mcp.Implementation"
 				}
 				v := v.Clone()
-				mismatch = func() *Error { return fail(typeMismatchOf(v, key, spec.typ, typ)) }
+				mismatch = func() *Error { return m.paramsFail(spec, typeMismatchOf(v, key, spec.typ, typ)) }
 			}
 			return nil
 		}
@@ -230,7 +233,9 @@ func (m *Message) readParamsFrom(dec *jsontext.Decoder, data []byte) error {
 					members(v, func(k []byte, a jsontext.Value) {
 						if mismatch == nil && a.Kind() != '"' && a.Kind() != 'n' {
 							a := a.Clone()
-							mismatch = func() *Error { return fail(typeMismatchOf(a, "arguments", spec.typ, "map[string]string")) }
+							mismatch = func() *Error {
+								return m.paramsFail(spec, typeMismatchOf(a, "arguments", spec.typ, "map[string]string"))
+							}
 						}
 						p.promptArgs[string(k)] = unquoted(a)
 					})

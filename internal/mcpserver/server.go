@@ -294,6 +294,10 @@ type call struct {
 	// cancel, when set, cancels ctx, and the request is registered with
 	// its peer (start) until finish.
 	cancel context.CancelFunc
+	// tool and reply hold a tool call and its answer: one allocation
+	// with the call's.
+	tool  ToolCall
+	reply reply
 }
 
 // start registers a request with its peer, for notifications/cancelled:
@@ -486,7 +490,8 @@ func (s *Server) handle(c *call) (*reply, *Error) {
 		if t == nil {
 			return nil, Errorf(CodeInvalidParams, "unknown tool %q", c.msg.p.name)
 		}
-		tc := &ToolCall{Name: t.def.Name, Arguments: c.msg.p.arguments, Members: c.msg.p.members, drop: c.drop}
+		tc := &c.tool
+		*tc = ToolCall{Name: t.def.Name, Arguments: c.msg.p.arguments, Members: c.msg.p.members, drop: c.drop}
 		if token := c.msg.meta.progress; token != nil && c.notify != nil {
 			tc.Progress = func(progress, total float64, message string) {
 				c.notify(progressMessage(token, progress, total, message))
@@ -499,7 +504,8 @@ func (s *Server) handle(c *call) (*reply, *Error) {
 		if res.Release != nil {
 			res.Release() // the answer holds a copy of its structured content
 		}
-		return &reply{msg: b, buf: buf}, nil
+		c.reply = reply{msg: b, buf: buf}
+		return &c.reply, nil
 	case "resources/read":
 		return s.read(c, impl)
 	case "prompts/get":
