@@ -34,7 +34,7 @@ func (f *Front) Serve(w *edge.Writer, r *http.Request) {
 	if err != nil {
 		// An MCP client finds the authorization server from here (RFC
 		// 9728, the MCP authorization specification).
-		w.Header().Set("WWW-Authenticate", edge.Challenge(r.Header.Get("Authorization"), err)+
+		w.Header().Set("WWW-Authenticate", gate.Challenge(r.Header.Get("Authorization"), err)+
 			`, resource_metadata="`+gate.ResourceMetadataURL(f.env.View(r).Base, gate.ResourceMCP)+`"`)
 		edge.WriteError(w, err)
 		return
@@ -152,7 +152,7 @@ func (o *outcome) rate(d sim.RateDecision) {
 		return
 	}
 	o.window = &d
-	edge.SetRateHeaders(o.w.Header(), d)
+	wire.SetRateHeaders(o.w.Header(), d)
 }
 
 // note records a tool call for the request's journal entry.

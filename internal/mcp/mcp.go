@@ -32,7 +32,9 @@ import (
 	"time"
 
 	"github.com/mediamock/mediamock/internal/edge"
+	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/mcpserver"
+	"github.com/mediamock/mediamock/internal/ops"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -89,16 +91,21 @@ const eventStoreBytes = 4 << 20
 
 // Front serves the MCP server of one server.
 type Front struct {
-	env      *edge.Env
-	tools    []*tool
-	server   *mcpserver.Server
+	env    *edge.Env
+	ops    *ops.Env // the operations' pipeline
+	tools  []*tool
+	server *mcpserver.Server
+	// offEdge are the faults of a call no HTTP request carries (over
+	// stdio): the rules of its scope, for MCP.
+	offEdge  *ops.RuleFaults
 	sessions atomic.Uint64
 	decodes  atomic.Uint64 // the POST bodies read (Decodes)
 }
 
-// New returns the MCP front of a server.
-func New(env *edge.Env) (*Front, error) {
-	f := &Front{env: env}
+// New returns the MCP front of a server, which calls the operations
+// through pipeline.
+func New(env *edge.Env, pipeline *ops.Env) (*Front, error) {
+	f := &Front{env: env, ops: pipeline, offEdge: &ops.RuleFaults{Rules: pipeline.Rules, Class: fault.MCP}}
 	var err error
 	if f.tools, err = buildTools(env.API); err != nil {
 		return nil, err
