@@ -48,6 +48,12 @@ func importRules() []importRule {
 			"the client report is the server's: the public conformance suite is a client of the server"},
 		importRule{"sim", []string{"net/http"},
 			"the engine never imports net/http"},
+		importRule{"internal/mcpserver", append([]string{"github.com/modelcontextprotocol/go-sdk/mcp", "internal/edge", "sim"}, fronts...),
+			"the MCP framing is the project's own and knows no front: the official MCP SDK is a client of the tests only"},
+		importRule{".", []string{"github.com/modelcontextprotocol/go-sdk/mcp", "github.com/modelcontextprotocol/go-sdk/jsonrpc"},
+			"the server speaks MCP through internal/mcpserver alone: the official MCP SDK is a client of the tests only"},
+		importRule{"cmd/mockserver", []string{"github.com/modelcontextprotocol/go-sdk/mcp", "github.com/modelcontextprotocol/go-sdk/jsonrpc"},
+			"the command's stdio and its bridge are internal/mcpserver's: the official MCP SDK is a client of the tests only"},
 		importRule{"internal/testkit", append([]string{".", "internal/edge", "internal/router"}, fronts...),
 			"the tests of the packages the root imports use the test helpers too: they reach a server by its address and client"},
 	)
@@ -137,7 +143,7 @@ func TestImportRules(t *testing.T) {
 	imports := goList(t)
 	breached := map[[2]string]bool{}
 	for _, r := range importRules() {
-		if _, ok := imports[module+"/"+r.from]; !ok {
+		if _, ok := imports[full(imports, r.from)]; !ok || r.from != "." && full(imports, r.from) == r.from {
 			t.Errorf("the rule for %s names a package the module does not have", r.from)
 			continue
 		}

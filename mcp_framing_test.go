@@ -77,13 +77,14 @@ func TestOneAuthenticationAndOneDecodePerToolCall(t *testing.T) {
 		})
 	}
 
-	// A session call that may meet a stream drop goes through the SDK,
-	// which keeps its events for resumption: still one authentication.
+	// A session call that may meet a stream drop answers on an event
+	// stream whose events are kept for resumption: still one
+	// authentication.
 	_, err = srv.AddFault(FaultSpec{Kind: "mcp_stream_drop", Operation: "listModels", First: 1})
 	require.NoError(t, err)
 	auths := srv.env.Gate.Authentications()
 	resp, body = post(t, session, `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"get_account","arguments":{}}}`)
 	require.Equal(t, http.StatusOK, resp.StatusCode, body)
 	assert.Contains(t, body, `"structuredContent":{"object":"account"`)
-	assert.Equal(t, uint64(1), srv.env.Gate.Authentications()-auths, "authentications of a call the SDK serves")
+	assert.Equal(t, uint64(1), srv.env.Gate.Authentications()-auths, "authentications of a call on a resumable stream")
 }

@@ -3,6 +3,7 @@ package contract_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -156,6 +157,89 @@ func TestMCPOverStdio(t *testing.T) {
 		e.call(req{method: "GET", path: "/_mock/sandboxes"}).expect(http.StatusOK).Decode(&list)
 		assert.Empty(t, list.Data, "the agent deleted its sandbox on the test's server")
 	})
+}
+
+// TestMCPStdioBatchLines runs the binary over stdio in its four modes (its
+// own simulation and a bridge to a running server, the service's MCP
+// server and the control one), in each revision that refuses batches: a
+// batch line gets -32600 with a null id, the session goes on, every
+// request is answered, and the process exits 0 at the end of its input
+// (issue 54, item 3: it used to end the session, exit 1 and lose
+// answers).
+func TestMCPStdioBatchLines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the mockserver binary")
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build the binary with")
+	}
+	bin := filepath.Join(t.TempDir(), "mockserver")
+	build := exec.Command(gobin, "build", "-o", bin, "github.com/mediamock/mediamock/cmd/mockserver")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
+	e := start(t)
+	modes := []struct {
+		name string
+		args []string
+		tool string
+	}{
+		{"own simulation", []string{"mcp", "--api-key", keyAll, "--clock", "virtual"}, "get_account"},
+		{"control", []string{"mcp", "--control", "--clock", "virtual"}, "get_clock"},
+		{"bridge", []string{"mcp", "--url", e.root, "--api-key", keyAll}, "get_account"},
+		{"control bridge", []string{"mcp", "--control", "--url", e.root}, "get_clock"},
+	}
+	for _, mode := range modes {
+		for _, version := range []string{"2025-06-18", "2025-11-25", "2026-07-28"} {
+			t.Run(mode.name+" "+version, func(t *testing.T) {
+				meta := ""
+				var lines []string
+				if version < "2026" {
+					lines = append(lines, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"script","version":"1"}}}`,
+						`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+				} else {
+					meta = `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+					lines = append(lines, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+meta[1:]+`}}`)
+				}
+				call := func(id int) string {
+					return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{}%s}}`, id, mode.tool, meta)
+				}
+				lines = append(lines, call(2), "["+call(3)+","+call(4)+"]", call(5), "["+call(6)+"]", call(7))
+				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+				defer cancel()
+				cmd := exec.CommandContext(ctx, bin, mode.args...)
+				cmd.Env = cleanEnv()
+				cmd.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
+				stderr := &testkit.SyncBuffer{}
+				cmd.Stderr = stderr
+				out, err := cmd.Output()
+				require.NoError(t, err, "exits 0 at the end of its input; log:\n%s", stderr)
+				answered, refused := map[string]bool{}, 0
+				for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+					var msg struct {
+						ID    json.RawMessage
+						Error *struct {
+							Code    int
+							Message string
+						}
+					}
+					require.NoError(t, json.Unmarshal([]byte(line), &msg), "%.300s", line)
+					if string(msg.ID) == "null" {
+						require.NotNil(t, msg.Error, line)
+						assert.Equal(t, -32600, msg.Error.Code, line)
+						assert.Contains(t, msg.Error.Message, "batching is not supported", line)
+						refused++
+						continue
+					}
+					answered[string(msg.ID)] = true
+				}
+				assert.Equal(t, 2, refused, "each batch line is refused: %s", out)
+				for _, id := range []string{"1", "2", "5", "7"} {
+					assert.True(t, answered[id], "request %s is answered: %s", id, out)
+				}
+			})
+		}
+	}
 }
 
 // stdioScript is what a test pipes into `mockserver mcp`: the handshake,

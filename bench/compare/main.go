@@ -508,7 +508,7 @@ func load(url, method, path, body string, conc int, dur time.Duration, headers .
 	for w := 0; w < conc; w++ {
 		wg.Add(1)
 		// Each connection has a JSON-RPC id of its own: ids of requests
-		// in flight at once must differ (the MCP SDK refuses a duplicate).
+		// in flight at once must differ (the MCP server refuses a duplicate in flight).
 		req := wireRequest(method, addr, path, strings.Replace(body, `"id":1,`, fmt.Sprintf(`"id":%d,`, w+1), 1), headers...)
 		go func() {
 			defer wg.Done()

@@ -9,13 +9,9 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
-
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mediamock/mediamock"
-	"github.com/mediamock/mediamock/internal/mcp"
+	"github.com/mediamock/mediamock/internal/mcpserver"
 )
 
 // runMCP serves MCP over stdio, for agents that start their MCP servers as
@@ -81,73 +77,8 @@ func bridge(ctx context.Context, s *settings, stdin io.Reader, stdout io.Writer,
 	endpoint := strings.TrimRight(s.URL, "/")
 	endpoint = strings.TrimSuffix(strings.TrimSuffix(endpoint, mediamock.ControlMCPPath), mediamock.MCPPath) + path
 	client := &http.Client{Transport: bearerTransport{key: key, base: http.DefaultTransport}}
-	// The standalone event stream would be opened after the handshake, which
-	// a relay does not take part in: every answer comes on its request's
-	// own stream.
-	remote, err := (&sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: client, DisableStandaloneSSE: true}).Connect(ctx)
-	if err != nil {
-		log.Error("connect", "url", endpoint, "err", err)
-		return 1
-	}
-	lines := mcp.NewStdio(ctx, stdin, stdout)
-	local, err := (&sdk.IOTransport{Reader: lines.Reader, Writer: lines.Writer, MaxLineLength: -1}).Connect(ctx)
-	if err != nil {
-		log.Error("stdio", "err", err)
-		return 1
-	}
 	log.Info("mediamock bridge ready", "mcp", endpoint, "version", version)
-	done := make(chan error, 2)
-	var calls sync.WaitGroup
-	go func() { // from the agent to the server
-		for {
-			msg, err := local.Read(ctx)
-			if err != nil {
-				done <- err
-				return
-			}
-			req, isCall := msg.(*jsonrpc.Request)
-			if !isCall || !req.IsCall() || req.Method == "initialize" {
-				// The handshake, notifications and responses go in order:
-				// the session exists, and "initialized" has reached the
-				// server, before the calls after them.
-				if err := remote.Write(ctx, msg); err != nil {
-					log.Warn("relay to server", "err", err)
-					if isCall && req.IsCall() {
-						_ = local.Write(ctx, &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "mockserver bridge: " + err.Error()}})
-					}
-				}
-				continue
-			}
-			// A call may wait (wait_seconds): it must not hold up the
-			// cancellation that may follow it.
-			calls.Add(1)
-			go func() {
-				defer calls.Done()
-				if err := remote.Write(ctx, req); err != nil {
-					log.Warn("relay to server", "method", req.Method, "err", err)
-					_ = local.Write(ctx, &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "mockserver bridge: " + err.Error()}})
-				}
-			}()
-		}
-	}()
-	go func() { // from the server to the agent
-		for {
-			msg, err := remote.Read(ctx)
-			if err != nil {
-				done <- err
-				return
-			}
-			if err := local.Write(ctx, msg); err != nil {
-				done <- err
-				return
-			}
-		}
-	}()
-	err = <-done
-	calls.Wait()
-	remote.Close()
-	local.Close()
-	if err != nil && !errors.Is(err, io.EOF) && ctx.Err() == nil {
+	if err := mcpserver.Bridge(ctx, stdin, stdout, endpoint, client); err != nil {
 		log.Error("bridge", "err", err)
 		return 1
 	}

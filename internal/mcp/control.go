@@ -1,21 +1,17 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"sync/atomic"
-
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"time"
 
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/controlplane"
 	"github.com/mediamock/mediamock/internal/edge"
+	"github.com/mediamock/mediamock/internal/mcpserver"
 	"github.com/mediamock/mediamock/internal/routes"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
@@ -37,7 +33,7 @@ import (
 const ControlPath = "/_mock/mcp"
 
 // ControlImplementation names the control MCP server to MCP clients.
-var ControlImplementation = &sdk.Implementation{Name: "mediamock-control", Title: "Media generation service mock: the simulation's controls", Version: moduleVersion()}
+var ControlImplementation = &mcpserver.Implementation{Name: "mediamock-control", Title: "Media generation service mock: the simulation's controls", Version: moduleVersion()}
 
 // maxControlSessions caps the open sessions of the handshake-era
 // revisions; each ends after sessionIdle without a request.
@@ -56,15 +52,12 @@ type ControlConfig struct {
 
 // Control serves the control MCP server of one server.
 type Control struct {
-	env    *edge.Env
-	tools  []*tool
-	plane  *controlplane.Plane
-	table  *routes.Table // the control API's paths, for the path a call makes
-	server *sdk.Server
-	// stateful serves the handshake-era revisions, stateless the
-	// sessionless one (2026-07-28), as the service's /mcp does.
-	stateful, stateless http.Handler
-	sessions            atomic.Uint64
+	env      *edge.Env
+	tools    []*tool
+	plane    *controlplane.Plane
+	table    *routes.Table // the control API's paths, for the path a call makes
+	server   *mcpserver.Server
+	sessions atomic.Uint64
 }
 
 // NewControl returns the control MCP server of a server.
@@ -78,59 +71,59 @@ func NewControl(env *edge.Env, c ControlConfig) (*Control, error) {
 		rs = append(rs, routes.Route{Method: op.Method, Path: op.Path, ID: op.ID})
 	}
 	ctl := &Control{env: env, tools: tools, plane: c.Plane, table: routes.TableOf(c.Prefix, rs)}
-	// Over HTTP a message comes from whoever the request carrying it
-	// says: its Authorization, and its Host for the links the control
-	// API builds (Serve restores the Host into the header the SDK hands
-	// the handlers).
-	ctl.server = ctl.newServer(func(extra *sdk.RequestExtra) controlCaller {
-		if extra == nil || extra.Header == nil {
-			return controlCaller{}
-		}
-		return controlCaller{authorization: extra.Header.Get("Authorization"), host: extra.Header.Get("Host")}
+	ctl.server = mcpserver.New(mcpserver.Options{
+		Implementation: ControlImplementation,
+		Instructions:   controlInstructions,
+		Capabilities:   mcpserver.Capabilities{Tools: true, Resources: true, Prompts: true, Logging: true},
+		NewSessionID: func() string {
+			return fmt.Sprintf("mcc_%016x", sim.DeriveSeed(env.Eng.Seed(), "control_mcp_session", ctl.sessions.Add(1)))
+		},
+		Limits: mcpserver.Limits{Sessions: maxControlSessions, Idle: sessionIdle, Refuse: func(string, int) *mcpserver.Error {
+			return rpcError(&sim.Error{Kind: sim.ECONFLICT, Code: "too_many_sessions",
+				Message: fmt.Sprintf("The control MCP server has %d open sessions, the most it may have. End the sessions you no longer use (DELETE %s with their Mcp-Session-Id), or speak the sessionless revision %s.", maxControlSessions, ControlPath, mcpserver.Sessionless),
+				Details: map[string]any{"limit": maxControlSessions}})
+		}},
+		Now:       env.WallClock,
+		HTTPError: transportError,
+		Logger:    env.Log,
 	})
-	getServer := func(*http.Request) *sdk.Server { return ctl.server }
-	opts := func(stateless bool) *sdk.StreamableHTTPOptions {
-		// The server's host guard has judged the Host and the Origin
-		// before the SDK sees a request (Serve).
-		return &sdk.StreamableHTTPOptions{Stateless: stateless, JSONResponse: stateless, Logger: quiet(env.Log),
-			MaxRequestBodyBytes: -1, DisableLocalhostProtection: true, PropagateRequestCancellation: true, SessionTimeout: sessionIdle}
+	for _, t := range tools {
+		if err := ctl.server.AddTool(t.def, func(ctx context.Context, call *mcpserver.ToolCall) *mcpserver.ToolResult {
+			return ctl.call(ctx, t, call, controlCallerFrom(ctx))
+		}); err != nil {
+			return nil, err
+		}
 	}
-	ctl.stateful = sdk.NewStreamableHTTPHandler(getServer, opts(false))
-	ctl.stateless = sdk.NewStreamableHTTPHandler(getServer, opts(true))
-	context.AfterFunc(env.Stop, func() {
-		for ss := range ctl.server.Sessions() {
-			_ = ss.Close()
+	ctl.addResources()
+	addPrompts(ctl.server)
+	context.AfterFunc(env.Stop, ctl.server.EndSessions)
+	go func() {
+		tick := time.NewTicker(time.Minute)
+		defer tick.Stop()
+		for {
+			select {
+			case <-env.Stop.Done():
+				return
+			case <-tick.C:
+				ctl.server.EndIdle()
+			}
 		}
-	})
+	}()
 	return ctl, nil
 }
 
-// controlCaller is who sends a message to the control MCP server.
+// controlCaller is who sends a message to the control MCP server,
+// read-only, in the request's context.
 type controlCaller struct {
 	authorization string // the Authorization header its calls are made with; "" for none
 	host          string // the Host its calls are made to
 }
 
-// newServer makes an MCP server with the control tools, resources and
-// prompts; who tells who sent a message.
-func (c *Control) newServer(who func(*sdk.RequestExtra) controlCaller) *sdk.Server {
-	s := sdk.NewServer(ControlImplementation, &sdk.ServerOptions{
-		Instructions: controlInstructions,
-		Logger:       quiet(c.env.Log),
-		GetSessionID: func() string {
-			return fmt.Sprintf("mcc_%016x", sim.DeriveSeed(c.env.Eng.Seed(), "control_mcp_session", c.sessions.Add(1)))
-		},
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}, Resources: &sdk.ResourceCapabilities{},
-			Prompts: &sdk.PromptCapabilities{}, Logging: &sdk.LoggingCapabilities{}},
-	})
-	for _, t := range c.tools {
-		s.AddTool(t.def, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			return c.call(ctx, t, req.Params.Arguments, who(req.Extra)), nil
-		})
-	}
-	c.addResources(s, who)
-	addPrompts(s)
-	return s
+type controlCallerKey struct{}
+
+func controlCallerFrom(ctx context.Context) controlCaller {
+	c, _ := ctx.Value(controlCallerKey{}).(controlCaller)
+	return c
 }
 
 const controlInstructions = "The controls of a simulation of the media generation service (a mock): its clock, faults, " +
@@ -142,9 +135,9 @@ const controlInstructions = "The controls of a simulation of the media generatio
 	"the prompts stage common rehearsals. Nothing here counts against a workspace's rate limit."
 
 // Serve serves a request to the control MCP server that passed the edge:
-// the control API's guard (the Host, the Origin, the credential), the
-// one decoding of a POST's body, the protocol revision's headers, then the
-// SDK's transport.
+// the control API's guard (the Host, the Origin, the credential), then the
+// MCP server, whose calls are made with the request's credential to its
+// Host.
 func (c *Control) Serve(w *edge.Writer, r *http.Request) {
 	if r.URL.Path != ControlPath {
 		edge.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
@@ -154,61 +147,8 @@ func (c *Control) Serve(w *edge.Writer, r *http.Request) {
 		edge.WriteError(w, err)
 		return
 	}
-	var msgs body
-	var raw []byte
-	if r.Method == http.MethodPost {
-		data, err := io.ReadAll(r.Body)
-		if err != nil {
-			edge.WriteError(w, wire.BodyError(err))
-			return
-		}
-		var rpcErr *jsonrpc.Error
-		if msgs, rpcErr = decodeBody(data); rpcErr != nil {
-			edge.WriteRaw(w, http.StatusBadRequest, errorMessage(nil, rpcErr))
-			return
-		}
-		raw = data
-	}
-	var id json.RawMessage
-	m := msgs.single()
-	if m != nil {
-		id = m.ID
-	}
-	stateless, ok := checkRevision(w, r, id, &msgs)
-	if !ok {
-		return
-	}
-	initialize := slices.ContainsFunc(msgs.msgs, func(m message) bool { return m.Method == "initialize" })
-	if r.Method == http.MethodPost && !stateless && r.Header.Get("Mcp-Session-Id") == "" && !initialize {
-		edge.WriteRaw(w, http.StatusBadRequest, errorMessage(id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
-			Message: "Invalid request: no Mcp-Session-Id. Open a session with initialize first, and send its Mcp-Session-Id with every request after it (or speak the sessionless revision " + sessionlessVersion + ")."}))
-		return
-	}
-	if initialize && !stateless {
-		n := 0
-		for range c.server.Sessions() {
-			n++
-		}
-		if n >= maxControlSessions {
-			writeRPCError(w, id, rpcError(&sim.Error{Kind: sim.ECONFLICT, Code: "too_many_sessions",
-				Message: fmt.Sprintf("The control MCP server has %d open sessions, the most it may have. End the sessions you no longer use (DELETE %s with their Mcp-Session-Id), or speak the sessionless revision %s.", n, ControlPath, sessionlessVersion),
-				Details: map[string]any{"limit": maxControlSessions}}))
-			return
-		}
-	}
-	h := c.stateful
-	if stateless {
-		h = c.stateless
-	}
-	// The handlers make their calls to the Host this request was made to.
-	r.Header["Host"] = []string{r.Host}
-	tw := &transportWriter{Writer: w, post: r.Method == http.MethodPost, id: id, hold: msgs.batch, handshake: !stateless,
-		complete: stateless && m != nil && m.Method == "resources/read"}
-	if raw != nil {
-		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(raw)), int64(len(raw))
-	}
-	h.ServeHTTP(tw, r)
-	tw.finish()
+	who := controlCaller{authorization: r.Header.Get("Authorization"), host: r.Host}
+	c.server.Serve(context.WithValue(r.Context(), controlCallerKey{}, who), w, r)
 }
 
 // authorize refuses a request to the control MCP server that the control
@@ -229,12 +169,6 @@ func (c *Control) authorize(r *http.Request) error {
 // answered, or ctx ends. Every call is made with authorization (an
 // Authorization header value, "" for none) to host, the server's address.
 func (c *Control) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, authorization, host string) error {
-	caller := controlCaller{authorization: authorization, host: host}
-	s := c.newServer(func(*sdk.RequestExtra) controlCaller { return caller })
-	lines := NewStdio(ctx, in, out)
-	err := s.Run(ctx, &sdk.IOTransport{Reader: lines.Reader, Writer: lines.Writer, MaxLineLength: -1})
-	if err != nil && ctx.Err() != nil {
-		return nil
-	}
-	return err
+	who := controlCaller{authorization: authorization, host: host}
+	return c.server.ServeStdio(context.WithValue(ctx, controlCallerKey{}, who), in, out)
 }

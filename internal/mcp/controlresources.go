@@ -1,16 +1,15 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mediamock/mediamock/internal/controlplane"
 	"github.com/mediamock/mediamock/internal/fault"
+	"github.com/mediamock/mediamock/internal/mcpserver"
 	"github.com/mediamock/mediamock/internal/wire"
 )
 
@@ -18,56 +17,61 @@ import (
 // journal, the coverage and the faults of the caller's scope (a sandbox's
 // own with its control token), each the answer of a control API read.
 var controlResources = []struct {
-	res  sdk.Resource
+	res  mcpserver.Resource
 	op   string // the control plane's operation
 	path string // its path under the control API's prefix
 }{
-	{sdk.Resource{URI: "mediamock-control://journal", Name: "journal", Title: "Journal", MIMEType: "application/json",
+	{mcpserver.Resource{URI: "mediamock-control://journal", Name: "journal", Title: "Journal", MIMEType: "application/json",
 		Description: "The last requests the service's fronts answered, oldest first, of the caller's scope (GET /_mock/journal)."}, "getJournal", "/journal"},
-	{sdk.Resource{URI: "mediamock-control://coverage", Name: "coverage", Title: "Coverage", MIMEType: "application/json",
+	{mcpserver.Resource{URI: "mediamock-control://coverage", Name: "coverage", Title: "Coverage", MIMEType: "application/json",
 		Description: "Which operations, statuses and failure paths the caller's scope has exercised (GET /_mock/coverage)."}, "getCoverage", "/coverage"},
-	{sdk.Resource{URI: "mediamock-control://faults", Name: "faults", Title: "Faults", MIMEType: "application/json",
+	{mcpserver.Resource{URI: "mediamock-control://faults", Name: "faults", Title: "Faults", MIMEType: "application/json",
 		Description: "The fault rules of the caller's scope, with how many requests each matched and struck (GET /_mock/faults)."}, "getFaults", "/faults"},
 }
 
-func (c *Control) addResources(s *sdk.Server, who func(*sdk.RequestExtra) controlCaller) {
+func (c *Control) addResources() {
 	prefix := strings.TrimSuffix(ControlPath, "/mcp")
 	for _, cr := range controlResources {
-		res, op, path := cr.res, cr.op, prefix+cr.path // the server keeps the resource: a copy
-		s.AddResource(&res, func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
-			status, _, data := c.serve(ctx, http.MethodGet, path, &controlplane.Call{Op: op}, who(req.Extra))
+		res, op, path := cr.res, cr.op, prefix+cr.path
+		c.server.AddResource(res, func(ctx context.Context, uri string) (*mcpserver.ReadResult, error) {
+			status, _, data := c.serve(ctx, http.MethodGet, path, &controlplane.Call{Op: op}, controlCallerFrom(ctx))
 			if status < 200 || status > 299 {
 				return nil, controlReadError(status, data)
 			}
-			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: res.URI, MIMEType: "application/json", Text: string(data)}}}, nil
+			return &mcpserver.ReadResult{Contents: []mcpserver.ResourceContents{{URI: res.URI, MIMEType: "application/json", Text: string(data)}}}, nil
 		})
 	}
 }
 
 // controlReadError is a refused read as a JSON-RPC error carrying the
 // control API's error object.
-func controlReadError(status int, data []byte) error {
+func controlReadError(status int, data []byte) *mcpserver.Error {
 	var body wire.ErrorBody
 	msg := http.StatusText(status)
 	if json.Unmarshal(data, &body) == nil && body.Error.Code != "" {
 		msg = body.Error.Code + ": " + body.Error.Message
 	}
-	code := int64(jsonrpc.CodeInternalError)
+	code := int64(mcpserver.CodeInternalError)
 	if status < 500 {
 		code = codeRefused
 	}
-	return &jsonrpc.Error{Code: code, Message: msg, Data: json.RawMessage(data)}
+	var compact bytes.Buffer
+	if json.Compact(&compact, data) != nil {
+		compact.Reset()
+		compact.WriteString("null")
+	}
+	return &mcpserver.Error{Code: code, Message: msg, Data: compact.Bytes()}
 }
 
 // The prompts stage common rehearsals: each expands to the tool calls
 // that make it, in order, for the agent to make.
 var controlPrompts = []struct {
-	prompt sdk.Prompt
+	prompt mcpserver.Prompt
 	text   func(args map[string]string) string
 }{
-	{sdk.Prompt{Name: "fail_next_video_and_check_refund", Title: "Fail the next video generation and check the refund",
+	{mcpserver.Prompt{Name: "fail_next_video_and_check_refund", Title: "Fail the next video generation and check the refund",
 		Description: "Makes the next video job of a sandbox fail, and checks that its credits come back.",
-		Arguments:   []*sdk.PromptArgument{{Name: "sandbox", Description: "The sandbox to use (sbx_...); a new one when left out."}}},
+		Arguments:   []mcpserver.PromptArgument{{Name: "sandbox", Description: "The sandbox to use (sbx_...); a new one when left out."}}},
 		func(a map[string]string) string {
 			return sandboxStep(a) + `2. fail_next {"count": 1, "modality": "video", "sandbox": "<sandbox id>"}: the sandbox's next video job fails (a ` + fault.JobFailure + ` rule; its credits are refunded).
 3. With the sandbox's api_key, on the service's MCP server (its mcp_url) or REST API (its base_url): create_generation {"modality": "video", ...}. It answers 201 with a queued job, as ever.
@@ -77,9 +81,9 @@ var controlPrompts = []struct {
 7. get_journal {"sandbox": "<sandbox id>", "operation": "createGeneration"}: the request, as the service saw it.
 8. delete_sandbox {"sandbox": "<sandbox id>"} when done.`
 		}},
-	{sdk.Prompt{Name: "rehearse_429_storm", Title: "Rehearse a 429 storm",
+	{mcpserver.Prompt{Name: "rehearse_429_storm", Title: "Rehearse a 429 storm",
 		Description: "Forces a run of 429 answers (rate limited, with Retry-After) and checks that the client backs off and retries.",
-		Arguments: []*sdk.PromptArgument{{Name: "sandbox", Description: "The sandbox to use (sbx_...); a new one when left out."},
+		Arguments: []mcpserver.PromptArgument{{Name: "sandbox", Description: "The sandbox to use (sbx_...); a new one when left out."},
 			{Name: "count", Description: "How many requests answer 429 (5 when left out)."}}},
 		func(a map[string]string) string {
 			count := a["count"]
@@ -92,9 +96,9 @@ var controlPrompts = []struct {
 5. get_coverage {"sandbox": "<sandbox id>"}: failure_paths says whether the client retried after each 429; get_report {"sandbox": "<sandbox id>"} grades it.
 6. clear_faults {"sandbox": "<sandbox id>"}, and delete_sandbox {"sandbox": "<sandbox id>"} when done.`
 		}},
-	{sdk.Prompt{Name: "expire_download_links", Title: "Expire download links",
+	{mcpserver.Prompt{Name: "expire_download_links", Title: "Expire download links",
 		Description: "Makes the file addresses the service hands out expire, and checks that the client reads the asset again for a fresh one.",
-		Arguments: []*sdk.PromptArgument{{Name: "sandbox", Description: "The sandbox to use (sbx_...); a new one when left out."},
+		Arguments: []mcpserver.PromptArgument{{Name: "sandbox", Description: "The sandbox to use (sbx_...); a new one when left out."},
 			{Name: "ttl_seconds", Description: "How long an address lives, on the simulated clock (60 when left out)."}}},
 		func(a map[string]string) string {
 			ttl := a["ttl_seconds"]
@@ -117,12 +121,12 @@ func sandboxStep(a map[string]string) string {
 	return "Steps, with the tools of this server (the service's tools named so are on its own MCP server):\n1. create_sandbox {}: a fresh workspace; keep its id, api_key, workspace_id, base_url and mcp_url.\n"
 }
 
-func addPrompts(s *sdk.Server) {
+func addPrompts(s *mcpserver.Server) {
 	for _, cp := range controlPrompts {
 		p, text := cp.prompt, cp.text
-		s.AddPrompt(&p, func(ctx context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
-			return &sdk.GetPromptResult{Description: p.Description,
-				Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: p.Title + ".\n\n" + text(req.Params.Arguments)}}}}, nil
+		s.AddPrompt(p, func(ctx context.Context, args map[string]string) (*mcpserver.PromptResult, error) {
+			return &mcpserver.PromptResult{Description: p.Description,
+				Messages: []mcpserver.PromptMessage{{Role: "user", Content: mcpserver.Text(p.Title + ".\n\n" + text(args))}}}, nil
 		})
 	}
 }

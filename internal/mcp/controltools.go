@@ -6,16 +6,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"mime"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"unicode"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/controlplane"
+	"github.com/mediamock/mediamock/internal/mcpserver"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -62,7 +62,7 @@ func controlTools(doc *contract.Contract, prefix string) ([]*tool, error) {
 			t.names = append(t.names, name)
 		}
 		slices.SortFunc(t.names, func(a, b any) int { return strings.Compare(a.(string), b.(string)) })
-		t.def = &sdk.Tool{Name: ToolName(op.ID), Title: summary, Description: description, InputSchema: args.Schema,
+		t.def = mcpserver.Tool{Name: ToolName(op.ID), Title: summary, Description: description, InputSchema: args.Schema,
 			Annotations: controlAnnotations(op, summary)}
 		out = append(out, t)
 	}
@@ -114,9 +114,9 @@ func ToolName(opID string) string {
 // simulation: a GET reads (read-only, idempotent); a PUT or a DELETE sets
 // or removes (idempotent); a DELETE and a reset destroy what was there.
 // None reaches beyond the simulation.
-func controlAnnotations(op contract.Operation, title string) *sdk.ToolAnnotations {
+func controlAnnotations(op contract.Operation, title string) *mcpserver.ToolAnnotations {
 	closed := false
-	a := &sdk.ToolAnnotations{Title: title, OpenWorldHint: &closed}
+	a := &mcpserver.ToolAnnotations{Title: title, OpenWorldHint: &closed}
 	switch op.Method {
 	case http.MethodGet, http.MethodHead:
 		a.ReadOnlyHint, a.IdempotentHint = true, true
@@ -135,21 +135,21 @@ func controlAnnotations(op contract.Operation, title string) *sdk.ToolAnnotation
 // as text and as structured content), a tool error when it is not a
 // success. The control plane applies the control API's rules, refusals
 // and scopes; the call counts as a control request of its own (serve).
-func (c *Control) call(ctx context.Context, t *tool, raw json.RawMessage, who controlCaller) *sdk.CallToolResult {
-	args, bad := decodeArguments(raw)
+func (c *Control) call(ctx context.Context, t *tool, call *mcpserver.ToolCall, who controlCaller) *mcpserver.ToolResult {
+	args, bad := arguments(call)
 	if c.env.MCPMaxWait > 0 && !bad && slices.Contains(t.args.Query, "timeout") {
 		if args == nil {
 			args = map[string]json.RawMessage{}
 		}
 		capSeconds(args, "timeout", c.env.MCPMaxWait, true)
 	}
-	call, path, err := t.controlCall(args, bad)
+	op, path, err := t.controlCall(args, bad)
 	if err != nil {
 		_, body := wire.ErrorOf(err)
 		data, _ := json.Marshal(body)
 		return controlResult(http.StatusBadRequest, "application/json", data)
 	}
-	return controlResult(c.serve(ctx, t.method, path, call, who))
+	return controlResult(c.serve(ctx, t.method, path, op, who))
 }
 
 // controlCall turns a control tool's arguments into a call of its
@@ -242,20 +242,33 @@ func (c *Control) serve(ctx context.Context, method, path string, call *controlp
 }
 
 // controlResult is a control tool's answer: the control API's body as
-// text, and as structured content when it is a JSON object; an answer
-// that is not a success is a tool error carrying the control API's error
-// object.
-func controlResult(status int, contentType string, data []byte) *sdk.CallToolResult {
-	res := &sdk.CallToolResult{IsError: status < 200 || status > 299}
+// text, and as structured content when it is a JSON object (compact, its
+// <, > and & escaped, as the control MCP server has always written it);
+// an answer that is not a success is a tool error carrying the control
+// API's error object.
+func controlResult(status int, contentType string, data []byte) *mcpserver.ToolResult {
+	res := &mcpserver.ToolResult{IsError: status < 200 || status > 299}
 	text := string(data)
 	if len(bytes.TrimSpace(data)) == 0 {
 		text = fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
 	}
-	res.Content = []sdk.Content{&sdk.TextContent{Text: text}}
+	res.Content = []mcpserver.Content{mcpserver.Text(text)}
 	if mediaType(contentType) == "application/json" && bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) && json.Valid(data) {
-		res.StructuredContent = json.RawMessage(data)
+		res.StructuredContent, _ = json.Marshal(json.RawMessage(data))
 	}
 	return res
+}
+
+// mediaType is a Content-Type's media type, "" when it is not one.
+func mediaType(v string) string {
+	if v == "application/json" {
+		return v
+	}
+	t, _, err := mime.ParseMediaType(v)
+	if err != nil {
+		return ""
+	}
+	return t
 }
 
 // bodyOf writes a control tool's body arguments as a JSON object, keys

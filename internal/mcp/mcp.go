@@ -2,13 +2,19 @@
 // server with one tool per operation of openapi.json, served over
 // Streamable HTTP at /mcp on the REST API's listener, or over stdio.
 //
-// A tool call is a call of its operation: it passes the same gate as a REST
-// request (authentication, one count against the workspace's rate window,
-// the operation's scope, forced faults), its arguments are validated
-// against openapi.json as the same HTTP request would be, and it runs the
-// same handler (package ops) with the same wire shapes. Protocol messages
-// (initialize, tools/list, resources/list, resources/read, ping,
-// notifications) authenticate but do not count.
+// The framing (JSON-RPC, the protocol revisions, sessions, event streams,
+// stdio) is internal/mcpserver's, the one implementation of every method;
+// this package keeps what is the service's: the tools, read from the
+// document, calling their operations (package ops), the resources, the
+// faults of MCP sessions and calls, and the journal.
+//
+// A tool call is a call of its operation: it passes the same gate as a
+// REST request (authentication, one count against the workspace's rate
+// window, the operation's scope, forced faults), its arguments are
+// validated against openapi.json as the same HTTP request would be, and it
+// runs the same handler with the same wire shapes. Protocol messages
+// (initialize, tools/list, resources/list, ping, notifications)
+// authenticate but do not count.
 //
 // The package also serves the control MCP server (Control, at
 // ControlPath and over stdio): the control API's operations as tools,
@@ -20,15 +26,14 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"runtime/debug"
-	"strings"
+	"strconv"
 	"sync/atomic"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"time"
 
 	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/fault"
+	"github.com/mediamock/mediamock/internal/mcpserver"
 	"github.com/mediamock/mediamock/internal/ops"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
@@ -38,7 +43,7 @@ import (
 const Path = "/mcp"
 
 // Implementation names the server to MCP clients.
-var Implementation = &sdk.Implementation{Name: "mediamock", Title: "Media generation service (mock)", Version: moduleVersion()}
+var Implementation = &mcpserver.Implementation{Name: "mediamock", Title: "Media generation service (mock)", Version: moduleVersion()}
 
 // SetVersion sets the version both MCP servers tell their clients
 // (serverInfo.version). The binary calls it at start with its own, so that
@@ -66,30 +71,36 @@ func moduleVersion() string {
 	return "dev"
 }
 
-// Front serves the MCP server of one server.
-type Front struct {
-	env   *edge.Env
-	ops   *ops.Env // the operations' pipeline
-	tools []*tool
-	// server answers MCP over HTTP; each tool call authenticates with the
-	// Authorization header of the HTTP request that carried it.
-	server *sdk.Server
-	http   transports
-	// events keep what sessions' streams sent, for resumption.
-	events *sdk.MemoryEventStore
-
-	// offEdge are the faults of a call no HTTP request carries (over
-	// stdio): the rules of its scope, for MCP.
-	offEdge *ops.RuleFaults
-
-	sessions atomic.Uint64
-	book     sessionBook
-	decodes  atomic.Uint64 // the POST bodies decoded (Decodes)
-}
+// Sessions of the handshake-era revisions hold memory on the server until
+// they end, and opening one does not count against the rate limit: they
+// are bounded in number, per workspace and in all, and end after
+// sessionIdle without a request. Past its own cap a workspace's
+// initialize is refused with a JSON-RPC error that says what to do. The
+// server's cap refuses no workspace under its own cap: the least recently
+// used session of the workspace holding the most sessions ends instead, so
+// that no set of workspaces can lock another out.
+const (
+	maxSessions          = 4096
+	maxWorkspaceSessions = 256
+	sessionIdle          = 10 * time.Minute
+)
 
 // eventStoreBytes caps what the sessions' streams keep for resumption: the
 // oldest events go first.
 const eventStoreBytes = 4 << 20
+
+// Front serves the MCP server of one server.
+type Front struct {
+	env    *edge.Env
+	ops    *ops.Env // the operations' pipeline
+	tools  []*tool
+	server *mcpserver.Server
+	// offEdge are the faults of a call no HTTP request carries (over
+	// stdio): the rules of its scope, for MCP.
+	offEdge  *ops.RuleFaults
+	sessions atomic.Uint64
+	decodes  atomic.Uint64 // the POST bodies read (Decodes)
+}
 
 // New returns the MCP front of a server, which calls the operations
 // through pipeline.
@@ -99,68 +110,58 @@ func New(env *edge.Env, pipeline *ops.Env) (*Front, error) {
 	if f.tools, err = buildTools(env.API); err != nil {
 		return nil, err
 	}
-	f.server = f.newServer(callerOf)
-	f.events = sdk.NewMemoryEventStore(nil)
-	f.events.SetMaxBytes(eventStoreBytes)
-	f.http = f.newTransports()
-	// A session's hanging requests end when the server begins to shut
-	// down, as REST's long polls do.
-	context.AfterFunc(env.Stop, f.closeSessions)
-	go f.sweep()
-	return f, nil
-}
-
-// caller is who a message comes from, and how to reach it.
-type caller struct {
-	// x is the HTTP request that carried the message, authenticated as it
-	// arrived; nil over stdio, where each call authenticates with
-	// authorization (an Authorization header value).
-	x             *exchange
-	authorization string
-	view          wire.View // the links the caller can reach
-}
-
-// Decodes is how many POST bodies the front has decoded: one for each.
-func (f *Front) Decodes() uint64 { return f.decodes.Load() }
-
-// newServer makes an MCP server with the front's tools and resources; who
-// tells who sent a message.
-func (f *Front) newServer(who func(*sdk.RequestExtra) caller) *sdk.Server {
-	s := sdk.NewServer(Implementation, &sdk.ServerOptions{
-		Instructions: instructions,
-		Logger:       quiet(f.env.Log),
+	capServer, capWorkspace := maxSessions, maxWorkspaceSessions
+	if env.MaxMCPSessions > 0 {
+		capServer = env.MaxMCPSessions
+	}
+	if env.MaxMCPWorkspaceSessions > 0 {
+		capWorkspace = env.MaxMCPWorkspaceSessions
+	}
+	f.server = mcpserver.New(mcpserver.Options{
+		Implementation: Implementation,
+		Instructions:   instructions,
+		Capabilities:   mcpserver.Capabilities{Tools: true, Resources: true},
 		// Session ids derive from the seed, so that the same seed and the
 		// same requests give the same bytes; a session is bound to the
 		// workspace that opened it.
-		GetSessionID: func() string {
-			return fmt.Sprintf("mcs_%016x", sim.DeriveSeed(f.env.Eng.Seed(), "mcp_session", f.sessions.Add(1)))
+		NewSessionID: func() string {
+			return fmt.Sprintf("mcs_%016x", sim.DeriveSeed(env.Eng.Seed(), "mcp_session", f.sessions.Add(1)))
 		},
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}, Resources: &sdk.ResourceCapabilities{}},
-		// An asset belongs to the caller's workspace: no shared cache.
-		SetCacheable: func(_ context.Context, req sdk.Request, c *sdk.Cacheable) {
-			if r, ok := req.(*sdk.ReadResourceRequest); ok && strings.HasPrefix(r.Params.URI, assetURIPrefix) {
-				c.CacheScope = "private"
+		Limits: mcpserver.Limits{Sessions: capServer, PerOwner: min(capWorkspace, capServer), Idle: sessionIdle, Refuse: refuseSession},
+		Now:    env.WallClock,
+		Owner: func(ctx context.Context) string {
+			if c := callerFrom(ctx); c.principal != nil {
+				return owner(c.principal.WorkspaceID)
+			}
+			return ""
+		},
+		// Events are kept so that a stream dropped mid-call (a fault, or
+		// a network) resumes with Last-Event-ID.
+		EventBytes:      eventStoreBytes,
+		DirectCalls:     true,
+		MayDrop:         f.mayDrop,
+		ProgressStreams: true,
+		DirectReads:     true,
+		Received: func(ctx context.Context, methods string) {
+			f.decodes.Add(1)
+			if out := callerFrom(ctx).out; out != nil {
+				out.received(methods)
 			}
 		},
+		HTTPError: transportError,
+		Logger:    env.Log,
 	})
 	for _, t := range f.tools {
-		s.AddTool(t.def, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			tc := toolCall{tool: t, raw: req.Params.Arguments}
-			tc.args, tc.bad = decodeArguments(req.Params.Arguments)
-			if token := req.Params.GetProgressToken(); token != nil {
-				tc.progress = progress(func(p, total float64, status string) {
-					_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: p, Total: total, Message: status})
-				})
-			}
-			c := who(req.Extra)
-			if c.x != nil {
-				tc.drop = func() { dropStream(req, c.x.w) }
-			}
-			return f.call(ctx, tc, c), nil
-		})
+		if err := f.server.AddTool(t.def, f.toolHandler(t)); err != nil {
+			return nil, err
+		}
 	}
-	f.addResources(s, who)
-	return s
+	f.addResources()
+	// A session's hanging requests end when the server begins to shut
+	// down, as REST's long polls do.
+	context.AfterFunc(env.Stop, f.server.EndSessions)
+	go f.sweep()
+	return f, nil
 }
 
 const instructions = "The media generation service: generate images, videos, voice, music and 3D models, " +
@@ -169,48 +170,80 @@ const instructions = "The media generation service: generate images, videos, voi
 	"or read them again with get_generation. Completed assets can be read as resources (mediamock://assets/{id}). " +
 	"Every tool call counts against the workspace's rate limit, shared with the REST API."
 
+// refuseSession words an initialize refused past a cap: the workspace's
+// own, or the server's when no workspace holds more sessions than the
+// asker.
+func refuseSession(scope string, limit int) *mcpserver.Error {
+	who := "This workspace"
+	if scope == "owner" {
+		scope = "workspace"
+	} else {
+		who = "The server"
+	}
+	return rpcError(&sim.Error{Kind: sim.ECONFLICT, Code: "too_many_sessions",
+		Message: fmt.Sprintf("%s has %d open MCP sessions, the most it may have. End the sessions you no longer use (DELETE /mcp with their Mcp-Session-Id); a session also ends after %s without a request.",
+			who, limit, sessionIdle),
+		Details: map[string]any{"limit": limit, "scope": scope, "idle_timeout_seconds": int(sessionIdle / time.Second)}})
+}
+
+// owner is the owner of the sessions a workspace opens.
+func owner(ws uint64) string { return "workspace:" + strconv.FormatUint(ws, 10) }
+
+// caller is who a message comes from, read-only, in the request's
+// context: the principal the HTTP request authenticated as (over stdio,
+// where there is none, each call authenticates with authorization, an
+// Authorization header value), the links it can reach, and out, where the
+// request's calls put what they add to its answer.
+type caller struct {
+	principal     *sim.Principal
+	authorization string
+	view          wire.View
+	requestID     string
+	out           *outcome // nil over stdio
+}
+
+type callerKey struct{}
+
+// withCaller carries c in ctx; the handlers read it (callerFrom) and
+// change nothing of it.
+func withCaller(ctx context.Context, c *caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+func callerFrom(ctx context.Context) caller {
+	if c, ok := ctx.Value(callerKey{}).(*caller); ok {
+		return *c
+	}
+	return caller{}
+}
+
+// Decodes is how many POST bodies the front has read: one for each.
+func (f *Front) Decodes() uint64 { return f.decodes.Load() }
+
+// OpenSessions counts the sessions open.
+func (f *Front) OpenSessions() int { return f.server.Sessions() }
+
 // ServeStdio serves one MCP session over in and out (newline-delimited
 // JSON-RPC) until in ends and every request read is answered, or ctx ends.
-// A line that is no message is answered with an error; the session goes on
-// (Stdio). Every tool call is made with apiKey;
-// links are built from base, the server's public address.
+// A line that is no message is answered with an error; the session goes
+// on. Every tool call is made with apiKey; links are built from base, the
+// server's public address.
 func (f *Front) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, apiKey, base string) error {
-	c := caller{authorization: "Bearer " + apiKey, view: wire.View{Base: base, Eng: f.env.Eng}}
-	s := f.newServer(func(*sdk.RequestExtra) caller { return c })
-	lines := NewStdio(ctx, in, out)
-	err := s.Run(ctx, &sdk.IOTransport{Reader: lines.Reader, Writer: lines.Writer, MaxLineLength: -1})
-	if err != nil && ctx.Err() != nil {
-		return nil
-	}
-	return err
+	c := &caller{authorization: "Bearer " + apiKey, view: wire.View{Base: base, Eng: f.env.Eng}}
+	return f.server.ServeStdio(withCaller(ctx, c), in, out)
 }
 
-// closeSessions ends every HTTP session: their hanging requests answer.
-func (f *Front) closeSessions() {
-	for ss := range f.server.Sessions() {
-		if err := ss.Close(); err != nil {
-			f.env.Log.Debug("close MCP session", "err", err)
+// sweep ends the sessions idle for sessionIdle, once a minute, until the
+// server stops.
+func (f *Front) sweep() {
+	tick := time.NewTicker(time.Minute)
+	defer tick.Stop()
+	for {
+		select {
+		case <-f.env.Stop.Done():
+			return
+		case <-tick.C:
+			f.server.EndIdle()
 		}
 	}
-}
-
-// quiet passes on the SDK's warnings and errors, not its lines about every
-// session's start and end.
-func quiet(log *slog.Logger) *slog.Logger { return slog.New(atLeast{log.Handler(), slog.LevelWarn}) }
-
-type atLeast struct {
-	slog.Handler
-	level slog.Level
-}
-
-func (h atLeast) Enabled(ctx context.Context, l slog.Level) bool {
-	return l >= h.level && h.Handler.Enabled(ctx, l)
-}
-
-func (h atLeast) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return atLeast{h.Handler.WithAttrs(attrs), h.level}
-}
-
-func (h atLeast) WithGroup(name string) slog.Handler {
-	return atLeast{h.Handler.WithGroup(name), h.level}
 }

@@ -80,9 +80,9 @@ func readMessage(id int, asset int64) string {
 // TestResourceReadsStayBounded reads a 10 MiB upload as a resource in a
 // batch of 50 (2025-03-26, the revision with batches) and 32 times at once
 // in one session, and bounds the heap while they run and after. Through
-// the SDK a read held about seven times the file (3.5 GB for the batch,
-// 2.2 GB for the 32): a single read now streams, and a batch reads at most
-// 16 MiB.
+// the Go MCP SDK a read held about seven times the file (3.5 GB for the
+// batch, 2.2 GB for the 32): a single read streams, and a batch reads at
+// most 16 MiB.
 func TestResourceReadsStayBounded(t *testing.T) {
 	const size = 10 << 20
 	srv := mediamock.RunT(t, mediamock.WithLogger(nil))
@@ -97,7 +97,7 @@ func TestResourceReadsStayBounded(t *testing.T) {
 	var answer []byte
 	peak := testkit.PeakHeap(func() { _, answer = post(t, srv, h, "["+strings.Join(batch, ",")+"]", true) })
 	t.Logf("batch of 50: %d MB answered; heap before %d MB, peak %d MB", len(answer)>>20, before>>20, peak>>20)
-	assert.Less(t, int64(peak)-int64(before), int64(256<<20), "heap during a batch of 50 reads (3.5 GB when each read went whole through the SDK)")
+	assert.Less(t, int64(peak)-int64(before), int64(256<<20), "heap during a batch of 50 reads (3.5 GB when each read went whole through the Go MCP SDK)")
 	// Events of the answer (server-sent): one read, 49 refusals.
 	assert.Equal(t, 1, strings.Count(string(answer), `"blob":"`))
 	assert.Equal(t, 49, strings.Count(string(answer), `"code":"response_too_large"`))

@@ -149,7 +149,7 @@ func callOnce(srv *mediamock.Server, c *client, viaREST bool) (ok, limited bool,
 }
 
 // TestResourceReadsCount: a resources/read counts once against the rate
-// window, the catalog's as an asset's (read outside the SDK); over the
+// window, the catalog's as an asset's; over the
 // limit it is a JSON-RPC error carrying the spec's rate_limited object.
 func TestResourceReadsCount(t *testing.T) {
 	for _, version := range []string{latest, sessioned} {

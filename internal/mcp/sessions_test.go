@@ -3,7 +3,10 @@ package mcp_test
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -167,4 +170,66 @@ func TestServerCapLocksNoWorkspaceOut(t *testing.T) {
 	for i := range sandboxes {
 		assert.GreaterOrEqual(t, kept[i], 1, "sandbox %d", i+1)
 	}
+}
+
+// openSessionsGauge reads mediamock_mcp_sessions_open from the metrics.
+func openSessionsGauge(t *testing.T, srv *mediamock.Server) int {
+	t.Helper()
+	status, body := testkit.Control(t, srv, "GET", "/metrics", "")
+	require.Equal(t, http.StatusOK, status)
+	for _, line := range strings.Split(body, "\n") {
+		if v, ok := strings.CutPrefix(line, "mediamock_mcp_sessions_open "); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			require.NoError(t, err, line)
+			return n
+		}
+	}
+	t.Fatalf("no mediamock_mcp_sessions_open in the metrics")
+	return 0
+}
+
+// initializeAtOnce sends n initializes at once with key and counts the
+// sessions they opened.
+func initializeAtOnce(t *testing.T, srv *mediamock.Server, key string, n int) int {
+	t.Helper()
+	h := http.Header{"Authorization": {"Bearer " + key}, "Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
+	var wg sync.WaitGroup
+	var opened atomic.Int64
+	start := make(chan struct{})
+	for range n {
+		wg.Go(func() {
+			<-start
+			resp, _ := post(t, srv, h, initialize)
+			if resp.Header.Get("Mcp-Session-Id") != "" {
+				opened.Add(1)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	return int(opened.Load())
+}
+
+// TestSessionCapsHoldUnderParallelInitializes: the caps are exact under
+// any concurrency (a place is reserved before the session exists): 300
+// initializes at once from one workspace open exactly its 256 sessions;
+// with the server full (4 workspaces of 16, a server of 64), 60 at once
+// from a new workspace take places from the workspaces holding the most
+// until it holds as many as any of them (13: 13, 13, 13 and 12 are left),
+// and the server never holds more than its cap.
+func TestSessionCapsHoldUnderParallelInitializes(t *testing.T) {
+	srv := mediamock.RunT(t, mediamock.WithLogger(nil))
+	assert.Equal(t, 256, initializeAtOnce(t, srv, mediamock.KeyBusiness, 300), "one workspace's cap")
+	assert.Equal(t, 256, openSessionsGauge(t, srv))
+
+	const capServer, capWorkspace = 64, 16
+	full := mediamock.RunT(t, mediamock.WithLogger(nil), func(o *mediamock.Options) {
+		o.MaxMCPSessions, o.MaxMCPWorkspaceSessions = capServer, capWorkspace
+	})
+	for range capServer / capWorkspace {
+		require.Equal(t, capWorkspace, initializeAtOnce(t, full, full.Sandbox(t).APIKey, capWorkspace))
+	}
+	require.Equal(t, capServer, openSessionsGauge(t, full))
+	assert.Equal(t, 13, initializeAtOnce(t, full, full.Sandbox(t).APIKey, 60), "a new workspace's share of a full server")
+	assert.Equal(t, capServer, openSessionsGauge(t, full), "the server's cap")
 }

@@ -7,8 +7,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
+	"github.com/mediamock/mediamock/internal/mcpserver"
 	"github.com/mediamock/mediamock/internal/ops"
 )
 
@@ -53,11 +52,10 @@ type digest struct {
 }
 
 // digestOf reads a result's digest; a value of another type than expected
-// is left out, as a map lookup would have found nothing.
+// is left out, as a map lookup would have found nothing. A list page's
+// digest is known without reading it (listDigest): the results read here
+// are a record or an error, small.
 func digestOf(data []byte) *digest {
-	if d, ok := skim(data); ok {
-		return d
-	}
 	var d digest
 	_ = json.Unmarshal(data, &d)
 	return &d
@@ -65,7 +63,7 @@ func digestOf(data []byte) *digest {
 
 // listDigest is the digest of a list page of assets from what the page
 // says besides its items (ops.ListFacts): the digest reading the page's
-// bytes would give (TestListDigestIsTheSkimmed), without reading them.
+// bytes would give (TestListDigestIsTheRead), without reading them.
 func listDigest(l *ops.ListFacts) *digest {
 	d := &digest{Object: json.RawMessage(`"list"`), HasMore: json.RawMessage("false")}
 	if l.More {
@@ -85,6 +83,39 @@ func listDigest(l *ops.ListFacts) *digest {
 		d.NextCursor = strconv.AppendUint(nil, l.IDs[len(l.IDs)-1], 10)
 	}
 	return d
+}
+
+// listSummary is the summary of a list page of assets from its facts, as
+// summarize writes it of listDigest (TestListSummaryIsTheDigests), without
+// a digest: false for ids of 16 digits or more, which summarize prints as
+// the floats JSON makes of them.
+func listSummary(t *tool, status int, l *ops.ListFacts) (string, bool) {
+	const exact = 1e15
+	b := make([]byte, 0, len(t.def.Title)+96+len(l.IDs)*8)
+	b = append(b, t.def.Title...)
+	b = strconv.AppendInt(append(b, " ("...), int64(status), 10)
+	b = strconv.AppendInt(append(b, "): "...), int64(len(l.IDs)), 10)
+	b = append(b, " item(s)"...)
+	for i, id := range l.IDs {
+		if id >= exact {
+			return "", false
+		}
+		if i == 0 {
+			b = append(b, "; ids "...)
+		} else {
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendUint(b, id, 10)
+	}
+	if l.More {
+		b = append(b, "; more after next_cursor "...)
+		if len(l.IDs) == 0 {
+			b = append(b, "<nil>"...)
+		} else {
+			b = strconv.AppendUint(b, l.IDs[len(l.IDs)-1], 10)
+		}
+	}
+	return string(append(b, ". The full result is the structured content."...)), true
 }
 
 // val is a raw JSON value as encoding/json decodes it into any; nil when
@@ -247,15 +278,15 @@ func num(v any) any {
 }
 
 // assetLinks links the completed assets of a generation to their resources.
-func assetLinks(d *digest) []sdk.Content {
-	var out []sdk.Content
+func assetLinks(d *digest) []mcpserver.Content {
+	var out []mcpserver.Content
 	for _, a := range d.Assets {
 		if string(a.Status) != `"completed"` {
 			continue
 		}
 		id := num(val(a.ID))
 		mime, _ := val(a.MimeType).(string)
-		out = append(out, &sdk.ResourceLink{URI: fmt.Sprintf("%s%v", assetURIPrefix, id), Name: fmt.Sprintf("asset-%v", id),
+		out = append(out, mcpserver.Content{Type: "resource_link", URI: fmt.Sprintf("%s%v", assetURIPrefix, id), Name: fmt.Sprintf("asset-%v", id),
 			Title: fmt.Sprintf("Asset %v (%v)", id, val(a.Kind)), MIMEType: mime})
 	}
 	return out

@@ -6,15 +6,16 @@ import (
 	"strings"
 	"testing"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mediamock/mediamock/internal/mcpserver"
 )
 
 // TestDigestSummaryMatchesMaps holds the text and links read through the
 // digest equal to those of a full decode into maps (the reference kept
 // below), for each shape of result.
 func TestDigestSummaryMatchesMaps(t *testing.T) {
-	tl := &tool{def: &sdk.Tool{Title: "A tool"}}
+	tl := &tool{def: mcpserver.Tool{Title: "A tool"}}
 	for _, s := range resultShapes {
 		var v any
 		_ = json.Unmarshal([]byte(s), &v)
@@ -101,10 +102,10 @@ func firstAny(m map[string]any, keys ...string) any {
 }
 
 // assetLinks links the completed assets of a generation to their resources.
-func assetLinksAny(v any) []sdk.Content {
+func assetLinksAny(v any) []mcpserver.Content {
 	m, _ := v.(map[string]any)
 	assets, _ := m["assets"].([]any)
-	var out []sdk.Content
+	var out []mcpserver.Content
 	for _, x := range assets {
 		a, ok := x.(map[string]any)
 		if !ok || a["status"] != "completed" {
@@ -112,7 +113,7 @@ func assetLinksAny(v any) []sdk.Content {
 		}
 		id := num(a["id"])
 		mime, _ := a["mime_type"].(string)
-		out = append(out, &sdk.ResourceLink{URI: fmt.Sprintf("%s%v", assetURIPrefix, id), Name: fmt.Sprintf("asset-%v", id),
+		out = append(out, mcpserver.Content{Type: "resource_link", URI: fmt.Sprintf("%s%v", assetURIPrefix, id), Name: fmt.Sprintf("asset-%v", id),
 			Title: fmt.Sprintf("Asset %v (%v)", id, a["kind"]), MIMEType: mime})
 	}
 	return out

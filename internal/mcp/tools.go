@@ -12,19 +12,18 @@ import (
 	"strconv"
 	"strings"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/internal/mcpserver"
 	"github.com/mediamock/mediamock/internal/ops"
 	"github.com/mediamock/mediamock/sim"
 )
 
 // tool is one operation as an MCP tool.
 type tool struct {
-	def          *sdk.Tool
+	def          mcpserver.Tool
 	op           string
 	method, path string // the REST form: GET /generations/{id}
 	args         contract.Arguments
@@ -59,20 +58,10 @@ func buildTools(api *contract.Contract) ([]*tool, error) {
 			t.names = append(t.names, name)
 		}
 		slices.SortFunc(t.names, func(a, b any) int { return strings.Compare(a.(string), b.(string)) })
-		t.def = &sdk.Tool{Name: op.Tool, Title: summary, Description: description, InputSchema: args.Schema, Annotations: annotations(op, summary)}
+		t.def = mcpserver.Tool{Name: op.Tool, Title: summary, Description: description, InputSchema: args.Schema, Annotations: annotations(op, summary)}
 		out = append(out, t)
 	}
 	return out, nil
-}
-
-// toolNamed is the tool of a name, nil if there is none.
-func (f *Front) toolNamed(name string) *tool {
-	for _, t := range f.tools {
-		if t.def.Name == name {
-			return t
-		}
-	}
-	return nil
 }
 
 // annotations tell clients what a tool does to the world, as openapi.json
@@ -81,8 +70,8 @@ func (f *Front) toolNamed(name string) *tool {
 // publishing posts publicly, which cannot be taken back (x-destructive),
 // and reaches the social networks (x-open-world), for clients that ask
 // before such calls.
-func annotations(op contract.Operation, title string) *sdk.ToolAnnotations {
-	a := &sdk.ToolAnnotations{Title: title, OpenWorldHint: &op.OpenWorld}
+func annotations(op contract.Operation, title string) *mcpserver.ToolAnnotations {
+	a := &mcpserver.ToolAnnotations{Title: title, OpenWorldHint: &op.OpenWorld}
 	if op.ReadOnly {
 		a.ReadOnlyHint, a.IdempotentHint = true, true
 	} else {
@@ -91,7 +80,7 @@ func annotations(op contract.Operation, title string) *sdk.ToolAnnotations {
 	return a
 }
 
-// toolCall is a call of a tool, as the front (or the SDK) has read it.
+// toolCall is a call of a tool, as the front reads it.
 type toolCall struct {
 	tool *tool
 	// args are the call's arguments, each value as sent (the framing's
@@ -107,22 +96,37 @@ type toolCall struct {
 	drop func()
 }
 
-// call runs a tool call through the operations' pipeline (ops.Invoke): the
-// arguments become the operation's input; the answer becomes the tool's
-// result. Over HTTP the call counts as the principal the request
-// authenticated as; over stdio it authenticates with the caller's key. The
-// journal records the call with the HTTP request that carried it, or, over
-// stdio, as an entry of its own.
-func (f *Front) call(ctx context.Context, tc toolCall, c caller) *sdk.CallToolResult {
-	// The result holds the body's bytes until it has been written: the
-	// buffer is left to the collector, not given back.
-	res, _ := f.invoke(ctx, tc, c)
-	return res
+// toolHandler answers the calls of a tool: each is a call of its
+// operation (invoke).
+func (f *Front) toolHandler(t *tool) mcpserver.ToolHandler {
+	return func(ctx context.Context, call *mcpserver.ToolCall) *mcpserver.ToolResult {
+		c := callerFrom(ctx)
+		tc := toolCall{tool: t, raw: json.RawMessage(call.Arguments)}
+		tc.args, tc.bad = arguments(call)
+		if call.Progress != nil {
+			tc.progress = progress(call.Progress)
+		}
+		tc.drop = func() {
+			// A session's stream is dropped and resumed; a stream that
+			// cannot resume (sessionless, or one JSON body) breaks.
+			if !call.DropStream() && c.out != nil {
+				c.out.w.Abort()
+			}
+		}
+		res, release := f.invoke(ctx, tc, c)
+		res.Release = release // once the answer is built from it
+		return res
+	}
 }
 
-// invoke is call, with release, which gives the operation's body buffer
+// invoke runs a tool call through the operations' pipeline (ops.Invoke):
+// the arguments become the operation's input; the answer becomes the
+// tool's result. Over HTTP the call counts as the principal the request
+// authenticated as; over stdio it authenticates with the caller's key. The
+// journal records the call with the HTTP request that carried it, or, over
+// stdio, as an entry of its own. release gives the operation's body buffer
 // back: once the result has been written, nothing may hold it after.
-func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *sdk.CallToolResult, release func()) {
+func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *mcpserver.ToolResult, release func()) {
 	env, t := f.env, tc.tool
 	started := env.WallClock()
 	if tc.progress != nil {
@@ -131,7 +135,7 @@ func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *sdk.CallT
 	in := ops.Invocation{Ctx: ctx, Front: "mcp", Op: t.op, Authorization: c.authorization, View: c.view,
 		Admitted: func(p gate.Pass) {
 			if p.Authenticated() {
-				c.x.rate(p.Rate)
+				c.out.rate(p.Rate)
 			}
 		}}
 	capSeconds(tc.args, "wait_seconds", env.MCPMaxWait, false)
@@ -139,36 +143,37 @@ func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *sdk.CallT
 	if env.Strict {
 		in.Header = http.Header{} // the headers REST would send, for the strict check
 	}
-	if c.x != nil {
-		in.RequestID = c.x.id
-		in.Faults = c.x.w
-		in.Principal = &c.x.principal
+	if c.out != nil {
+		in.RequestID = c.requestID
+		in.Faults = c.out.w
+		in.Principal = c.principal
 	} else {
 		in.Faults = f.offEdge
 	}
 	res := ops.Invoke(f.ops, &in)
-	if c.x != nil && c.x.w.Faultable() {
-		if h := c.x.w.CallFault(t.op, res.Pass.Principal.WorkspaceID); h != nil {
+	if c.out != nil && c.out.w.Faultable() {
+		if h := c.out.w.CallFault(t.op, res.Pass.Principal.WorkspaceID); h != nil {
 			h.Call(streamDrop(tc.drop))
 		}
 	}
 	data := bytes.TrimSuffix(res.Body(), []byte("\n"))
 	call := edge.Call{Operation: t.op, Status: res.Status, ErrorCode: res.ErrorCode}
-	if c.x != nil {
-		c.x.note(call)
+	if c.out != nil {
+		c.out.note(call)
 	} else {
 		e := journal.Entry{ID: env.NewRequestID(), Front: "mcp", MCPMethod: "tools/call", Operation: t.op, Status: res.Status,
 			ErrorCode: res.ErrorCode, WorkspaceID: res.Pass.Principal.WorkspaceID, InjectedLatencyMS: res.Latency.Milliseconds(),
 			RequestContentType: "application/json"}
 		env.RecordOffEdge(e, started, edge.Bodies{Request: tc.raw, Response: data, RequestBytes: int64(len(tc.raw)), ResponseBytes: int64(len(data))})
 	}
-	var d *digest
 	if l := res.List(); l != nil {
-		d = listDigest(l) // what the page says, known without reading its bytes
-	} else {
-		d = digestOf(data)
+		// What a list page says is known without reading its bytes.
+		if text, ok := listSummary(t, res.Status, l); ok && res.ErrorCode == "" {
+			return &mcpserver.ToolResult{StructuredContent: data, Content: []mcpserver.Content{mcpserver.Text(text)}}, res.Release
+		}
+		return result(t, res.Status, data, listDigest(l), res.ErrorCode != ""), res.Release
 	}
-	return result(t, res.Status, data, d, res.ErrorCode != ""), res.Release
+	return result(t, res.Status, data, digestOf(data), res.ErrorCode != ""), res.Release
 }
 
 // streamDrop ends a call's stream, for a fault of the call stage (nil:
@@ -181,13 +186,20 @@ func (d streamDrop) DropStream() {
 	}
 }
 
-// decodeArguments reads the arguments of a call the SDK read: a JSON
-// object (absent or null: none); bad when they are something else.
-func decodeArguments(raw json.RawMessage) (args map[string]json.RawMessage, bad bool) {
-	if trimmed := bytes.TrimSpace(raw); len(trimmed) > 0 && string(trimmed) != "null" {
-		if err := json.Unmarshal(trimmed, &args); err != nil {
-			return nil, true
-		}
+// arguments are a call's arguments: a JSON object (absent or null: none),
+// each value sharing the message's bytes; bad when they are something
+// else.
+func arguments(call *mcpserver.ToolCall) (args map[string]json.RawMessage, bad bool) {
+	switch call.Arguments.Kind() {
+	case 0, 'n':
+		return nil, false
+	case '{':
+	default:
+		return nil, true
+	}
+	args = make(map[string]json.RawMessage, len(call.Members))
+	for _, m := range call.Members {
+		args[m.Name] = json.RawMessage(m.Value)
 	}
 	return args, false
 }
@@ -275,9 +287,9 @@ func text(v json.RawMessage) string {
 // result is a tool's answer: the operation's JSON as structured content and
 // a short text made from its digest; an error is a tool error carrying the
 // spec's error object.
-func result(t *tool, status int, data []byte, d *digest, isError bool) *sdk.CallToolResult {
-	res := &sdk.CallToolResult{StructuredContent: json.RawMessage(data), IsError: isError,
-		Content: []sdk.Content{&sdk.TextContent{Text: summarize(t, status, d)}}}
+func result(t *tool, status int, data []byte, d *digest, isError bool) *mcpserver.ToolResult {
+	res := &mcpserver.ToolResult{StructuredContent: data, IsError: isError,
+		Content: []mcpserver.Content{mcpserver.Text(summarize(t, status, d))}}
 	if !isError {
 		res.Content = append(res.Content, assetLinks(d)...)
 	}
