@@ -96,6 +96,11 @@ func (s *Server) authorize(w *edge.Writer, r *http.Request, root string) {
 	if redirect == "" && len(c.RedirectURIs) == 1 {
 		redirect = c.RedirectURIs[0]
 	}
+	if strings.Contains(redirect, "#") {
+		oauthError(w, http.StatusBadRequest, "invalid_request", "redirect_uri "+strconv.Quote(req.RedirectURI)+
+			" has a fragment: a redirect URI must not have one (RFC 6749, 3.1.2).")
+		return
+	}
 	if !registeredRedirect(c.RedirectURIs, redirect) {
 		oauthError(w, http.StatusBadRequest, "invalid_request", "redirect_uri "+strconv.Quote(req.RedirectURI)+" is not one the client registered.")
 		return

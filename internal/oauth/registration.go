@@ -154,25 +154,46 @@ func (s *Server) register(w *edge.Writer, r *http.Request) {
 }
 
 // registeredRedirect reports whether a redirect URI of an authorization
-// request is one the client registered: the same, or, for a loopback one
-// (127.0.0.1, [::1], localhost over http), the same but for its port: a
-// native app listens on whatever port is free (RFC 8252, 7.3; OAuth 2.1).
+// request is one the client registered, compared as exact strings (OAuth
+// 2.1, 2.3.1; RFC 9700, 4.1.3): no case folding, no percent-decoding, no
+// normalization of any kind. The one exception is the port of a loopback
+// URI (http on 127.0.0.1, [::1] or localhost): a native app listens on
+// whatever port is free (RFC 8252, 7.3), so both sides are compared
+// without their port, and exactly in every other character.
 func registeredRedirect(registered []string, got string) bool {
 	if slices.Contains(registered, got) {
 		return true
 	}
-	g, err := url.Parse(got)
-	if err != nil || !loopbackHTTP(g) {
+	g, ok := portless(got)
+	if !ok {
 		return false
 	}
 	for _, r := range registered {
-		u, err := url.Parse(r)
-		if err == nil && loopbackHTTP(u) && u.Hostname() == g.Hostname() && u.Path == g.Path && u.RawQuery == g.RawQuery &&
-			u.User == nil && g.User == nil {
+		if u, ok := portless(r); ok && u == g {
 			return true
 		}
 	}
 	return false
+}
+
+// portless is a loopback redirect URI as written, but for its port
+// (":51234" taken out of the authority); ok is false for any other URI, and
+// for one with user information or a fragment.
+func portless(raw string) (string, bool) {
+	u, err := url.Parse(raw)
+	if err != nil || !loopbackHTTP(u) || u.User != nil || strings.Contains(raw, "#") {
+		return "", false
+	}
+	scheme, rest, _ := strings.Cut(raw, "://")
+	end := strings.IndexAny(rest, "/?")
+	if end < 0 {
+		end = len(rest)
+	}
+	authority := rest[:end]
+	if port := u.Port(); port != "" {
+		authority = strings.TrimSuffix(authority, ":"+port)
+	}
+	return scheme + "://" + authority + rest[end:], true
 }
 
 // loopbackHTTP reports whether a URI is http on a loopback host.
@@ -182,7 +203,8 @@ func loopbackHTTP(u *url.URL) bool {
 }
 
 // checkRedirectURI says what is wrong with a redirect URI ("" if nothing):
-// an absolute URI without a fragment, https, a loopback http one (a
+// an absolute URI without a fragment (not even an empty one: "#" alone is
+// a fragment component, RFC 6749, 3.1.2), https, a loopback http one (a
 // native client's), or a private-use scheme of a native app in reverse
 // domain form (com.example.app:/cb, RFC 8252, 7.1). Every other scheme
 // (javascript:, data:, vbscript:, blob:, file:, ...) is refused.
@@ -193,7 +215,7 @@ func checkRedirectURI(raw string) string {
 	}
 	scheme := strings.ToLower(u.Scheme)
 	switch {
-	case u.Fragment != "":
+	case strings.Contains(raw, "#"):
 		return "has a fragment"
 	case scheme == "https":
 		if u.Host == "" {
