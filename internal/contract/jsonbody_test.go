@@ -25,7 +25,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// A JSON body is read once, and left to the handler as a Body of those
+// A JSON body is read once, and left to the handler as a reader of those
 // bytes: validating the request again, or decoding it, reads nothing more.
 // A body that breaks the schema, or is no JSON, gets the same errors as
 // through the validator's own path.
@@ -41,8 +41,8 @@ func TestJSONBodyIsReadOnce(t *testing.T) {
 	r.Header.Set("Content-Type", "application/json")
 	require.NoError(t, c.ValidateRequest(r, "createGeneration", nil, nil))
 	assert.Equal(t, len(body), src.n, "read once, whole")
-	b, ok := r.Body.(*Body)
-	require.True(t, ok, "the body is left as a Body, not copied again: %T", r.Body)
+	b, ok := r.Body.(*bytesBody)
+	require.True(t, ok, "the body is left as a reader of the bytes read, not copied again: %T", r.Body)
 	assert.Equal(t, body, string(b.Bytes()))
 	require.NoError(t, c.ValidateRequest(r, "createGeneration", nil, nil))
 	assert.Equal(t, len(body), src.n, "not read again")

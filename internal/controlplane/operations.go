@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -118,35 +119,26 @@ func (p *Plane) Serve(ctx context.Context, c *Call, s Scope) (int, any, error) {
 }
 
 // Validate checks a call against control.json: the control API validates
-// the operations it serves itself with it. Until the contract judges
-// decoded values, it judges the call as the request it would be: only its
-// parameters, its Content-Type and its body are read.
-func (p *Plane) Validate(ctx context.Context, c *Call) error {
+// the operations it serves itself with it. The call's parameters are
+// judged as the front read them and its body as it decodes, once
+// (contract.ReadBody), by the contract's one validator (contract.Validate).
+func (p *Plane) Validate(_ context.Context, c *Call) error {
 	doc, err := p.Document()
 	if err != nil {
 		return err
 	}
-	var body io.ReadCloser = http.NoBody
+	in := contract.Input{Path: c.Vars, Query: c.Query}
+	if in.Query == nil {
+		in.Query = url.Values{}
+	}
 	if c.Body != nil || c.BodyErr != nil {
-		body = io.NopCloser(io.MultiReader(bytes.NewReader(c.Body), errReader{c.BodyErr}))
+		size := int64(len(c.Body))
+		if c.BodyErr != nil {
+			size = -1
+		}
+		in.Body = doc.ReadBody(c.Op, c.ContentType, io.MultiReader(bytes.NewReader(c.Body), errReader{c.BodyErr}), size)
 	}
-	method := http.MethodPost
-	if route := doc.Route(c.Op); route != nil {
-		method = route.Method
-	}
-	r := &http.Request{Method: method, URL: &url.URL{Path: "/"}, Header: http.Header{}, Body: body,
-		ContentLength: int64(len(c.Body))}
-	if c.BodyErr != nil {
-		r.ContentLength = -1
-	}
-	if c.ContentType != "" {
-		r.Header.Set("Content-Type", c.ContentType)
-	}
-	query := c.Query
-	if query == nil {
-		query = url.Values{}
-	}
-	return doc.ValidateRequest(r.WithContext(ctx), c.Op, c.Vars, query)
+	return doc.Validate(c.Op, &in, nil)
 }
 
 // errReader ends a body with the error that cut it short (nil: EOF).

@@ -8,7 +8,6 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -42,7 +41,7 @@ func (env *Env) Serve(w http.ResponseWriter, r *http.Request, d Door, next func(
 	started := env.WallClock()
 	rw := &Writer{ResponseWriter: w, env: env, door: d, req: r, started: started}
 	h := rw.Header()
-	SetHeader(h, "X-Request-Id", env.NewRequestID())
+	wire.SetHeader(h, "X-Request-Id", env.NewRequestID())
 	// The Date agrees with X-RateLimit-Reset, Retry-After and every
 	// timestamp in bodies, whatever the clock mode.
 	h["Date"] = []string{httpDate(env.Eng.Clock().Now())}
@@ -464,85 +463,6 @@ func HasPathPrefix(path, prefix string) bool {
 	return path == prefix || strings.HasPrefix(path, prefix+"/")
 }
 
-// SetRateHeaders reports a workspace's rate window in the X-RateLimit-*
-// headers every response to an authenticated request carries.
-func SetRateHeaders(h http.Header, d sim.RateDecision) {
-	// One string holds the three numbers and one array the three values:
-	// every answer carries them.
-	var buf [64]byte
-	b := strconv.AppendInt(buf[:0], int64(d.Limit), 10)
-	i := len(b)
-	b = strconv.AppendInt(b, int64(d.Remaining), 10)
-	j := len(b)
-	b = strconv.AppendInt(b, d.Reset.Unix(), 10)
-	all := string(b)
-	vals := []string{all[:i], all[i:j], all[j:]}
-	setValues(h, "X-RateLimit-Limit", vals[0:1:1])
-	setValues(h, "X-RateLimit-Remaining", vals[1:2:2])
-	setValues(h, "X-RateLimit-Reset", vals[2:3:3])
-}
-
-// SetHeader sets a header the spec names, spelled as the spec writes it
-// (X-RateLimit-Limit, not Go's canonical X-Ratelimit-Limit): HTTP does not
-// care, but grep and some clients' header maps do. Any canonical spelling
-// set before goes. Read such a header back with HeaderValue. The name is a
-// constant of the program: its canonical spelling is kept for good.
-func SetHeader(h http.Header, name, value string) {
-	setValues(h, name, []string{value})
-}
-
-func setValues(h http.Header, name string, values []string) {
-	if c := canonical(name); c != name {
-		delete(h, c)
-	}
-	h[name] = values
-}
-
-// canonicals are the canonical spellings of the names SetHeader was given,
-// kept: the names are the spec's few, and http.CanonicalHeaderKey makes a
-// new string for each one not already canonical.
-var canonicals sync.Map // string -> string
-
-func canonical(name string) string {
-	if c, ok := canonicals.Load(name); ok {
-		return c.(string)
-	}
-	c := http.CanonicalHeaderKey(name)
-	canonicals.Store(name, c)
-	return c
-}
-
-// HeaderValue reads a header set with SetHeader, or set any other way.
-func HeaderValue(h http.Header, name string) string {
-	if v := h[name]; len(v) > 0 {
-		return v[0]
-	}
-	return h.Get(name)
-}
-
-// Challenge is the WWW-Authenticate header of a refusal for its
-// credential (RFC 6750, section 3): a bare Bearer challenge when the
-// request sent no bearer token (no Authorization header, or another
-// scheme), error="invalid_token" when it sent one the service does not
-// know, error="insufficient_scope" with the scope required when the token
-// lacks it; "" for any other error.
-func Challenge(authorization string, err error) string {
-	e := sim.AsError(err)
-	switch {
-	case e.Kind == sim.EUNAUTHORIZED:
-		scheme, token, _ := strings.Cut(strings.TrimSpace(authorization), " ")
-		if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
-			return `Bearer realm="api"`
-		}
-		return `Bearer realm="api", error="invalid_token"`
-	case e.Code == "insufficient_scope":
-		if scope, ok := e.Details["required_scope"].(string); ok {
-			return `Bearer realm="api", error="insufficient_scope", scope="` + scope + `"`
-		}
-	}
-	return ""
-}
-
 // Identify authenticates a request that counts against no rate window (an
 // answer outside the operations, an MCP protocol message), puts its
 // workspace's window on the answer and keeps who it is for the journal;
@@ -556,6 +476,6 @@ func (env *Env) Identify(w *Writer, authorization, resource string) (sim.Princip
 		return sim.Principal{}, err
 	}
 	w.out.Principal = &pass.Principal
-	SetRateHeaders(w.Header(), pass.Rate)
+	wire.SetRateHeaders(w.Header(), pass.Rate)
 	return pass.Principal, nil
 }

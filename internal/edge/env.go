@@ -90,9 +90,6 @@ type Env struct {
 	// it once answered (see Writer.Park). Nil: they wait where they are.
 	Parking *parking.Listener
 
-	// Rendered keeps the JSON of final assets for list pages.
-	Rendered wire.Rendered
-
 	reqSeq atomic.Uint64
 }
 

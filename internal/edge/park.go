@@ -21,11 +21,14 @@ import (
 
 // parked is a long poll whose wait is parked.
 type parked struct {
-	env  *Env
-	w    *Writer
-	r    *http.Request // as served again
+	env *Env
+	w   *Writer
+	r   *http.Request // the request, for the exchange's journal
+	// ctx is the front's context of the call, as served again: it ends
+	// when the client goes.
+	ctx  context.Context
 	pk   *sim.Park
-	next func(*Writer, *http.Request)
+	next func(*Writer, context.Context)
 	// inline: the poll waits on the goroutine that serves it.
 	inline bool
 	conn   *parking.Conn // the detached connection, when not inline
@@ -48,21 +51,23 @@ func (w *Writer) CanPark(r *http.Request) bool {
 	return env.Parking.Parkable(w.ResponseWriter, r)
 }
 
-// Park takes over a request whose wait was parked in pk (sim.ErrParked):
-// next serves it again, with the request as it then is, once there is
-// something to look at; it may park it again. The caller returns at once.
-// A request parked on a connection that can be taken from net/http waits
-// without its goroutine; any other waits here.
-func (w *Writer) Park(r *http.Request, pk *sim.Park, next func(*Writer, *http.Request)) {
+// Park takes over a request whose wait was parked in pk (sim.ErrParked);
+// ctx is the context the front served it with (sim.WithPark's). next
+// serves it again, with that context as it then is (it ends when the
+// client goes), once there is something to look at; it may park it again.
+// The caller returns at once. A request parked on a connection that can be
+// taken from net/http waits without its goroutine; any other waits here.
+func (w *Writer) Park(ctx context.Context, pk *sim.Park, next func(*Writer, context.Context)) {
 	if p := w.park; p != nil { // parked again while served again
 		p.next = next
 		return
 	}
-	p := &parked{env: w.env, w: w, r: r, pk: pk, next: next}
+	p := &parked{env: w.env, w: w, r: w.req, ctx: ctx, pk: pk, next: next}
 	w.park = p
 	if pg := w.env.Parking; pg != nil {
-		if c, ok := pg.Detach(w.ResponseWriter, r); ok {
+		if c, ok := pg.Detach(w.ResponseWriter, w.req.WithContext(ctx)); ok {
 			p.conn, p.r = c, c.Request()
+			p.ctx = p.r.Context()
 			w.ResponseWriter, w.req = c.Writer(), p.r
 			go p.wait()
 			return
@@ -73,7 +78,7 @@ func (w *Writer) Park(r *http.Request, pk *sim.Park, next func(*Writer, *http.Re
 		next := p.next
 		p.next = nil
 		p.waitOnce()
-		next(w, p.r)
+		next(w, p.ctx)
 	}
 	w.park = nil
 	pk.End()
@@ -81,7 +86,7 @@ func (w *Writer) Park(r *http.Request, pk *sim.Park, next func(*Writer, *http.Re
 
 // waitOnce waits until the parked wait has something to look at.
 func (p *parked) waitOnce() {
-	ctx, cancel := p.env.UntilStop(p.r.Context())
+	ctx, cancel := p.env.UntilStop(p.ctx)
 	defer cancel()
 	if until := p.pk.Until(); !until.IsZero() {
 		var stop context.CancelFunc
@@ -104,7 +109,7 @@ func (p *parked) wait() {
 	}()
 	next := p.next
 	p.next = nil
-	next(p.w, p.r)
+	next(p.w, p.ctx)
 	if p.next != nil {
 		go p.wait() // parked again: waits on a fresh stack
 		return

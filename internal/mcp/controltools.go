@@ -257,3 +257,31 @@ func controlResult(status int, contentType string, data []byte) *sdk.CallToolRes
 	}
 	return res
 }
+
+// bodyOf writes a control tool's body arguments as a JSON object, keys
+// sorted and values as sent, into one buffer of its size (json.Marshal
+// would copy each value twice, into a growing buffer and out of it): the
+// control plane takes a call's body as its bytes. (A service tool's
+// arguments are the operation's input as they are: ops.Invocation.)
+func bodyOf(args map[string]json.RawMessage) []byte {
+	keys := slices.Sorted(maps.Keys(args))
+	size := 2
+	for _, k := range keys {
+		size += len(k) + 8 + len(args[k])
+	}
+	buf := make([]byte, 0, size)
+	buf = append(buf, '{')
+	for i, k := range keys {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		name, _ := json.Marshal(k)
+		buf = append(append(buf, name...), ':')
+		if v := bytes.TrimSpace(args[k]); len(v) > 0 {
+			buf = append(buf, v...)
+		} else {
+			buf = append(buf, "null"...)
+		}
+	}
+	return append(buf, '}')
+}

@@ -140,7 +140,7 @@ func (f *Front) Serve(w *edge.Writer, r *http.Request) {
 	if err != nil {
 		// An MCP client finds the authorization server from here (RFC
 		// 9728, the MCP authorization specification).
-		w.Header().Set("WWW-Authenticate", edge.Challenge(r.Header.Get("Authorization"), err)+
+		w.Header().Set("WWW-Authenticate", gate.Challenge(r.Header.Get("Authorization"), err)+
 			`, resource_metadata="`+gate.ResourceMetadataURL(f.env.View(r).Base, gate.ResourceMCP)+`"`)
 		edge.WriteError(w, err)
 		return
@@ -337,7 +337,7 @@ func (x *exchange) rate(d sim.RateDecision) {
 		return
 	}
 	x.window = &d
-	edge.SetRateHeaders(x.w.Header(), d)
+	wire.SetRateHeaders(x.w.Header(), d)
 }
 
 // note records a tool call for the request's journal entry.

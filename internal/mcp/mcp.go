@@ -28,6 +28,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mediamock/mediamock/internal/edge"
+	"github.com/mediamock/mediamock/internal/fault"
+	"github.com/mediamock/mediamock/internal/ops"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -67,6 +69,7 @@ func moduleVersion() string {
 // Front serves the MCP server of one server.
 type Front struct {
 	env   *edge.Env
+	ops   *ops.Env // the operations' pipeline
 	tools []*tool
 	// server answers MCP over HTTP; each tool call authenticates with the
 	// Authorization header of the HTTP request that carried it.
@@ -74,6 +77,10 @@ type Front struct {
 	http   transports
 	// events keep what sessions' streams sent, for resumption.
 	events *sdk.MemoryEventStore
+
+	// offEdge are the faults of a call no HTTP request carries (over
+	// stdio): the rules of its scope, for MCP.
+	offEdge *ops.RuleFaults
 
 	sessions atomic.Uint64
 	book     sessionBook
@@ -84,9 +91,10 @@ type Front struct {
 // oldest events go first.
 const eventStoreBytes = 4 << 20
 
-// New returns the MCP front of a server.
-func New(env *edge.Env) (*Front, error) {
-	f := &Front{env: env}
+// New returns the MCP front of a server, which calls the operations
+// through pipeline.
+func New(env *edge.Env, pipeline *ops.Env) (*Front, error) {
+	f := &Front{env: env, ops: pipeline, offEdge: &ops.RuleFaults{Rules: pipeline.Rules, Class: fault.MCP}}
 	var err error
 	if f.tools, err = buildTools(env.API); err != nil {
 		return nil, err

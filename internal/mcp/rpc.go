@@ -61,14 +61,12 @@ type message struct {
 
 // arguments are a tool call's arguments as the front reads them from a
 // POST's body: each value shares the body's bytes, so a 10 MB argument is
-// not copied out of the message; object is the object as sent, which is
-// the operation's body as it stands when every argument belongs in the
-// body (tool.request). The body is read whole into a buffer of its own
-// that nothing changes, which makes the sharing safe.
+// not copied out of the message (the operation's input is decoded from
+// them, once). The body is read whole into a buffer of its own that
+// nothing changes, which makes the sharing safe.
 type arguments struct {
-	m      map[string]json.RawMessage
-	object []byte
-	bad    bool // neither an object nor null: the SDK answers such a call
+	m   map[string]json.RawMessage
+	bad bool // neither an object nor null: the SDK answers such a call
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
@@ -88,7 +86,6 @@ func (a *arguments) UnmarshalJSON(b []byte) error {
 	for k, v := range m {
 		a.m[k] = json.RawMessage(v)
 	}
-	a.object = b
 	return nil
 }
 
@@ -331,7 +328,7 @@ func sessionless(r *http.Request, m *message) bool {
 // serveCall answers a tool call the front answers itself (answers).
 func (f *Front) serveCall(w *edge.Writer, r *http.Request, x *exchange, m *message, stateless bool) {
 	t := f.toolNamed(m.Params.Name)
-	tc := toolCall{tool: t, args: m.Params.Arguments.m, object: m.Params.Arguments.object, drop: w.Abort}
+	tc := toolCall{tool: t, args: m.Params.Arguments.m, drop: w.Abort}
 	var events *eventStream
 	if token := m.progress(); token != nil {
 		events = &eventStream{w: w}

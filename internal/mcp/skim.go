@@ -717,7 +717,6 @@ func (s *skimmer) arguments(a *arguments) bool {
 	if s.peek() != '{' {
 		return false
 	}
-	start := s.i
 	m := map[string]json.RawMessage{}
 	if !s.object(func(key []byte) bool {
 		v := s.value()
@@ -726,7 +725,7 @@ func (s *skimmer) arguments(a *arguments) bool {
 	}) {
 		return false
 	}
-	a.m, a.object = m, s.b[start:s.i]
+	a.m = m
 	return true
 }
 

@@ -94,12 +94,11 @@ func annotations(op contract.Operation, title string) *sdk.ToolAnnotations {
 // toolCall is a call of a tool, as the front (or the SDK) has read it.
 type toolCall struct {
 	tool *tool
+	// args are the call's arguments, each value as sent (the framing's
+	// reading of the message): they become the operation's input.
 	args map[string]json.RawMessage
 	bad  bool            // the arguments are not a JSON object
 	raw  json.RawMessage // the arguments as sent, for the journal of a call over stdio
-	// object is the arguments' object as sent in a POST's body, the
-	// operation's body as it stands when every argument belongs in it.
-	object []byte
 	// progress, when the call carries a progress token, reports the
 	// statuses a long poll reads.
 	progress func(status string)
@@ -109,8 +108,8 @@ type toolCall struct {
 }
 
 // call runs a tool call through the operations' pipeline (ops.Invoke): the
-// arguments become the operation's HTTP request; the answer becomes the
-// tool's result. Over HTTP the call counts as the principal the request
+// arguments become the operation's input; the answer becomes the tool's
+// result. Over HTTP the call counts as the principal the request
 // authenticated as; over stdio it authenticates with the caller's key. The
 // journal records the call with the HTTP request that carried it, or, over
 // stdio, as an entry of its own.
@@ -126,30 +125,28 @@ func (f *Front) call(ctx context.Context, tc toolCall, c caller) *sdk.CallToolRe
 func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *sdk.CallToolResult, release func()) {
 	env, t := f.env, tc.tool
 	started := env.WallClock()
-	object := tc.object
-	if capSeconds(tc.args, "wait_seconds", env.MCPMaxWait, false) {
-		object = nil // the wait the call asked for is not the one it gets
-	}
-	hreq, vars, query, extra, rerr := t.request(ctx, tc.args, object, tc.bad)
 	if tc.progress != nil {
-		hreq = hreq.WithContext(sim.WithProgress(hreq.Context(), tc.progress))
+		ctx = sim.WithProgress(ctx, tc.progress)
 	}
-	in := ops.Invocation{Front: "mcp", Op: t.op, Authorization: c.authorization, Request: hreq, Vars: vars, Query: query,
-		View: c.view, Invalid: rerr, Extra: extra,
+	in := ops.Invocation{Ctx: ctx, Front: "mcp", Op: t.op, Authorization: c.authorization, View: c.view,
 		Admitted: func(p gate.Pass) {
 			if p.Authenticated() {
 				c.x.rate(p.Rate)
 			}
 		}}
+	capSeconds(tc.args, "wait_seconds", env.MCPMaxWait, false)
+	t.input(f.ops.API, tc.args, tc.bad, &in)
 	if env.Strict {
 		in.Header = http.Header{} // the headers REST would send, for the strict check
 	}
 	if c.x != nil {
 		in.RequestID = c.x.id
-		in.Edge = c.x.w
+		in.Faults = c.x.w
 		in.Principal = &c.x.principal
+	} else {
+		in.Faults = f.offEdge
 	}
-	res := ops.Invoke(env, &in)
+	res := ops.Invoke(f.ops, &in)
 	if c.x != nil && c.x.w.Faultable() {
 		if h := c.x.w.CallFault(t.op, res.Pass.Principal.WorkspaceID); h != nil && tc.drop != nil {
 			tc.drop()
@@ -185,80 +182,50 @@ func decodeArguments(raw json.RawMessage) (args map[string]json.RawMessage, bad 
 	return args, false
 }
 
-// request builds the operation's HTTP request from a tool's arguments:
-// path parameters into the path, query parameters into the query string,
-// the other arguments into the JSON body; so that openapi.json judges the
-// arguments as it judges a REST request. It returns the violations only a
-// tool can commit (a missing path parameter, an unknown argument of a tool
-// without a body) for the caller to add to the contract's.
+// input makes a tool's arguments the operation's input: path parameters
+// and query parameters as the strings a REST request would carry, the
+// other arguments as the properties of its JSON body, decoded once when
+// the pipeline asks for it; so that openapi.json judges the arguments as
+// it judges a REST request. The violations only a tool can commit (a
+// missing path parameter, an unknown argument of a tool without a body)
+// are the invocation's Extra.
 //
-// args are the call's arguments, decoded once; the request takes them
-// apart (it deletes the parameters from the map). bad says the arguments
-// were not a JSON object.
-func (t *tool) request(ctx context.Context, args map[string]json.RawMessage, object []byte, bad bool) (*http.Request, map[string]string, url.Values, []sim.Violation, error) {
+// args are the call's arguments; input takes them apart (it deletes the
+// parameters from the map). bad says the arguments were not a JSON object.
+func (t *tool) input(api *contract.Contract, args map[string]json.RawMessage, bad bool, in *ops.Invocation) {
 	if bad {
-		return stub(ctx, t.method), nil, nil, nil, sim.InvalidError([]sim.Violation{{In: "arguments", Reason: "the arguments must be a JSON object"}})
+		in.Invalid = sim.InvalidError([]sim.Violation{{In: "arguments", Reason: "the arguments must be a JSON object"}})
+		return
 	}
-	if args == nil {
-		args = map[string]json.RawMessage{}
+	in.Query = url.Values{}
+	if len(t.args.Path) > 0 {
+		in.Path = make(map[string]string, len(t.args.Path))
 	}
-	given := len(args)
-	var violations []sim.Violation
-	vars := map[string]string{}
-	path := t.path
 	for _, name := range t.args.Path {
 		v, ok := args[name]
 		delete(args, name)
 		if !ok || string(v) == "null" {
-			violations = append(violations, sim.Violation{In: "path", Field: name, Reason: "is required"})
+			in.Extra = append(in.Extra, sim.Violation{In: "path", Field: name, Reason: "is required"})
 			v = json.RawMessage("1") // a valid stand-in: the violation says it all
 		}
-		vars[name] = text(v)
-		path = strings.Replace(path, "{"+name+"}", url.PathEscape(vars[name]), 1)
+		in.Path[name] = text(v)
 	}
-	query := url.Values{}
 	for _, name := range t.args.Query {
 		if v, ok := args[name]; ok {
 			delete(args, name)
 			if string(v) != "null" {
-				query.Set(name, text(v))
+				in.Query.Set(name, text(v))
 			}
 		}
 	}
-	var body []byte
 	switch {
-	case t.args.Body && len(args) > 0 && len(args) == given && object != nil:
-		body = object // every argument is the body's: the object as sent, not a copy
-		clear(args)
 	case t.args.Body && (len(args) > 0 || t.args.BodyRequired):
-		body = bodyOf(args)
-		clear(args) // the body holds them now: a large argument is not held twice
+		in.Body = func() contract.Body { return api.DecodeArguments(args) }
 	case !t.args.Body:
 		for _, name := range slices.Sorted(maps.Keys(args)) {
-			violations = append(violations, sim.Violation{In: "arguments", Field: name, Reason: "unknown field", Allowed: t.names})
+			in.Extra = append(in.Extra, sim.Violation{In: "arguments", Field: name, Reason: "unknown field", Allowed: t.names})
 		}
 	}
-	target := path
-	if len(query) > 0 {
-		target += "?" + query.Encode()
-	}
-	var r *http.Request
-	var err error
-	if body != nil {
-		// A contract.Body: the validator and the handler read these bytes
-		// where they are.
-		r, err = http.NewRequestWithContext(ctx, t.method, target, contract.NewBody(body))
-		if err == nil {
-			r.ContentLength = int64(len(body))
-			r.Header.Set("Content-Type", "application/json")
-		}
-	} else {
-		r, err = http.NewRequestWithContext(ctx, t.method, target, nil)
-	}
-	if err != nil {
-		return stub(ctx, t.method), nil, nil, nil, sim.InvalidError([]sim.Violation{{In: "arguments", Reason: err.Error()}})
-	}
-	return r, vars, query, violations, nil
 }
 
 // capSeconds lowers a call's wait argument name (wait_seconds of a
@@ -279,38 +246,6 @@ func capSeconds(args map[string]json.RawMessage, name string, limit int, orSet b
 		return true
 	}
 	return false
-}
-
-// bodyOf writes arguments as a JSON object, keys sorted and values as
-// sent, into one buffer of its size (json.Marshal would copy each value
-// twice, into a growing buffer and out of it).
-func bodyOf(args map[string]json.RawMessage) []byte {
-	keys := slices.Sorted(maps.Keys(args))
-	size := 2
-	for _, k := range keys {
-		size += len(k) + 8 + len(args[k])
-	}
-	buf := make([]byte, 0, size)
-	buf = append(buf, '{')
-	for i, k := range keys {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		name, _ := json.Marshal(k)
-		buf = append(append(buf, name...), ':')
-		if v := bytes.TrimSpace(args[k]); len(v) > 0 {
-			buf = append(buf, v...)
-		} else {
-			buf = append(buf, "null"...)
-		}
-	}
-	return append(buf, '}')
-}
-
-// stub is a request for an operation whose arguments could not make one.
-func stub(ctx context.Context, method string) *http.Request {
-	r, _ := http.NewRequestWithContext(ctx, method, "/", nil)
-	return r
 }
 
 // text renders an argument as a parameter value: a string as itself,

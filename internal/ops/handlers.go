@@ -10,35 +10,69 @@ import (
 )
 
 // handlers serves each operation of openapi.json (those with a scope), by
-// operationId. The method, path, scope, tool name and the rest of an
-// operation's facts are read from the document (contract.Operation).
+// operationId, each with its typed input (typed). The method, path, scope,
+// tool name and the rest of an operation's facts are read from the
+// document (contract.Operation).
 var handlers = map[string]handlerFunc{
-	"getAccount":           getAccount,
-	"listModels":           listModels,
-	"createGeneration":     createGeneration,
-	"getGeneration":        getGeneration,
-	"listAssets":           listAssets,
-	"getAsset":             getGeneration,
-	"createUpload":         createUpload,
-	"listEncoreEffects":    listEncoreEffects,
-	"createEncoreCreation": createEncoreCreation,
-	"getEncoreCreation":    getEncoreCreation,
-	"listCharacters":       listCharacters,
-	"listBrandKits":        listBrandKits,
-	"listProjects":         listProjects,
-	"listSocialAccounts":   listSocialAccounts,
-	"listPublications":     listPublications,
-	"createPublication":    createPublication,
-	"getPublication":       getPublication,
+	"getAccount":           typed(getAccount),
+	"listModels":           typed(listModels),
+	"createGeneration":     typed(createGeneration),
+	"getGeneration":        typed(getGeneration),
+	"listAssets":           typed(listAssets),
+	"getAsset":             typed(getGeneration),
+	"createUpload":         typed(createUpload),
+	"listEncoreEffects":    typed(listEncoreEffects),
+	"createEncoreCreation": typed(createEncoreCreation),
+	"getEncoreCreation":    typed(getEncoreCreation),
+	"listCharacters":       typed(listCharacters),
+	"listBrandKits":        typed(listBrandKits),
+	"listProjects":         typed(listProjects),
+	"listSocialAccounts":   typed(listSocialAccounts),
+	"listPublications":     typed(listPublications),
+	"createPublication":    typed(createPublication),
+	"getPublication":       typed(getPublication),
 }
 
-func getAccount(c *Call) (int, any, error) {
+// none is the input of an operation that takes none.
+type none struct{}
+
+// byID is the input of a read of one record.
+type byID struct {
+	ID uint64 `path:"id"`
+}
+
+// polled is the input of a read that may wait for its job to end.
+type polled struct {
+	ID          uint64 `path:"id"`
+	WaitSeconds int    `query:"wait_seconds"`
+}
+
+// page is the cursor of a list.
+type page struct {
+	StartingAfter uint64 `query:"starting_after"`
+	Limit         int    `query:"limit"`
+}
+
+// limit is the page's size: 20 unless asked (openapi.json's default).
+func (p page) limit() int {
+	if p.Limit == 0 {
+		return 20
+	}
+	return p.Limit
+}
+
+func getAccount(c *Call, _ none) (int, any, error) {
 	a, err := c.eng().Account(c.Principal)
 	return http.StatusOK, wire.AccountOf(a), err
 }
 
-func listModels(c *Call) (int, any, error) {
-	modality, track := c.query("modality"), c.query("track")
+type modelsQuery struct {
+	Modality string `query:"modality"`
+	Track    string `query:"track"`
+}
+
+func listModels(c *Call, in modelsQuery) (int, any, error) {
+	modality, track := in.Modality, in.Track
 	if track != "" && modality == "" {
 		modality = "audio"
 	}
@@ -48,17 +82,14 @@ func listModels(c *Call) (int, any, error) {
 	return http.StatusOK, wire.CatalogOf(c.eng().Models(modality, track), modality), nil
 }
 
-type generationBody struct {
+// generationInput is the body of POST /generations.
+type generationInput struct {
 	sim.GenerationRequest
 	WaitSeconds int `json:"wait_seconds"`
 }
 
-func createGeneration(c *Call) (int, any, error) {
-	var body generationBody
-	if err := c.decode(&body); err != nil {
-		return 0, nil, err
-	}
-	g, err := c.eng().CreateGeneration(c.Request.Context(), c.Principal, body.GenerationRequest)
+func createGeneration(c *Call, body generationInput) (int, any, error) {
+	g, err := c.eng().CreateGeneration(c.Ctx, c.Principal, body.GenerationRequest)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -75,49 +106,50 @@ func createGeneration(c *Call) (int, any, error) {
 		CreditsCharged: g.CreditsCharged, CreditsBalance: g.CreditsBalance, CoveredByMonthlyGift: g.CoveredByGift}, nil
 }
 
-func getGeneration(c *Call) (int, any, error) {
+func getGeneration(c *Call, in polled) (int, any, error) {
 	var g sim.Generation
-	err := c.wait(c.queryInt("wait_seconds", 0), func(ctx context.Context, d time.Duration) (err error) {
-		g, err = c.eng().Generation(ctx, c.Principal, c.id(), d)
+	err := c.wait(in.WaitSeconds, func(ctx context.Context, d time.Duration) (err error) {
+		g, err = c.eng().Generation(ctx, c.Principal, in.ID, d)
 		return err
 	})
 	return http.StatusOK, c.View.Generation(g), err
 }
 
-func listAssets(c *Call) (int, any, error) {
-	return listAssetsPage(c, sim.AssetQuery{
-		Kind: c.query("kind"), Status: c.query("status"), Query: c.query("query"),
-		ProjectID: uint64(c.queryInt("project_id", 0)), StartingAfter: uint64(c.queryInt("starting_after", 0)),
-		Limit: c.queryInt("limit", 20),
-	})
+// assetsQuery is the query of GET /assets.
+type assetsQuery struct {
+	Kind      string `query:"kind"`
+	Status    string `query:"status"`
+	Query     string `query:"query"`
+	ProjectID uint64 `query:"project_id"`
+	page
 }
 
-func createUpload(c *Call) (int, any, error) {
-	in, err := c.uploadInput()
+func listAssets(c *Call, in assetsQuery) (int, any, error) {
+	return listAssetsPage(c, sim.AssetQuery{Kind: in.Kind, Status: in.Status, Query: in.Query,
+		ProjectID: in.ProjectID, StartingAfter: in.StartingAfter, Limit: in.limit()})
+}
+
+func createUpload(c *Call, in uploadInput) (int, any, error) {
+	up, err := in.upload()
 	if err != nil {
 		return 0, nil, err
 	}
-	// The form is read: let its bytes go while the file is stored.
-	c.Request.Body, c.Request.GetBody = http.NoBody, nil
-	a, err := c.eng().Upload(c.Request.Context(), c.Principal, in)
+	a, err := c.eng().Upload(c.Ctx, c.Principal, up)
 	return http.StatusCreated, c.View.Asset(a), err
 }
 
-func listEncoreEffects(c *Call) (int, any, error) {
+func listEncoreEffects(c *Call, _ none) (int, any, error) {
 	return http.StatusOK, wire.Whole(c.eng().EncoreEffects(), wire.EffectOf), nil
 }
 
-type encoreBody struct {
+// encoreInput is the body of POST /encore/creations.
+type encoreInput struct {
 	sim.EncoreRequest
 	WaitSeconds int `json:"wait_seconds"`
 }
 
-func createEncoreCreation(c *Call) (int, any, error) {
-	var body encoreBody
-	if err := c.decode(&body); err != nil {
-		return 0, nil, err
-	}
-	created, err := c.eng().CreateEncore(c.Request.Context(), c.Principal, body.EncoreRequest)
+func createEncoreCreation(c *Call, body encoreInput) (int, any, error) {
+	created, err := c.eng().CreateEncore(c.Ctx, c.Principal, body.EncoreRequest)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -134,31 +166,31 @@ func createEncoreCreation(c *Call) (int, any, error) {
 	return http.StatusCreated, wire.EncoreCreated{Encore: c.View.Encore(view), CreditsCharged: created.CreditsCharged, CreditsBalance: created.CreditsBalance}, nil
 }
 
-func getEncoreCreation(c *Call) (int, any, error) {
+func getEncoreCreation(c *Call, in polled) (int, any, error) {
 	var v sim.EncoreView
-	err := c.wait(c.queryInt("wait_seconds", 0), func(ctx context.Context, d time.Duration) (err error) {
-		v, err = c.eng().Encore(ctx, c.Principal, c.id(), d)
+	err := c.wait(in.WaitSeconds, func(ctx context.Context, d time.Duration) (err error) {
+		v, err = c.eng().Encore(ctx, c.Principal, in.ID, d)
 		return err
 	})
 	return http.StatusOK, c.View.Encore(v), err
 }
 
-func listCharacters(c *Call) (int, any, error) {
+func listCharacters(c *Call, _ none) (int, any, error) {
 	chars, err := c.eng().Characters(c.Principal)
 	return http.StatusOK, wire.Whole(chars, c.View.Character), err
 }
 
-func listBrandKits(c *Call) (int, any, error) {
-	pg, err := c.eng().BrandKits(c.Principal, uint64(c.queryInt("starting_after", 0)), c.queryInt("limit", 20))
+func listBrandKits(c *Call, in page) (int, any, error) {
+	pg, err := c.eng().BrandKits(c.Principal, in.StartingAfter, in.limit())
 	return http.StatusOK, wire.Page(pg, wire.BrandKitOf, func(b sim.BrandKit) uint64 { return b.ID }), err
 }
 
-func listProjects(c *Call) (int, any, error) {
-	pg, err := c.eng().Projects(c.Principal, uint64(c.queryInt("starting_after", 0)), c.queryInt("limit", 20))
+func listProjects(c *Call, in page) (int, any, error) {
+	pg, err := c.eng().Projects(c.Principal, in.StartingAfter, in.limit())
 	return http.StatusOK, wire.Page(pg, c.View.Project, func(p sim.Project) uint64 { return p.ID }), err
 }
 
-func listSocialAccounts(c *Call) (int, any, error) {
+func listSocialAccounts(c *Call, _ none) (int, any, error) {
 	accounts, err := c.eng().SocialAccounts(c.Principal)
 	if err != nil {
 		return 0, nil, err
@@ -168,22 +200,24 @@ func listSocialAccounts(c *Call) (int, any, error) {
 		PublishingAllowed: acct.PublishingAllowed, ConnectURL: c.eng().ConnectURL()}, err
 }
 
-func listPublications(c *Call) (int, any, error) {
-	pg, err := c.eng().Publications(c.Principal, c.query("status"), uint64(c.queryInt("starting_after", 0)), c.queryInt("limit", 20))
+// publicationsQuery is the query of GET /social/publications.
+type publicationsQuery struct {
+	Status string `query:"status"`
+	page
+}
+
+func listPublications(c *Call, in publicationsQuery) (int, any, error) {
+	pg, err := c.eng().Publications(c.Principal, in.Status, in.StartingAfter, in.limit())
 	return http.StatusOK, wire.Page(pg, wire.PublicationOf, func(p sim.Publication) uint64 { return p.ID }), err
 }
 
-func createPublication(c *Call) (int, any, error) {
-	var req sim.PublicationRequest
-	if err := c.decode(&req); err != nil {
-		return 0, nil, err
-	}
+func createPublication(c *Call, req sim.PublicationRequest) (int, any, error) {
 	pub, err := c.eng().CreatePublication(c.Principal, req)
 	return http.StatusCreated, wire.PublicationOf(pub), err
 }
 
-func getPublication(c *Call) (int, any, error) {
-	pub, err := c.eng().Publication(c.Principal, c.id())
+func getPublication(c *Call, in byID) (int, any, error) {
+	pub, err := c.eng().Publication(c.Principal, in.ID)
 	return http.StatusOK, wire.PublicationOf(pub), err
 }
 
@@ -193,7 +227,7 @@ func getPublication(c *Call) (int, any, error) {
 // virtual clock, after the wait in wall time.
 func (c *Call) wait(seconds int, read func(ctx context.Context, wait time.Duration) error) error {
 	env := c.Env
-	ctx, cancel := env.UntilStop(c.Request.Context())
+	ctx, cancel := env.UntilStop(c.Ctx)
 	defer cancel()
 	if seconds > 0 && env.Eng.Clock().Mode() != sim.ClockVirtual {
 		var cancelT context.CancelFunc

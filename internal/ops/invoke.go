@@ -1,18 +1,17 @@
 package ops
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
-	"io"
 	"net/http"
 	"net/url"
 	"runtime/debug"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mediamock/mediamock/internal/contract"
-	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/problem"
@@ -21,8 +20,13 @@ import (
 )
 
 // Invocation is one call of an operation, whatever front carried it: the
-// call as the operation's HTTP request and what the front knows of it.
+// operation, who calls, its parameters as the front received them and its
+// body as the front decodes it.
 type Invocation struct {
+	// Ctx bounds the call (the client going away, the request's deadline)
+	// and carries what its wait reports to (sim.WithProgress) and where it
+	// may park (sim.WithPark).
+	Ctx context.Context
 	// Front names the front in the coverage and the log: rest, mcp.
 	Front string
 	// Op is the operation's operationId.
@@ -34,12 +38,16 @@ type Invocation struct {
 	// Principal, when set, is who the front has authenticated Authorization
 	// as already: the gate counts the call without authenticating it again.
 	Principal *sim.Principal
-	// Request is the call as the operation's HTTP request: its context
-	// bounds the call, its body is unread. Vars are its path parameters;
-	// Query its query parameters (nil: read from the request's URL).
-	Request *http.Request
-	Vars    map[string]string
-	Query   url.Values
+	// Path and Query are the call's path and query parameters, as the
+	// front received them (strings: the contract parses them as their
+	// schemas say).
+	Path  map[string]string
+	Query url.Values
+	// Body gives the call's body, read and decoded once (contract.ReadBody,
+	// contract.DecodeArguments), or the front's error reading it. The
+	// pipeline asks for it once, when it first needs it, after the gate:
+	// a call refused before is not read. Nil: the call has no body.
+	Body func() contract.Body
 	// View renders engine records with the links the caller can reach.
 	View wire.View
 	// Header receives the headers REST answers the operation with:
@@ -52,7 +60,7 @@ type Invocation struct {
 	// without counting it: a declared body over its cap.
 	TooLarge error
 	// Invalid, when set, is what the front found wrong with the call before
-	// the contract could judge it (MCP arguments that make no request).
+	// the contract could judge it (MCP arguments that are no object).
 	Invalid error
 	// Extra are violations the front found beside the contract's (MCP
 	// arguments the operation does not take).
@@ -61,19 +69,26 @@ type Invocation struct {
 	// decided, before the handler runs: MCP puts the rate window on its
 	// HTTP response before a progress event sends the headers.
 	Admitted func(gate.Pass)
-	// Edge is the admission of the HTTP request that carries the call, as
-	// the edge serves it: the faults the call meets are its (its
-	// Mock-Fault header, the rules of its scope). Nil for a call without
-	// one (MCP over stdio).
-	Edge Admission
+	// Faults is where the call asks for the admission faults it meets:
+	// the edge's writer of the HTTP request that carries it, or the rules
+	// alone (*RuleFaults: a call without an edge, whose latency the
+	// pipeline applies). Nil: none.
+	Faults Admission
+
+	input contract.Input // the parameters, and the body once read
+	read  bool           // input holds them
 }
 
-// Admission is the admit stage of the request that carries a call (the
-// edge's writer): whether it may meet a fault at all, and the status fault
-// it meets, if one.
-type Admission interface {
-	Faultable() bool
-	Admission(fault.Request) *fault.Hit
+// body is the call's body, read once.
+func (in *Invocation) body() *contract.Body {
+	if !in.read {
+		in.read = true
+		in.input = contract.Input{Path: in.Path, Query: in.Query}
+		if in.Body != nil {
+			in.input.Body = in.Body()
+		}
+	}
+	return &in.input.Body
 }
 
 // resource is the protected resource the call's front is: a token issued
@@ -124,10 +139,10 @@ func (r *Result) Release() { r.body.Release() }
 
 // Invoke runs one call of an operation through every step, in order: the
 // gate (authentication, rate window, scope), the admission faults (a
-// forced status), validation against openapi.json, the handler, the JSON body, the
-// strict response check and the coverage. Every front calls it; each step
-// is written here once.
-func Invoke(env *edge.Env, in *Invocation) *Result {
+// forced status), validation of its input against openapi.json, the
+// handler, the JSON body, the strict response check and the coverage.
+// Every front calls it; each step is written here once.
+func Invoke(env *Env, in *Invocation) *Result {
 	res := &Result{Operation: in.Op}
 	var err error
 	switch {
@@ -152,7 +167,7 @@ func Invoke(env *edge.Env, in *Invocation) *Result {
 		err = admit(env, in, &res.Pass)
 	}
 	if res.Pass.Authenticated() && in.Header != nil {
-		edge.SetRateHeaders(in.Header, res.Pass.Rate)
+		wire.SetRateHeaders(in.Header, res.Pass.Rate)
 	}
 	if in.Admitted != nil {
 		in.Admitted(res.Pass)
@@ -170,21 +185,20 @@ func Invoke(env *edge.Env, in *Invocation) *Result {
 // gate, admission and validation are those of its first pass (prev), which
 // are not taken again; the handler runs again, and its read goes on with
 // the wait where the first pass left it (sim.Park).
-func Resume(env *edge.Env, in *Invocation, prev *Result) *Result {
+func Resume(env *Env, in *Invocation, prev *Result) *Result {
 	return finish(env, in, &Result{Operation: in.Op, Pass: prev.Pass}, nil)
 }
 
 // finish runs the handler of a call the gate let in (err nil), or answers
 // with err, then encodes, checks and counts the answer.
-func finish(env *edge.Env, in *Invocation, res *Result, err error) *Result {
+func finish(env *Env, in *Invocation, res *Result, err error) *Result {
 	var status int
 	var body any
 	if err == nil {
-		if in.Edge == nil {
+		if rf, ok := in.Faults.(*RuleFaults); ok {
 			// A call without an HTTP request (MCP over stdio) meets its
 			// latency here; the edge gives every other its own.
-			res.Latency = env.Delay(in.Request.Context(), env.Rules.Pick(res.Pass.Principal.WorkspaceID, fault.Delay,
-				fault.Request{Class: fault.MCP, Operation: in.Op}))
+			res.Latency = env.Delay(in.Ctx, rf.latency(in.Op, res.Pass.Principal.WorkspaceID))
 		}
 		status, body, err = run(env, in, res.Pass.Principal)
 		if errors.Is(err, sim.ErrParked) {
@@ -200,10 +214,10 @@ func finish(env *edge.Env, in *Invocation, res *Result, err error) *Result {
 			env.Log.Error("internal error", "request_id", in.RequestID, "front", in.Front, "operation", in.Op, "err", err)
 		case problem.ERATELIMIT:
 			if in.Header != nil {
-				edge.SetHeader(in.Header, "Retry-After", strconv.Itoa(int(res.Pass.Rate.RetryAfter/time.Second)))
+				wire.SetHeader(in.Header, "Retry-After", strconv.Itoa(int(res.Pass.Rate.RetryAfter/time.Second)))
 			}
 		}
-		if c := edge.Challenge(in.Authorization, err); c != "" && in.Header != nil {
+		if c := gate.Challenge(in.Authorization, err); c != "" && in.Header != nil {
 			in.Header.Set("WWW-Authenticate", c)
 		}
 		res.ErrorCode = e.Code
@@ -231,44 +245,36 @@ func finish(env *edge.Env, in *Invocation, res *Result, err error) *Result {
 
 // admit takes the admission faults of a call the gate let in: a status
 // rule that targets it answers for the operation, which does not run.
-func admit(env *edge.Env, in *Invocation, pass *gate.Pass) error {
-	if in.Edge != nil && !in.Edge.Faultable() || in.Edge == nil && !env.Rules.Active() {
+func admit(env *Env, in *Invocation, pass *gate.Pass) error {
+	if in.Faults == nil || !in.Faults.Faultable() {
 		return nil
 	}
 	req := fault.Request{Operation: in.Op, Workspace: pass.Principal.WorkspaceID}
 	if in.Op == "createGeneration" {
-		req.Modality = peekModality(in.Request)
+		req.Modality = modality(in.body())
 	}
-	var h *fault.Hit
-	if in.Edge != nil {
-		h = in.Edge.Admission(req)
-	} else {
-		// MCP over stdio: the rules of the caller's scope, as for MCP.
-		req.Class = fault.MCP
-		h = env.Rules.Pick(req.Workspace, fault.Admit, req)
-	}
+	h := in.Faults.Admission(req)
 	if h == nil {
 		return nil
 	}
 	return env.Gate.Forced(h.Status, pass)
 }
 
-// peekModality reads the modality a generation's request asks for, and
-// leaves its body to be read again.
-func peekModality(r *http.Request) string {
-	if r.Body == nil || r.Body == http.NoBody {
-		return ""
+// modality is the modality a generation's body asks for, read from its
+// decoded value as encoding/json would read the field (its name in any
+// case when not exactly so); "" when it names none.
+func modality(b *contract.Body) string {
+	m, _ := b.Value.(map[string]any)
+	v, ok := m["modality"]
+	if !ok {
+		for k, x := range m {
+			if strings.EqualFold(k, "modality") {
+				v = x
+			}
+		}
 	}
-	data, err := io.ReadAll(r.Body)
-	r.Body = contract.NewBody(data)
-	if err != nil {
-		return ""
-	}
-	var body struct {
-		Modality string `json:"modality"`
-	}
-	_ = json.Unmarshal(data, &body)
-	return body.Modality
+	s, _ := v.(string)
+	return s
 }
 
 func setBodyHeaders(h http.Header, res *Result) {
@@ -279,18 +285,15 @@ func setBodyHeaders(h http.Header, res *Result) {
 	h["Content-Type"], h["Content-Length"] = vals[0:1:1], vals[1:2:2]
 }
 
-// validate checks the call against openapi.json, with the front's own
-// violations.
-func validate(env *edge.Env, in *Invocation) error {
-	if in.Query == nil {
-		in.Query = in.Request.URL.Query()
-	}
-	if in.Extra == nil && env.API.Accepts(in.Op, in.Vars, in.Query) {
+// validate checks the call's input against openapi.json, with the front's
+// own violations: the parameters as the front received them, the body as
+// it was decoded.
+func validate(env *Env, in *Invocation) error {
+	if in.Extra == nil && env.API.Accepts(in.Op, in.Path, in.Query) {
 		return nil // parameters only, and certainly valid
 	}
-	// The server's own file addresses are image sources too (x-own-file-urls).
-	in.Request = in.Request.WithContext(contract.WithOwnURLs(in.Request.Context(), env.IsOwnFile))
-	err := problem.Merge(env.API.ValidateRequest(in.Request, in.Op, in.Vars, in.Query), in.Extra)
+	in.body()
+	err := problem.Merge(env.API.Validate(in.Op, &in.input, env.OwnFileURL), in.Extra)
 	// A multipart upload over its own cap is a file too large, not a body.
 	if e := problem.AsError(err); err != nil && in.Op == "createUpload" && e.Code == "payload_too_large" && e.Details["limit_bytes"] != env.MaxBodyBytes {
 		return wire.FileTooLarge()
@@ -300,7 +303,7 @@ func validate(env *edge.Env, in *Invocation) error {
 
 // run serves the call with the operation's handler; a panic is the call's
 // internal error, logged with its stack.
-func run(env *edge.Env, in *Invocation, p sim.Principal) (status int, body any, err error) {
+func run(env *Env, in *Invocation, p sim.Principal) (status int, body any, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
@@ -314,14 +317,17 @@ func run(env *edge.Env, in *Invocation, p sim.Principal) (status int, body any, 
 	if h == nil {
 		return 0, nil, &problem.Error{Kind: problem.ENOTFOUND, Code: "not_found", Message: "No operation " + in.Op + "."}
 	}
-	return h(&Call{Env: env, Request: in.Request, Principal: p, Vars: in.Vars, Query: in.Query, View: in.View})
+	if !in.read {
+		in.input = contract.Input{Path: in.Path, Query: in.Query} // the fast path validated the parameters alone
+	}
+	return h(&Call{Env: env, Ctx: in.Ctx, Principal: p, View: in.View, input: in.input})
 }
 
 // check validates the answer against the operation's response in
 // openapi.json (strict mode), with the headers REST sends, and replaces an
 // answer that breaks it with a 500 that says why.
-func check(env *edge.Env, in *Invocation, res *Result) {
-	verr := env.API.ValidateResponse(in.Request, res.Operation, res.Status, in.Header, res.body.Bytes())
+func check(env *Env, in *Invocation, res *Result) {
+	verr := env.API.ValidateResponse(res.Operation, res.Status, in.Header, res.body.Bytes())
 	if verr == nil {
 		return
 	}

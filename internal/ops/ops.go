@@ -1,48 +1,74 @@
 // Package ops holds the service's operations and the one pipeline every
 // front calls them through. A front turns its protocol into an Invocation
-// (the call as the operation's HTTP request, the caller's credential) and
-// Invoke runs every step once: the gate (authentication, rate window,
-// scope, forced responses), validation against openapi.json, injected
-// latency, the operation's handler, the JSON body, the strict response
-// check and the coverage. The front keeps only its framing: REST writes the
-// Result as an HTTP response, MCP wraps it in a tool result.
+// (the operation, the caller's credential, the parameters as it received
+// them, the body decoded once) and Invoke runs every step once: the gate
+// (authentication, rate window, scope, forced responses), validation of
+// the decoded input against openapi.json, injected latency, the
+// operation's handler with its typed input, the JSON body, the strict
+// response check and the coverage. The front keeps only its framing: REST
+// writes the Result as an HTTP response, MCP wraps it in a tool result.
+// The pipeline knows no transport: it imports no front.
 //
-//	res := ops.Invoke(env, &ops.Invocation{Front: "rest", Op: "getAccount",
-//		Authorization: r.Header.Get("Authorization"), Request: r, Header: w.Header(), View: env.View(r)})
+//	res := ops.Invoke(env, &ops.Invocation{Ctx: r.Context(), Front: "rest", Op: "getAccount",
+//		Authorization: r.Header.Get("Authorization"), Header: w.Header(), View: view})
 //	defer res.Release()
 //	w.WriteHeader(res.Status)
 //	w.Write(res.Body())
 package ops
 
 import (
+	"context"
 	"fmt"
-	"net/http"
-	"net/url"
-	"strconv"
+	"unsafe"
 
 	"github.com/mediamock/mediamock/internal/contract"
-	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
 
-// Call is one operation on its way through a handler.
+// Call is one operation on its way through a handler. Its input (the
+// parameters and the body, validated) reaches the handler bound into the
+// handler's input type.
 type Call struct {
-	Env *edge.Env
-	// Request is the operation as an HTTP request, validated against
-	// openapi.json: its context bounds the call, its body is still unread.
-	Request   *http.Request
+	Env *Env
+	// Ctx bounds the call: the client going, the server stopping. It
+	// carries what a wait reports to (sim.WithProgress) and where it may
+	// park (sim.WithPark).
+	Ctx       context.Context
 	Principal sim.Principal
-	// Vars are the path parameters, Query the query parameters.
-	Vars  map[string]string
-	Query url.Values
 	// View renders engine records with the links the caller can reach.
 	View wire.View
+
+	input contract.Input
 }
 
 // handlerFunc serves one operation: it returns a status and a body to
 // encode as JSON, or an error for the error object.
 type handlerFunc func(c *Call) (int, any, error)
+
+// typed registers a handler of typed input: the call's validated input is
+// bound into an In (path and query parameters into the fields tagged path
+// and query, the JSON body's properties into those tagged json, a
+// multipart form into a *contract.Form field), which h receives. The
+// binding of In is planned once, here: an input type the binder cannot
+// fill is a panic at start.
+func typed[In any](h func(c *Call, in In) (int, any, error)) handlerFunc {
+	b := binderOf[In]()
+	return func(c *Call) (int, any, error) {
+		if b.params != nil && b.body == nil && b.form == nil {
+			// Parameters alone are bound in place: the input stays on
+			// the stack.
+			var in In
+			b.bindParams(unsafe.Pointer(&in), &c.input)
+			return h(c, in)
+		}
+		in := new(In)
+		if err := b.bind(in, &c.input); err != nil {
+			return 0, nil, err
+		}
+		return h(c, *in)
+	}
+}
 
 // Check holds the handlers against a contract: every operation that needs
 // a scope has a handler, and every handler an operation. A server checks
@@ -67,29 +93,3 @@ func Check(api *contract.Contract) error {
 }
 
 func (c *Call) eng() *sim.Engine { return c.Env.Eng }
-
-func (c *Call) query(name string) string { return c.Query.Get(name) }
-
-// queryInt reads an integer parameter the contract has already validated.
-func (c *Call) queryInt(name string, def int) int {
-	v := c.Query.Get(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return def
-	}
-	return n
-}
-
-// id is the path id, validated as a positive integer by the contract.
-func (c *Call) id() uint64 {
-	n, _ := strconv.ParseUint(c.Vars["id"], 10, 64)
-	return n
-}
-
-// decode reads a JSON body the contract has already validated.
-func (c *Call) decode(v any) error {
-	return wire.DecodeJSONSized(c.Request.Body, c.Request.ContentLength, v)
-}

@@ -1,69 +1,61 @@
 package ops
 
 import (
-	"bytes"
 	"errors"
 	"io"
-	"mime"
 
+	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
 
-// uploadInput reads the JSON or multipart form of an upload.
-func (c *Call) uploadInput() (sim.UploadInput, error) {
-	mt, _, _ := mime.ParseMediaType(c.Request.Header.Get("Content-Type"))
-	if mt != "multipart/form-data" {
-		var in sim.UploadInput
-		if c.Request.ContentLength == 0 {
-			return in, nil
-		}
-		var body struct {
-			ImageURL wire.DataURIString `json:"image_url"` // shares the body's bytes
-			Title    string             `json:"title"`
-		}
-		err := c.decode(&body)
-		in.ImageURL, in.Title = string(body.ImageURL), body.Title
-		return in, err
+// uploadInput is the body of POST /uploads: a JSON object, or a multipart
+// form as its front read it.
+type uploadInput struct {
+	ImageURL wire.DataURIString `json:"image_url"` // shares the body's bytes
+	Title    string             `json:"title"`
+	Form     *contract.Form
+}
+
+// upload is what the engine is given of an upload: from a form, the last
+// file, image_url and title parts (a file over the image limit is refused
+// as such); from JSON, its fields.
+func (in *uploadInput) upload() (sim.UploadInput, error) {
+	f := in.Form
+	if f == nil {
+		return sim.UploadInput{ImageURL: string(in.ImageURL), Title: in.Title}, nil
 	}
-	mr, err := c.Request.MultipartReader()
-	if err != nil {
-		return sim.UploadInput{}, &sim.Error{Kind: sim.EINVALID, Code: "invalid_body", Message: "The multipart form cannot be read: " + err.Error() + "."}
+	var up sim.UploadInput
+	if f.ReaderErr != nil {
+		return up, &sim.Error{Kind: sim.EINVALID, Code: "invalid_body", Message: "The multipart form cannot be read: " + f.ReaderErr.Error() + "."}
 	}
-	var in sim.UploadInput
-	for {
-		part, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
-			return in, nil
-		}
-		if err != nil {
-			return in, wire.BodyError(err)
-		}
-		switch part.FormName() {
+	for _, part := range f.Parts {
+		switch part.Name {
 		case "file":
-			// Read one byte past the limit: a larger file is refused without reading the rest.
-			// Read into one buffer of the body's size at most: growing one
-			// would leave copies of the file behind.
-			var buf bytes.Buffer
-			buf.Grow(int(min(max(c.Request.ContentLength, 0), sim.MaxImageBytes+1)))
-			if _, err := buf.ReadFrom(io.LimitReader(part, sim.MaxImageBytes+1)); err != nil {
-				return in, wire.BodyError(err)
+			if len(part.Data) > sim.MaxImageBytes {
+				return up, wire.FileTooLarge()
 			}
-			data := buf.Bytes()
-			if len(data) > sim.MaxImageBytes {
-				return in, wire.FileTooLarge()
+			if part.Err != nil {
+				return up, wire.BodyError(part.Err)
 			}
-			in.Data, in.FileName = data, part.FileName()
+			up.Data, up.FileName = part.Data, part.FileName
 		case "image_url", "title":
-			b, err := io.ReadAll(io.LimitReader(part, 20<<20))
-			if err != nil {
-				return in, wire.BodyError(err)
+			if part.Err != nil {
+				return up, wire.BodyError(part.Err)
 			}
-			if part.FormName() == "title" {
-				in.Title = string(b)
+			if part.Name == "title" {
+				up.Title = string(part.Data)
 			} else {
-				in.ImageURL = string(b)
+				up.ImageURL = string(part.Data)
+			}
+		default:
+			if part.Err != nil {
+				return up, wire.BodyError(part.Err)
 			}
 		}
 	}
+	if f.Err != nil && !errors.Is(f.Err, io.EOF) {
+		return up, wire.BodyError(f.Err)
+	}
+	return up, nil
 }

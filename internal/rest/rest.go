@@ -5,12 +5,14 @@
 package rest
 
 import (
+	"context"
 	"encoding/base64"
 	"mime"
 	"net/http"
 	"strings"
 	"sync"
 
+	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/ops"
@@ -25,13 +27,15 @@ const BasePath = wire.BasePath
 // Front serves the REST API of one server.
 type Front struct {
 	env      *edge.Env
-	document []byte // openapi.json, served at /api/v1/openapi.json
-	etags    etags  // of files served
+	ops      *ops.Env // the operations' pipeline
+	document []byte   // openapi.json, served at /api/v1/openapi.json
+	etags    etags    // of files served
 }
 
-// New returns the REST front of a server; document is openapi.json.
-func New(env *edge.Env, document []byte) *Front {
-	return &Front{env: env, document: document}
+// New returns the REST front of a server, which calls the operations
+// through pipeline; document is openapi.json.
+func New(env *edge.Env, pipeline *ops.Env, document []byte) *Front {
+	return &Front{env: env, ops: pipeline, document: document}
 }
 
 const documentOp = "/openapi.json"
@@ -101,31 +105,39 @@ func (f *Front) peek(w *edge.Writer, r *http.Request) *sim.Principal {
 }
 
 // operation runs an operation through the pipeline (ops.Invoke) and
-// writes its answer. What is REST's own: the body cap, applied once the
-// credential is known (a declared length over it is refused without
-// reading the body, and without counting), and the HTTP response.
+// writes its answer. What is REST's own: the parameters from the route and
+// the query string, the body read and decoded once (when the pipeline asks
+// for it, after the gate), the body cap, applied once the credential is
+// known (a declared length over it is refused without reading the body,
+// and without counting), and the HTTP response.
 func (f *Front) operation(w *edge.Writer, r *http.Request, m routes.Match) {
 	env := f.env
-	in := ops.Invocation{Front: "rest", Op: m.Name, RequestID: w.Header().Get("X-Request-Id"),
-		Authorization: r.Header.Get("Authorization"), Request: r, Vars: m.Vars, Header: w.Header(), View: env.View(r), Edge: w}
+	in := ops.Invocation{Ctx: r.Context(), Front: "rest", Op: m.Name, RequestID: w.Header().Get("X-Request-Id"),
+		Authorization: r.Header.Get("Authorization"), Path: m.Vars, Query: r.URL.Query(), Header: w.Header(), View: env.View(r), Faults: w}
 	max, tooBig := f.BodyLimit(r)
 	if r.ContentLength > max {
 		in.TooLarge = tooBig
 	} else {
 		edge.LimitBody(w, r, max, tooBig)
+		if r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
+			in.Body = func() contract.Body {
+				return f.ops.API.ReadBody(m.Name, r.Header.Get("Content-Type"), r.Body, r.ContentLength)
+			}
+		}
 	}
 	var pk *sim.Park
 	if w.CanPark(r) {
 		// A long poll's wait is parked instead of holding this goroutine.
 		pk = &sim.Park{}
-		in.Request = r.WithContext(sim.WithPark(r.Context(), pk))
+		in.Ctx = sim.WithPark(in.Ctx, pk)
 	}
-	f.answer(w, &in, ops.Invoke(env, &in), pk)
+	f.answer(w, &in, ops.Invoke(f.ops, &in), pk)
 }
 
 // answer writes what the operation answered; a call whose wait was parked
-// is handed over to the edge, which serves it again (ops.Resume) when there
-// is something to look at, and again until it is answered.
+// is handed over to the edge, which serves it again (ops.Resume) with the
+// request's context as it then is, when there is something to look at,
+// and again until it is answered.
 func (f *Front) answer(w *edge.Writer, in *ops.Invocation, res *ops.Result, pk *sim.Park) {
 	defer res.Release()
 	if res.Parked {
@@ -134,9 +146,9 @@ func (f *Front) answer(w *edge.Writer, in *ops.Invocation, res *ops.Result, pk *
 		// on the caller's stack.
 		held := new(ops.Invocation)
 		*held = *in
-		w.Park(held.Request, pk, func(w *edge.Writer, r *http.Request) {
-			held.Request = r
-			f.answer(w, held, ops.Resume(f.env, held, first), pk)
+		w.Park(held.Ctx, pk, func(w *edge.Writer, ctx context.Context) {
+			held.Ctx = ctx
+			f.answer(w, held, ops.Resume(f.ops, held, first), pk)
 		})
 		return
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/internal/ops"
 	"github.com/mediamock/mediamock/internal/testkit"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
@@ -49,7 +50,9 @@ func newRig(t *testing.T) *rig {
 		Journal: journal.New(100, 4096), Journals: journal.NewRings(10, 4096), Coverage: &journal.Counts{FaultKinds: fault.Kinds},
 		Log: slog.New(slog.DiscardHandler), WallClock: time.Now, Stop: context.Background(),
 		Sleep: func(context.Context, time.Duration) {}, MaxBodyBytes: 1 << 20, ListenURL: "http://127.0.0.1:9"}
-	return &rig{f: New(env, spec.OpenAPI), env: env}
+	pipeline := &ops.Env{Eng: eng, Gate: env.Gate, Rules: env.Rules, API: api, Coverage: env.Coverage, Log: env.Log,
+		Stop: env.Stop, Delay: env.Delay, MaxBodyBytes: env.MaxBodyBytes, OwnFileURL: env.IsOwnFile}
+	return &rig{f: New(env, pipeline, spec.OpenAPI), env: env}
 }
 
 // do serves a request from a local client (Host localhost).
@@ -130,7 +133,7 @@ func TestRouterAnswers(t *testing.T) {
 			assert.Equal(t, tt.status, rec.Code, "%s", rec.Body)
 			assert.Equal(t, tt.code, errorCode(t, rec))
 			for k, v := range tt.header {
-				assert.Equal(t, v, edge.HeaderValue(rec.Header(), k), k)
+				assert.Equal(t, v, wire.HeaderValue(rec.Header(), k), k)
 			}
 		})
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/mcp"
 	"github.com/mediamock/mediamock/internal/oauth"
+	"github.com/mediamock/mediamock/internal/ops"
 	"github.com/mediamock/mediamock/internal/rest"
 	"github.com/mediamock/mediamock/internal/wire"
 )
@@ -43,6 +44,7 @@ type Config struct {
 // edge by.
 type Fronts struct {
 	env  *edge.Env
+	ops  *ops.Env // the operations' pipeline, which REST and MCP call
 	rest *rest.Front
 	ctl  *control.Front
 	ui   *dashboard.Front
@@ -80,7 +82,8 @@ var (
 
 // New makes the fronts of env (but the MCP one, made on first use).
 func New(env *edge.Env, c Config) *Fronts {
-	f := &Fronts{env: env, rest: rest.New(env, c.Service), ctl: control.New(env, c.Plane, c.Control),
+	pipeline := Pipeline(env)
+	f := &Fronts{env: env, ops: pipeline, rest: rest.New(env, pipeline, c.Service), ctl: control.New(env, c.Plane, c.Control),
 		ui: dashboard.New(env), auth: oauth.New(env), caPath: c.CAPath, loadCtl: c.LoadControl, plane: c.Plane}
 	// MCP checks its tool results itself: its HTTP bodies are JSON-RPC.
 	f.mcpDoor = edge.Door{Front: "mcp", Journaled: true, Faults: true, BodyLimit: env.BodyCap}
@@ -93,6 +96,15 @@ func New(env *edge.Env, c Config) *Fronts {
 		c.Plane.SandboxDeleted = f.auth.ForgetSandbox
 	}
 	return f
+}
+
+// Pipeline is the operations' pipeline of a server whose edge is env: the
+// same engine, gate, contract, fault rules, coverage and log; the edge's
+// Delay for the latency of a call no edge carries; its own-file check for
+// the image sources that may be the server's own files.
+func Pipeline(env *edge.Env) *ops.Env {
+	return &ops.Env{Eng: env.Eng, Gate: env.Gate, Rules: env.Rules, API: env.API, Coverage: env.Coverage, Log: env.Log,
+		Strict: env.Strict, Stop: env.Stop, Delay: env.Delay, MaxBodyBytes: env.MaxBodyBytes, OwnFileURL: env.IsOwnFile}
 }
 
 // ServeHTTP serves a request: every request passes the edge, then the
@@ -139,7 +151,7 @@ func (f *Fronts) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // MCP is the MCP front, made on first use.
 func (f *Fronts) MCP() (*mcp.Front, error) {
 	f.mcpOnce.Do(func() {
-		f.mcp, f.mcpErr = mcp.New(f.env)
+		f.mcp, f.mcpErr = mcp.New(f.env, f.ops)
 		if f.mcpErr == nil {
 			f.mcpLive.Store(f.mcp)
 		}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/mediamock/mediamock/sim"
 )
@@ -36,8 +37,18 @@ func DecodeJSONSized(body io.Reader, size int64, v any) error {
 	return UnmarshalJSON(buf.Bytes(), v)
 }
 
+// decodes counts the documents UnmarshalJSON decoded (Decodes).
+var decodes atomic.Uint64
+
+// Decodes is how many JSON documents DecodeJSON, DecodeJSONSized and
+// UnmarshalJSON have decoded in the process: a test holds the operations'
+// pipeline to decoding none (their bodies are decoded once, by the
+// contract, and bound).
+func Decodes() uint64 { return decodes.Load() }
+
 // UnmarshalJSON decodes exactly one JSON value of data into v, like DecodeJSON.
 func UnmarshalJSON(data []byte, v any) error {
+	decodes.Add(1)
 	invalid := func(reason string) error {
 		return &sim.Error{Kind: sim.EINVALID, Code: "invalid_json", Message: "The body is not valid JSON: " + reason + "."}
 	}

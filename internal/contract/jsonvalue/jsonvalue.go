@@ -1,4 +1,16 @@
-package contract
+// Package jsonvalue decodes a JSON document into the value encoding/json
+// makes of it in an any (maps, slices, float64, string, bool, nil), the
+// value the contract validates a request's body as. It is a shortcut beside
+// its plain fallback, json.Unmarshal, which it gives the same values and
+// errors (FuzzDecode holds it to that), and which it calls for any document
+// that is not valid JSON or holds a number float64 cannot hold.
+//
+// It earns its place by its benchmark (BenchmarkDecode): a string without
+// escapes shares the document's bytes instead of being copied (an upload's
+// 10 MB data URI is not held twice: about 400 B allocated against 10 MB),
+// and a creation's body decodes in about three quarters of the time, with
+// 12 allocations against 19.
+package jsonvalue
 
 import (
 	"encoding/json"
@@ -7,16 +19,15 @@ import (
 	"unsafe"
 )
 
-// decodeAny decodes a JSON document as json.Unmarshal does into an any
-// (maps, slices, float64, string, bool, nil), for the validator to judge.
-// A string without escapes shares the document's bytes instead of being
+// Decode decodes a JSON document as json.Unmarshal does into an any. A
+// string without escapes shares the document's bytes instead of being
 // copied: a 10 MB data URI is judged without a second 10 MB string. data
 // must not change while the value is in use; a request body read whole
-// (Body) does not.
+// does not.
 //
 // A document that is not valid JSON, or holds a number float64 cannot
 // hold, is decoded by json.Unmarshal, for its errors.
-func decodeAny(data []byte) (any, error) {
+func Decode(data []byte) (any, error) {
 	if !json.Valid(data) {
 		var v any
 		return v, json.Unmarshal(data, &v)

@@ -1,4 +1,15 @@
-package contract
+// Package quick is the validator's fast path: it accepts, without the
+// general validator (contract.Validate), the parameters of an operation
+// that takes no body and only simple parameters, when they are certainly
+// valid. It answers yes or "ask the validator", never no: every refusal and
+// its message come from the validator, the plain path it falls back to.
+//
+// It earns its place by its benchmark (BenchmarkParameters): the validator
+// parses each parameter and visits its schema (kin-openapi's VisitJSON),
+// about 330 ns and 3 allocations for a list page's limit, 800 ns and 9 for
+// a filtered page, 500 ns and 6 for a long poll; the fast path takes 30 to
+// 65 ns and none (5% of a list page served whole).
+package quick
 
 import (
 	"net/url"
@@ -9,18 +20,16 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// quickCheck accepts, without the general validator, a request of an
+// Check accepts, without the general validator, the parameters of an
 // operation that has no body and only simple parameters: integers with
-// bounds, strings with an enum or lengths. It is a fast path
-// for the common case only: it answers yes or "ask the validator", never
-// no, so every refusal and its message still come from one place. A
-// value it is not sure of (empty, repeated, not plain decimal, a format)
-// goes to the validator.
-type quickCheck struct {
-	params []quickParam
+// bounds, strings with an enum or lengths. A value it is not sure of
+// (empty, repeated, not plain decimal, a format) goes to the validator.
+type Check struct {
+	params []param
 }
 
-type quickParam struct {
+// param is one parameter the check judges.
+type param struct {
 	name     string
 	in       string // query or path
 	required bool
@@ -31,13 +40,13 @@ type quickParam struct {
 	maxLen   *uint64
 }
 
-// newQuickCheck builds the fast path of an operation, or nil when the
-// operation has a body or a parameter it does not cover.
-func newQuickCheck(op *openapi3.Operation, item *openapi3.PathItem) *quickCheck {
+// New builds the fast path of an operation, or nil when the operation has
+// a body or a parameter it does not cover.
+func New(op *openapi3.Operation, item *openapi3.PathItem) *Check {
 	if op.RequestBody != nil {
 		return nil
 	}
-	q := &quickCheck{}
+	q := &Check{}
 	params := append(slices.Clone(item.Parameters), op.Parameters...)
 	for _, ref := range params {
 		p := ref.Value
@@ -49,12 +58,12 @@ func newQuickCheck(op *openapi3.Operation, item *openapi3.PathItem) *quickCheck 
 			p.AllowEmptyValue || p.AllowReserved {
 			return nil
 		}
-		qp, ok := quickParamOf(p.Name, p.In, p.Required, p.Schema.Value)
+		qp, ok := paramOf(p.Name, p.In, p.Required, p.Schema.Value)
 		if !ok {
 			return nil
 		}
 		// A path item's parameter is overridden by the operation's.
-		if i := slices.IndexFunc(q.params, func(o quickParam) bool { return o.name == qp.name && o.in == qp.in }); i >= 0 {
+		if i := slices.IndexFunc(q.params, func(o param) bool { return o.name == qp.name && o.in == qp.in }); i >= 0 {
 			q.params[i] = qp
 			continue
 		}
@@ -63,8 +72,8 @@ func newQuickCheck(op *openapi3.Operation, item *openapi3.PathItem) *quickCheck 
 	return q
 }
 
-func quickParamOf(name, in string, required bool, s *openapi3.Schema) (quickParam, bool) {
-	qp := quickParam{name: name, in: in, required: required}
+func paramOf(name, in string, required bool, s *openapi3.Schema) (param, bool) {
+	qp := param{name: name, in: in, required: required}
 	if s.Format != "" && s.Format != "int64" && s.Format != "int32" ||
 		len(s.OneOf)+len(s.AnyOf)+len(s.AllOf) > 0 || s.Not != nil || s.MultipleOf != nil ||
 		s.ExclusiveMin.IsSet() || s.ExclusiveMax.IsSet() || s.Nullable || s.Const != nil {
@@ -108,17 +117,13 @@ func tighter(bound *float64, v float64, lower bool) *float64 {
 	return bound
 }
 
-// Accepts reports whether a request of an operation without a body
-// certainly passes ValidateRequest, judging its path variables and query
-// alone; false means ValidateRequest must judge it (and says why).
-func (c *Contract) Accepts(opID string, vars map[string]string, query url.Values) bool {
-	q := c.quick[opID]
-	return q != nil && query != nil && q.accepts(vars, query)
-}
-
-// accepts reports whether the request's parameters certainly pass the
-// operation's rules; false means the validator must judge them.
-func (q *quickCheck) accepts(vars map[string]string, query url.Values) bool {
+// Accepts reports whether an operation's path variables and query
+// certainly pass the validator; false means the validator must judge them
+// (and says why).
+func (q *Check) Accepts(vars map[string]string, query url.Values) bool {
+	if q == nil || query == nil {
+		return false
+	}
 	for i := range q.params {
 		p := &q.params[i]
 		var v string
@@ -148,7 +153,7 @@ func (q *quickCheck) accepts(vars map[string]string, query url.Values) bool {
 	return true
 }
 
-func (p *quickParam) accepts(v string) bool {
+func (p *param) accepts(v string) bool {
 	if v == "" {
 		return false
 	}
