@@ -103,7 +103,7 @@ func TestTransportFaultsReachARealClient(t *testing.T) {
 	}
 	assert.Equal(t, 2, met["reset"])
 	assert.Equal(t, 1, met["truncate"])
-	assert.Len(t, cov.FailurePaths, len(fault.RequestKinds), "every kind that strikes requests is listed, met or not")
+	assert.Len(t, cov.FailurePaths, len(fault.RequestKinds()), "every kind that strikes requests is listed, met or not")
 	assert.Equal(t, 0, met["mcp_session_expire"])
 
 	// The server's answers go on.

@@ -180,7 +180,7 @@ func New(o Options) (*Server, error) {
 		return nil, err
 	}
 	s.env = &edge.Env{Eng: s.eng, Gate: gate.New(s.eng), Rules: rules, API: api,
-		Journal: journal.New(o.JournalSize, o.JournalBodyBytes), Coverage: &journal.Counts{FaultKinds: fault.RequestKinds}, Log: log,
+		Journal: journal.New(o.JournalSize, o.JournalBodyBytes), Coverage: &journal.Counts{FaultKinds: fault.RequestKinds()}, Log: log,
 		WallClock: o.WallClock, Stop: s.stop, Sleep: sleep, PublicURL: o.PublicURL, MaxBodyBytes: o.MaxBodyBytes,
 		Strict: o.Strict, Evolve: o.Evolve, ControlToken: o.ControlToken, AllowedHosts: allowedHosts(o),
 		MaxMCPSessions: o.MaxMCPSessions, MaxMCPWorkspaceSessions: o.MaxMCPWorkspaceSessions, MCPMaxWait: o.MCPMaxWait,
@@ -191,7 +191,7 @@ func New(o Options) (*Server, error) {
 		Journals: s.env.Journals, Coverage: s.env.Coverage, Operations: operations(api), Start: resetStart, WallClock: o.WallClock,
 		MaxSandboxes: o.MaxSandboxes, ControlToken: o.ControlToken, Stop: s.stop}
 	s.env.Metrics = metrics.New(metricOperations(api), metrics.Sources{
-		Engine: s.eng, Faults: rules, JournalWaits: s.env.Journal.Waiting, FaultKinds: fault.KindNames(), HeaderKinds: fault.RequestKinds,
+		Engine: s.eng, Faults: rules, JournalWaits: s.env.Journal.Waiting, FaultKinds: fault.Kinds(), HeaderKinds: fault.RequestKinds(),
 		MCPSessions: func() int { return s.fronts.MCPSessions() }})
 	if err := s.plane.AdoptLegacyFaults(); err != nil { // an older state file's
 		s.closeListener()

@@ -203,7 +203,7 @@ func (t *tx) targets(v *Violations, accounts []SocialAccount, req PublicationReq
 }
 
 // platformFails reports whether a delivery to platform fails: the
-// caption's markers ask for it, or a platform_failure rule (Fates).
+// caption's markers ask for it, or a fault rule does (Fates.PlatformFails).
 func (t *tx) platformFails(ws uint64, magic []string, platform string) bool {
 	for _, p := range magic {
 		if p == "all" || p == platform {
@@ -214,8 +214,8 @@ func (t *tx) platformFails(ws uint64, magic []string, platform string) bool {
 }
 
 // accountDisconnected reports whether a delivery to account finds it
-// disconnected: the caption's markers name it (by id or platform), or an
-// account_disconnected rule does (Fates).
+// disconnected: the caption's markers name it (by id or platform), or a
+// fault rule does (Fates.AccountDisconnected).
 func (t *tx) accountDisconnected(ws uint64, magic []string, a SocialAccount) bool {
 	for _, m := range magic {
 		if m == a.Platform || m == strconv.FormatUint(a.ID, 10) {

@@ -131,7 +131,7 @@ type Job struct {
 	FailStage string   `json:"fail_stage,omitempty"`
 	Failure   *Problem `json:"failure,omitempty"`
 	// FailOutputs is how many of a generation's outputs fail when it
-	// completes (output_failure), each refunded.
+	// completes (Fates.FailedOutputs), each refunded.
 	FailOutputs int    `json:"fail_outputs,omitempty"`
 	Due         []byte `json:"due,omitempty"` // key of its pending event
 	CreatedAt   Stamp  `json:"created_at"`

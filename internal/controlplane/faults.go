@@ -86,7 +86,7 @@ func (p *Plane) DeleteFaultRule(ws uint64, id string) error {
 }
 
 // FailNext makes the next rule.Count jobs of scope ws that match it fail: a
-// job_failure rule spent after that many.
+// rule of fault.JobFailure spent after that many.
 func (p *Plane) FailNext(ws uint64, rule controlapi.FailRule) error {
 	if rule.Count <= 0 {
 		return problem.InvalidError([]problem.Violation{{In: "body", Field: "count", Reason: "must be at least 1"}})
@@ -95,8 +95,8 @@ func (p *Plane) FailNext(ws uint64, rule controlapi.FailRule) error {
 		FailStage: rule.Stage, Code: rule.Code, First: rule.Count})
 }
 
-// SetFailureRate makes the failure_rate rule of scope ws, which stands in
-// for every model's and effect's rate; nil removes it.
+// SetFailureRate makes the scope's one rule of fault.FailureRate, which
+// stands in for every model's and effect's rate; nil removes it.
 func (p *Plane) SetFailureRate(ws uint64, rate *float64) error {
 	every := func(fault.Spec) bool { return true }
 	if rate == nil {
@@ -108,7 +108,7 @@ func (p *Plane) SetFailureRate(ws uint64, rate *float64) error {
 }
 
 // FailPlatform makes every delivery of scope ws to a platform ("all" for
-// every one) fail, a platform_failure rule; fail false removes it.
+// every one) fail, a rule of fault.PlatformFailure; fail false removes it.
 func (p *Plane) FailPlatform(ws uint64, platform string, fail bool) error {
 	spec := fault.Spec{Kind: fault.PlatformFailure, Platform: platform}
 	if err := fault.Validate(&spec, "path", p.Service.Has); err != nil {

@@ -29,7 +29,7 @@ func newPlane(t *testing.T, controlToken string) *Plane {
 	eng := testkit.Engine(t)
 	rules := fault.NewSet(0)
 	return &Plane{Eng: eng, Rules: rules, Service: api, Document: testkit.ControlContract, Journal: journal.New(100, 4096),
-		Journals: journal.NewRings(10, 4096), Coverage: &journal.Counts{FaultKinds: fault.Kinds}, WallClock: time.Now,
+		Journals: journal.NewRings(10, 4096), Coverage: &journal.Counts{FaultKinds: fault.Kinds()}, WallClock: time.Now,
 		ControlToken: controlToken, Stop: context.Background()}
 }
 

@@ -21,12 +21,13 @@ import (
 // faultKind is a row of control.json's FaultSpec x-fault-kinds, the table
 // the dashboard's rule form is built from.
 type faultKind struct {
-	Name    string   `json:"-"`
-	Stage   string   `json:"stage"`
-	Classes []string `json:"classes"`
-	Params  []string `json:"params"`
-	Targets []string `json:"targets"`
-	Doc     string   `json:"doc"`
+	Name     string   `json:"-"`
+	Stage    string   `json:"stage"`
+	Classes  []string `json:"classes"`
+	Params   []string `json:"params"`
+	Required []string `json:"required"`
+	Targets  []string `json:"targets"`
+	Doc      string   `json:"doc"`
 }
 
 // fieldSchema is the schema of a field of a FaultSpec.
@@ -37,6 +38,34 @@ type fieldSchema struct {
 	Default any      `json:"default"`
 	Minimum *float64 `json:"minimum"`
 	Maximum *float64 `json:"maximum"`
+}
+
+// example is a value the schema takes, made from its facts: a value of its
+// enum other than its default, its default, its minimum (or 1 when it has
+// none and its maximum allows it), false for a boolean; nil when the facts
+// say too little (a string without an enum).
+func (s fieldSchema) example() any {
+	switch {
+	case len(s.Enum) > 0:
+		for _, v := range s.Enum {
+			if v != s.Default {
+				return v
+			}
+		}
+		return s.Enum[0]
+	case s.Type == "boolean":
+		return false
+	case s.Default != nil:
+		return s.Default
+	case s.Type == "integer" || s.Type == "number":
+		if s.Minimum != nil && *s.Minimum > 0 {
+			return *s.Minimum
+		}
+		if s.Maximum == nil || *s.Maximum >= 1 {
+			return 1
+		}
+	}
+	return nil
 }
 
 // faultDocument reads control.json's FaultSpec: the kinds, in the
@@ -157,9 +186,12 @@ func TestDashboardFaultRuleFormMatchesTheServer(t *testing.T) {
 		"min_ms": 1, "max_ms": 2, "median_ms": 1, "sigma": 0.5, "status": 503, "ttl_seconds": 60, "expired_status": 404, "retry_after_seconds": 2,
 		"fields": false, "enums": false, "headers": false, "reorder": false,
 		"model": "imagen-4", "stage": "queued", "code": "content_policy", "rate": 0.5, "platform": "instagram", "at": "processing", "outputs": 2, "social_account_id": 1}
+	// A parameter without a sample here takes one made from its schema.
 	for p := range params {
-		if p != "distribution" {
-			require.Contains(t, sample, p, "a sample value of the parameter %s, for this test", p)
+		if _, ok := sample[p]; !ok && p != "distribution" {
+			v := props[p].example()
+			require.NotNil(t, v, "a sample value of the parameter %s, for this test, or a schema that makes one (an enum, a default, bounds)", p)
+			sample[p] = v
 		}
 	}
 	needs := map[string]map[string]any{"slow_body": {"bytes_per_second": 100}, "status": {"status": 503},
@@ -181,6 +213,17 @@ func TestDashboardFaultRuleFormMatchesTheServer(t *testing.T) {
 			require.Equal(t, http.StatusOK, cleared.StatusCode)
 		}
 		return resp.StatusCode, out
+	}
+	// What a kind needs beyond what it requires is written above; a kind
+	// that needs only its required parameters (x-fault-kinds) takes their
+	// samples.
+	for _, k := range kinds {
+		if _, ok := needs[k.Name]; !ok && len(k.Required) > 0 {
+			needs[k.Name] = map[string]any{}
+			for _, p := range k.Required {
+				needs[k.Name][p] = sample[p]
+			}
+		}
 	}
 	with := func(kind string, extra map[string]any) map[string]any {
 		out := map[string]any{"kind": kind}

@@ -120,7 +120,7 @@ func (env *Env) ViewOf(host string, tls bool) wire.View {
 		}
 		v.Base = scheme + "://" + host
 	}
-	if env.Rules.HasKind(fault.FileExpiry) {
+	if env.Rules.HasStage(fault.Access) {
 		v.Sign = env.signFile
 	}
 	return v

@@ -19,7 +19,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mediamock/mediamock/internal/evolve"
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/metrics"
@@ -117,8 +116,8 @@ func truncate(s string, n int) string {
 }
 
 // Abort breaks the connection once the handler is done, without a
-// complete answer: a fault the front decided (the call stage's
-// mcp_stream_drop, where no stream can be closed for it).
+// complete answer: a fault the front decided (one of the call stage that
+// drops a stream, where no stream can be closed for it).
 func (w *Writer) Abort() { w.faults.abort.Store(true) }
 
 // met records a fault the request met, for the journal and the coverage.
@@ -158,18 +157,19 @@ func (w *Writer) NoFaults() {
 }
 
 // Admission is the admit stage of a request (an operation's call, or a
-// file's download): a status fault that answers instead, or nil.
+// file's download): a fault whose kind forces the answer (Hit.Admit), or
+// nil.
 func (w *Writer) Admission(req fault.Request) *fault.Hit { return w.pick(fault.Admit, req) }
 
-// SessionFault is the session stage of an MCP request, as it arrives:
-// the server unavailable, or its session ended (session: the request
-// names one).
+// SessionFault is the session stage of an MCP request, as it arrives
+// (session: the request names one): a fault the MCP front applies
+// (Hit.Session), or nil.
 func (w *Writer) SessionFault(session bool) *fault.Hit {
 	return w.pick(fault.Session, fault.Request{Session: session})
 }
 
 // CallFault is the call stage of an MCP tool call of op by workspace ws:
-// its stream dropped before its result.
+// a fault the MCP front applies to the call (Hit.Call), or nil.
 func (w *Writer) CallFault(op string, ws uint64) *fault.Hit {
 	return w.pick(fault.Call, fault.Request{Operation: op, Workspace: ws})
 }
@@ -198,7 +198,7 @@ func (w *Writer) pick(p fault.Stage, req fault.Request) *fault.Hit {
 		ws = w.faultWorkspace()
 	}
 	var h *fault.Hit
-	if hd := w.faults.header; hd != nil && fault.Point(hd.Kind) == p {
+	if hd := w.faults.header; hd != nil && hd.Stage() == p {
 		if hd.Strikes(req) {
 			h = hd
 		}
@@ -209,14 +209,14 @@ func (w *Writer) pick(p fault.Stage, req fault.Request) *fault.Hit {
 	return h
 }
 
-// Delay waits the latency a hit of kind latency draws (nil: none), until
-// ctx ends or the server begins to stop, and returns it: every injected
-// latency is applied here.
+// Delay waits the latency a hit of the delay stage draws (nil: none),
+// until ctx ends or the server begins to stop, and returns it: every
+// injected latency is applied here.
 func (env *Env) Delay(ctx context.Context, h *fault.Hit) time.Duration {
 	if h == nil {
 		return 0
 	}
-	d := h.LatencyOf()
+	d := h.Delay()
 	ctx, cancel := env.UntilStop(ctx)
 	env.Sleep(ctx, d)
 	cancel()
@@ -257,41 +257,44 @@ func (w *Writer) decideFaults() {
 	st.mu.Unlock()
 }
 
-// evolveHeld applies the evolve hit the answer met to the held answer:
-// its JSON body (and the journal's copy of it) and its headers. The
+// evolveHeld applies the shape hit the answer met (evolve) to the held
+// answer: its body (and the journal's copy of it) and its headers. The
 // simulation's state never sees it.
 func (w *Writer) evolveHeld() {
-	st := &w.faults
-	h := st.evolve
-	if h == nil {
-		return
+	if h := w.faults.evolve; h != nil {
+		w.faults.evolved = h.Shape(heldAnswer{w})
 	}
-	o := evolve.Options{Fields: fault.Evolves(h.Fields), Enums: fault.Evolves(h.Enums),
-		Headers: fault.Evolves(h.Headers), Reorder: fault.Evolves(h.Reorder)}
-	head, rng := w.Header(), h.Draws()
-	if mt, _, _ := strings.Cut(head.Get("Content-Type"), ";"); mt == "application/json" && st.held.Len() > 0 {
-		body, added := evolve.Body(st.held.Bytes(), w.status, o, rng)
-		st.held.Reset()
-		st.held.Write(body)
-		head.Set("Content-Length", strconv.Itoa(len(body)))
-		if w.resCapture != nil {
-			w.resCapture.Replace(body)
-		}
-		st.evolved = added
+}
+
+// heldAnswer is the answer held back, as a kind of the shape or deliver
+// stage reads and changes it.
+type heldAnswer struct{ w *Writer }
+
+func (a heldAnswer) Status() int         { return a.w.status }
+func (a heldAnswer) Header() http.Header { return a.w.Header() }
+func (a heldAnswer) Body() []byte        { return a.w.faults.held.Bytes() }
+
+func (a heldAnswer) SetBody(body []byte) {
+	st := &a.w.faults
+	st.held.Reset()
+	st.held.Write(body)
+	a.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	if a.w.resCapture != nil {
+		a.w.resCapture.Replace(body)
 	}
-	st.evolved = append(st.evolved, evolve.Headers(head, o, rng)...)
 }
 
 // finishFaults sends an answer held for a delivery fault, broken as the
-// fault says; a front's abort breaks the connection.
+// fault's kind breaks it; a front's abort closes the connection with no
+// answer.
 func (w *Writer) finishFaults() {
 	st := &w.faults
-	if st.abort.Load() && st.deliver == nil {
-		st.deliver = &fault.Hit{Spec: fault.Spec{Kind: fault.EmptyReply}}
+	abort := st.abort.Load() && st.deliver == nil
+	if abort {
 		st.held.Reset()
 	}
 	h := st.deliver
-	if h == nil {
+	if h == nil && !abort {
 		if st.holding && w.wroteHeader {
 			w.ResponseWriter.WriteHeader(w.status)
 			w.ResponseWriter.Write(st.held.Bytes())
@@ -302,27 +305,109 @@ func (w *Writer) finishFaults() {
 	if status == 0 {
 		status = http.StatusOK
 	}
-	body := st.held.Bytes()
 	head := w.Header()
-	head.Set("Content-Length", strconv.Itoa(len(body)))
+	head.Set("Content-Length", strconv.Itoa(st.held.Len()))
 	head.Del("Transfer-Encoding")
-	if h.Kind == fault.SlowBody {
-		w.slowBody(status, body, h.BytesPerSecond)
+	d := &delivery{heldAnswer: heldAnswer{w}, status: status}
+	defer d.end()
+	if abort {
+		d.Close()
 		return
 	}
-	var sent []byte
-	switch h.Kind {
-	case fault.Truncate, fault.FileTruncate, fault.Reset:
-		cut := h.Cut(int64(len(body)))
-		if h.Kind != fault.Reset || cut > 0 {
-			head.Set("Connection", "close")
-			sent = append(rawHead(status, head), body[:cut]...)
-		}
-	case fault.Garbage:
-		sent = h.GarbageBytes()
+	h.Deliver(d)
+}
+
+// delivery is the held answer and its connection, as a kind of the
+// deliver stage breaks them: the connection is taken from net/http (or
+// the in-memory transport's Breaker) at the first raw byte or end.
+type delivery struct {
+	heldAnswer
+	status  int
+	breaker Breaker
+	conn    net.Conn
+	buf     *bufio.ReadWriter
+	taken   bool
+	ended   bool
+}
+
+func (d *delivery) Status() int { return d.status }
+
+// take takes the connection, once; one that cannot be taken (HTTP/2) is
+// aborted, which resets its stream.
+func (d *delivery) take() {
+	if d.taken {
+		return
 	}
-	w.sentBytes = int64(len(sent))
-	breakConnection(w.ResponseWriter, h.Kind, status, head, sent)
+	d.taken = true
+	if b, ok := unwrapBreaker(d.w.ResponseWriter); ok {
+		d.breaker = b
+		return
+	}
+	conn, buf, err := http.NewResponseController(d.w.ResponseWriter).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	d.conn, d.buf = conn, buf
+}
+
+func (d *delivery) Cut(n int64) {
+	body := d.Body()
+	d.Header().Set("Connection", "close")
+	d.Send(append(rawHead(d.status, d.Header()), body[:min(max(n, 0), int64(len(body)))]...))
+}
+
+func (d *delivery) Send(raw []byte) {
+	d.take()
+	d.w.sentBytes += int64(len(raw))
+	if d.breaker != nil {
+		d.breaker.Send(raw)
+		return
+	}
+	if len(raw) > 0 {
+		_, _ = d.buf.Write(raw)
+		_ = d.buf.Flush()
+	}
+}
+
+func (d *delivery) Trickle(bytesPerSecond int64) {
+	d.ended = true // the answer goes whole, on the connection net/http keeps
+	d.w.slowBody(d.status, d.Body(), bytesPerSecond)
+}
+
+func (d *delivery) Close() { d.finish(false) }
+func (d *delivery) Reset() { d.finish(true) }
+
+// finish ends the connection: reset sends a TCP RST, a close a FIN.
+func (d *delivery) finish(reset bool) {
+	if d.ended {
+		return
+	}
+	d.take()
+	d.ended = true
+	if d.breaker != nil {
+		d.breaker.Break(reset)
+		return
+	}
+	defer d.conn.Close()
+	if reset {
+		raw := d.conn
+		if tc, ok := raw.(*tls.Conn); ok {
+			// Over https the reset cuts the TCP connection under TLS,
+			// with no close_notify before it.
+			raw = tc.NetConn()
+		}
+		if tcp, ok := raw.(*net.TCPConn); ok {
+			_ = tcp.SetLinger(0)
+			_ = tcp.Close()
+		}
+	}
+}
+
+// end closes a connection a kind took and left open.
+func (d *delivery) end() {
+	if d.taken && !d.ended {
+		d.Close()
+	}
 }
 
 // slowBody sends the answer at bytesPerSecond, in chunks ten times a second.
@@ -356,40 +441,11 @@ func rawHead(status int, h http.Header) []byte {
 }
 
 // Breaker is a ResponseWriter that breaks its exchange by itself, without
-// a connection to hijack (the in-memory transport).
+// a connection to hijack (the in-memory transport): Send is what reaches
+// the client, Break how the connection ends (reset, or closed).
 type Breaker interface {
-	Break(kind string, status int, h http.Header, sent []byte)
-}
-
-// breakConnection takes the connection from net/http, writes sent and ends
-// it: reset sends a TCP RST, every other kind closes it. A connection that
-// cannot be taken (HTTP/2) is aborted, which resets its stream.
-func breakConnection(rw http.ResponseWriter, kind string, status int, h http.Header, sent []byte) {
-	if b, ok := unwrapBreaker(rw); ok {
-		b.Break(kind, status, h, sent)
-		return
-	}
-	conn, buf, err := http.NewResponseController(rw).Hijack()
-	if err != nil {
-		panic(http.ErrAbortHandler)
-	}
-	defer conn.Close()
-	if len(sent) > 0 {
-		_, _ = buf.Write(sent)
-		_ = buf.Flush()
-	}
-	if kind == fault.Reset {
-		raw := conn
-		if tc, ok := conn.(*tls.Conn); ok {
-			// Over https the reset cuts the TCP connection under TLS,
-			// with no close_notify before it.
-			raw = tc.NetConn()
-		}
-		if tcp, ok := raw.(*net.TCPConn); ok {
-			_ = tcp.SetLinger(0)
-			_ = tcp.Close()
-		}
-	}
+	Send(raw []byte)
+	Break(reset bool)
 }
 
 func unwrapBreaker(rw http.ResponseWriter) (Breaker, bool) {
@@ -406,19 +462,17 @@ func unwrapBreaker(rw http.ResponseWriter) (Breaker, bool) {
 }
 
 // memory transport: a broken exchange is the error a client over TCP meets.
-func (m *memResponse) Break(kind string, status int, h http.Header, sent []byte) {
-	m.broken, m.sent = kind, sent
-}
+func (m *memResponse) Send(raw []byte) { m.sent = append(m.sent, raw...) }
+
+func (m *memResponse) Break(reset bool) { m.broken, m.reset = true, reset }
 
 func (m *memResponse) brokenResponse(r *http.Request) (*http.Response, error) {
-	switch m.broken {
-	case fault.Reset:
-		if len(m.sent) == 0 {
-			return nil, &net.OpError{Op: "read", Net: "tcp", Err: syscallReset}
-		}
-	case fault.EmptyReply:
+	switch {
+	case m.reset && len(m.sent) == 0:
+		return nil, &net.OpError{Op: "read", Net: "tcp", Err: syscallReset}
+	case len(m.sent) == 0:
 		return nil, io.EOF
-	case fault.Garbage:
+	case !bytes.HasPrefix(m.sent, []byte("HTTP/")):
 		return nil, fmt.Errorf("net/http: malformed HTTP response %q", truncate(string(m.sent), 40))
 	}
 	// A head was sent, then part of the body: the body ends early.
@@ -427,7 +481,7 @@ func (m *memResponse) brokenResponse(r *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	end := error(io.ErrUnexpectedEOF)
-	if m.broken == fault.Reset {
+	if m.reset {
 		end = &net.OpError{Op: "read", Net: "tcp", Err: syscallReset}
 	}
 	resp.Body = &brokenBody{r: resp.Body, err: end}
@@ -461,7 +515,7 @@ func (st *faultState) countHeaderFaults(m *metrics.Metrics) (forced bool) {
 		if h.Rule == "header" {
 			m.HeaderFault(h.Kind)
 		}
-		forced = forced || h.Kind == fault.Status
+		forced = forced || h.Stage() == fault.Admit
 	}
 	return forced
 }
@@ -483,11 +537,15 @@ func (st *faultState) journal() (kinds, rules string) {
 // it expires (on the simulated clock, ttl_seconds from now) and a
 // signature of that, so that a client cannot move it.
 func (env *Env) signFile(ref sim.FileRef) string {
-	h := env.Rules.Find(ref.WS, fault.FileExpiry, fault.Request{Class: fault.Files, Modality: fault.ModalityOf(mimeOfExt(ref.Ext))})
+	h := env.Rules.Find(ref.WS, fault.Access, fault.Request{Class: fault.Files, Modality: fault.ModalityOf(mimeOfExt(ref.Ext))})
 	if h == nil {
 		return ""
 	}
-	expires := env.Eng.Clock().Now().Unix() + *h.TTLSeconds
+	at, ok := h.Expiry(env.Eng.Clock().Now())
+	if !ok {
+		return ""
+	}
+	expires := at.Unix()
 	return "?expires=" + strconv.FormatInt(expires, 10) + "&signature=" + env.fileSignature(ref, expires)
 }
 
@@ -515,53 +573,53 @@ func mimeOfExt(ext string) string {
 	return ""
 }
 
-// FileAccess is the access stage of a file's download: the file_expiry
-// fault of its scope (or its own Mock-Fault header). An address that
-// carries an expiry expires then, if its signature holds; one without
-// expires ttl_seconds after the file was made. An expired address is the
-// error to answer with, and the fault is met.
+// FileAccess is the access stage of a file's download: the access-stage
+// rule of its scope (or its own Mock-Fault header). The error to answer
+// with, if the rule's kind refuses the file (an expired address); the rule
+// counts every download it targets, and those it struck; a struck one is
+// met.
 func (w *Writer) FileAccess(ref sim.FileRef, made time.Time) error {
 	var h *fault.Hit
-	if hd := w.faults.header; hd != nil && hd.Kind == fault.FileExpiry {
+	if hd := w.faults.header; hd != nil && hd.Stage() == fault.Access {
 		h = hd
 	} else {
-		h = w.env.Rules.Find(ref.WS, fault.FileExpiry, fault.Request{Class: fault.Files, Modality: w.faults.modality})
+		h = w.env.Rules.Find(ref.WS, fault.Access, fault.Request{Class: fault.Files, Modality: w.faults.modality})
 	}
 	if h == nil {
 		return nil
 	}
-	// The rule counts every download it targets, and those it struck.
-	met := func(struck bool) {
-		if h.Rule != "header" {
-			w.env.Rules.Count(ref.WS, h.Rule, struck)
-		}
-		if struck {
-			w.met(h)
-		}
+	struck, err := h.Access(fileRequest{w: w, ref: ref, made: made})
+	if h.Rule != "header" {
+		w.env.Rules.Count(ref.WS, h.Rule, struck)
 	}
-	now := w.env.Eng.Clock().Now()
-	expires := made.Add(time.Duration(*h.TTLSeconds) * time.Second)
-	q := w.req.URL.Query()
-	if e := q.Get("expires"); e != "" {
-		n, err := strconv.ParseInt(e, 10, 64)
-		if err != nil || !hmac.Equal([]byte(q.Get("signature")), []byte(w.env.fileSignature(ref, n))) {
-			met(true)
-			return &sim.Error{Kind: sim.EFORBIDDEN, Code: "invalid_signature",
-				Message: "The file address's expiry or signature was changed; read the asset again for a fresh address."}
-		}
-		expires = time.Unix(n, 0)
+	if struck {
+		w.met(h)
 	}
-	if !now.After(expires) {
-		met(false)
-		return nil
+	return err
+}
+
+// fileRequest is a file request, as a kind of the access stage judges it.
+type fileRequest struct {
+	w    *Writer
+	ref  sim.FileRef
+	made time.Time
+}
+
+func (f fileRequest) Now() time.Time  { return f.w.env.Eng.Clock().Now() }
+func (f fileRequest) Made() time.Time { return f.made }
+
+// Expiry is the expiry the address carries, held by its signature.
+func (f fileRequest) Expiry() (at time.Time, carried, valid bool) {
+	q := f.w.req.URL.Query()
+	e := q.Get("expires")
+	if e == "" {
+		return time.Time{}, false, false
 	}
-	met(true)
-	if h.ExpiredStatusOr() == http.StatusNotFound {
-		return &sim.Error{Kind: sim.ENOTFOUND, Code: "not_found", Message: "No such file."}
+	n, err := strconv.ParseInt(e, 10, 64)
+	if err != nil || !hmac.Equal([]byte(q.Get("signature")), []byte(f.w.env.fileSignature(f.ref, n))) {
+		return time.Time{}, true, false
 	}
-	return &sim.Error{Kind: sim.EFORBIDDEN, Code: "file_url_expired",
-		Message: "This file address expired at " + sim.FormatTime(expires) + "; read the asset again for a fresh address.",
-		Details: map[string]any{"expired_at": sim.FormatTime(expires)}}
+	return time.Unix(n, 0), true, true
 }
 
 // exchange is what the coverage of failure paths reads of the request.

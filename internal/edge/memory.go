@@ -24,7 +24,7 @@ func (t MemoryTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		r.RemoteAddr = "127.0.0.1:1"
 	}
 	t.Handler.ServeHTTP(rec, r)
-	if rec.broken != "" {
+	if rec.broken {
 		return rec.brokenResponse(r)
 	}
 	return rec.response(r), nil
@@ -35,10 +35,10 @@ type memResponse struct {
 	header http.Header
 	status int
 	body   bytes.Buffer
-	// broken is the kind of fault that broke the exchange; sent what
-	// reached the client before it did.
-	broken string
-	sent   []byte
+	// broken: a fault broke the exchange, resetting the connection or
+	// closing it; sent is what reached the client before it did.
+	broken, reset bool
+	sent          []byte
 }
 
 func (m *memResponse) Header() http.Header { return m.header }

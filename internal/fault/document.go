@@ -9,12 +9,12 @@ import (
 	"strings"
 )
 
-// ControlDocument returns control.json with what the kind table decides
+// ControlDocument returns control.json with what the registry decides
 // written into it: FaultSpec's kind, modality and parameters, FaultRule's
 // (the same, with its id, via, matched and hits), the x-fault-kinds
 // extension the dashboard builds its form from, and the kinds of the
-// coverage's failure paths. Everything else of the
-// document is kept as it is, byte for byte, in its order.
+// coverage's failure paths. Everything else of the document is kept as it
+// is, byte for byte, in its order. go generate ./... writes it.
 func ControlDocument(doc []byte) ([]byte, error) {
 	v, err := decodeOrdered(doc)
 	if err != nil {
@@ -57,7 +57,7 @@ func ControlDocument(doc []byte) ([]byte, error) {
 		props.set(t, v)
 	}
 	for _, p := range params {
-		props.set(p.Name, paramSchema(p))
+		props.set(p.Name, p.schema())
 	}
 	spec.set("properties", props)
 	spec.set("x-fault-kinds", kindsExtension())
@@ -74,7 +74,7 @@ func ControlDocument(doc []byte) ([]byte, error) {
 	via := rp.get("via").(*object)
 	var vias []any
 	var doc2 []string
-	for _, s := range Shorthands {
+	for _, s := range Shorthands() {
 		vias = append(vias, s.Via)
 		doc2 = append(doc2, fmt.Sprintf("`%s` (`%s`: %s)", s.Via, s.Endpoint, s.Doc))
 	}
@@ -94,7 +94,7 @@ func ControlDocument(doc []byte) ([]byte, error) {
 
 	// The coverage's failure paths: one per kind that strikes requests.
 	if kind, ok := schemas.path("Coverage", "properties", "failure_paths", "items", "properties", "kind"); ok {
-		kind.set("enum", anys(RequestKinds))
+		kind.set("enum", anys(RequestKinds()))
 	} else {
 		return nil, errors.New("control.json: Coverage.failure_paths has no kind")
 	}
@@ -109,75 +109,70 @@ func ControlDocument(doc []byte) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// deliveryNote closes the kinds' description.
-var deliveryNote = "The delivery kinds (`reset`, `empty_reply`, `truncate`, `garbage_then_close`) strike after the operation ran: a creation that met one was made, and charged, as when a connection drops in production. The simulation's kinds (" + simulationKinds() + ") strike jobs and deliveries, not requests: a `Mock-Fault` header cannot ask for them."
-
-// simulationKinds lists the kinds decided in the simulation, as code.
-func simulationKinds() string {
-	var out []string
+// kindsNote closes the kinds' description.
+func kindsNote() string {
+	var breaking []string
 	for _, k := range kinds {
-		if k.Classes == nil {
-			out = append(out, "`"+k.Name+"`")
+		if k.about.Breaks {
+			breaking = append(breaking, k.name)
 		}
 	}
-	return strings.Join(out, ", ")
+	return "The delivery kinds that break the answer (" + codes(breaking) + ") strike after the operation ran: a creation that met one was made, and charged, " +
+		"as when a connection drops in production. The simulation's kinds (" + codes(simulationKinds()) + ") strike jobs and deliveries, " +
+		"not requests: a `" + Header + "` header cannot ask for them."
+}
+
+// namesAt are the kinds of a stage.
+func namesAt(s Stage) []string {
+	var out []string
+	for _, k := range kinds {
+		if k.about.Stage == s {
+			out = append(out, k.name)
+		}
+	}
+	return out
+}
+
+// simulationKinds are the kinds decided in the simulation.
+func simulationKinds() []string {
+	var out []string
+	for _, k := range kinds {
+		if k.about.Strikes == nil {
+			out = append(out, k.name)
+		}
+	}
+	return out
 }
 
 func kindSchema() *object {
 	o := &object{}
 	o.set("type", "string")
-	o.set("enum", anys(Kinds))
+	o.set("enum", anys(Kinds()))
 	var docs []string
 	for _, k := range kinds {
-		docs = append(docs, fmt.Sprintf("`%s`: %s", k.Name, k.Doc))
+		docs = append(docs, fmt.Sprintf("`%s`: %s", k.name, k.about.Doc))
 	}
-	o.set("description", strings.Join(docs, " ")+"\n\n"+deliveryNote)
+	o.set("description", strings.Join(docs, " ")+"\n\n"+kindsNote())
 	return o
-}
-
-func paramSchema(p Param) *object {
-	v, err := decodeOrdered([]byte(p.Schema))
-	if err != nil {
-		panic("fault: the schema of " + p.Name + ": " + err.Error())
-	}
-	o := v.(*object)
-	out := &object{}
-	out.set("title", p.Title)
-	for _, f := range o.fields {
-		out.set(f.key, f.value)
-	}
-	out.set("description", p.Doc)
-	return out
-}
-
-// stageNames name the stages in x-fault-kinds.
-var stageNames = map[Stage]string{Admit: "admit", Delay: "delay", Deliver: "deliver", Access: "access",
-	Session: "session", Call: "call", Shape: "shape", Fate: "fate", Publish: "publish"}
-
-// stageDocs say when each stage decides its kinds, for the fault kinds'
-// reference (docs/reference/fault-kinds.md).
-var stageDocs = map[Stage]string{
-	Admit:   "before the operation runs, after authentication, the rate window and the scope: nothing changes",
-	Delay:   "when the answer is ready to go, before its head is sent",
-	Deliver: "while the answer is sent: the operation has run (a creation that met one was made, and charged)",
-	Access:  "when a file is asked for",
-	Session: "when an MCP request arrives, before it is handled",
-	Call:    "when an MCP tool call has run, before its result is sent",
-	Shape:   "when the answer is ready to go, before its delivery",
-	Fate:    "when a job is created, in the simulation: the creation answers as ever (but for `moderation` at `creation`, a 422), the job fails later",
-	Publish: "when a publication delivers to a platform, in the simulation",
 }
 
 func kindsExtension() *object {
 	o := &object{}
 	for _, k := range kinds {
 		row := &object{}
-		row.set("stage", stageNames[k.Stage])
-		row.set("classes", anys(k.Classes))
-		row.set("params", anys(k.Params))
-		row.set("targets", anys(k.Targets))
-		row.set("doc", k.Doc)
-		o.set(k.Name, row)
+		row.set("stage", k.about.Stage.String())
+		row.set("classes", anys(k.about.Strikes))
+		row.set("params", anys(k.paramNames()))
+		row.set("targets", anys(k.about.Targets))
+		var required []string
+		for _, p := range k.params {
+			if p.required {
+				required = append(required, p.Name)
+			}
+		}
+		row.set("required", anys(required))
+		row.set("doc", k.about.Doc)
+		o.set(k.name, row)
 	}
 	return o
 }
@@ -224,44 +219,44 @@ func (o *object) path(keys ...string) (*object, bool) {
 
 func (o *object) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, f := range o.fields {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		writeJSON(&b, f.key)
-		b.WriteByte(':')
-		if err := writeValue(&b, f.value); err != nil {
-			return nil, err
-		}
-	}
-	b.WriteByte('}')
+	writeValue(&b, o, "")
 	return b.Bytes(), nil
 }
 
-func writeValue(b *bytes.Buffer, v any) error {
+// inline is the object on one line, with a space after each colon and
+// comma: `{"type": "integer", "enum": [403, 404]}`.
+func (o *object) inline() string {
+	var b bytes.Buffer
+	writeValue(&b, o, " ")
+	return b.String()
+}
+
+// writeValue writes v as JSON, sp after each colon and comma.
+func writeValue(b *bytes.Buffer, v any, sp string) {
 	switch v := v.(type) {
 	case *object:
-		raw, err := v.MarshalJSON()
-		if err != nil {
-			return err
+		b.WriteByte('{')
+		for i, f := range v.fields {
+			if i > 0 {
+				b.WriteString("," + sp)
+			}
+			writeJSON(b, f.key)
+			b.WriteString(":" + sp)
+			writeValue(b, f.value, sp)
 		}
-		b.Write(raw)
+		b.WriteByte('}')
 	case []any:
 		b.WriteByte('[')
 		for i, x := range v {
 			if i > 0 {
-				b.WriteByte(',')
+				b.WriteString("," + sp)
 			}
-			if err := writeValue(b, x); err != nil {
-				return err
-			}
+			writeValue(b, x, sp)
 		}
 		b.WriteByte(']')
 	default:
 		writeJSON(b, v)
 	}
-	return nil
 }
 
 // writeJSON writes a scalar as JSON, without escaping HTML.

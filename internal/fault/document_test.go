@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,7 +14,7 @@ import (
 )
 
 // The ordered tree writes control.json back byte for byte: only what the
-// kind table decides can change in it.
+// registry decides can change in it.
 func TestOrderedJSONRoundTrip(t *testing.T) {
 	doc, err := os.ReadFile("../../control.json")
 	require.NoError(t, err)
@@ -25,49 +28,61 @@ func TestOrderedJSONRoundTrip(t *testing.T) {
 	assert.Equal(t, string(doc), out.String())
 }
 
-// Every kind's row is whole: a stage, parameters that exist, targets that
-// exist, a sentence; every parameter is some kind's.
+// Every registered kind says what it is and implements its stage; every
+// parameter has a label, a sentence and a schema; FaultSpec, generated from
+// the registry, has a field for every parameter (and the targeting) alone.
 func TestKindTable(t *testing.T) {
-	names := map[string]bool{}
-	for _, p := range params {
-		names[p.Name] = true
-		var schema map[string]any
-		require.NoError(t, json.Unmarshal([]byte(p.Schema), &schema), p.Name)
-		assert.NotEmpty(t, p.Title, p.Name)
-		assert.NotEmpty(t, p.Doc, p.Name)
-	}
-	used := map[string]bool{}
+	assert.Empty(t, Problems(), "the registry holds together")
+	require.NotEmpty(t, kinds)
+	vias := map[string]bool{}
 	for _, k := range kinds {
-		assert.NotEmpty(t, k.Doc, k.Name)
-		assert.Contains(t, stageNames, k.Stage, k.Name)
-		for _, p := range k.Params {
-			assert.True(t, names[p], "%s takes %s, which is no parameter", k.Name, p)
-			used[p] = true
+		assert.NotEmpty(t, k.about.Doc, k.name)
+		assert.NotEmpty(t, k.about.Meets, k.name)
+		assert.True(t, implements(reflect.New(k.typ).Interface().(Kind), k.about.Stage), k.name)
+		for _, tg := range k.about.Targets {
+			assert.Contains(t, Targets, tg, k.name)
 		}
-		for _, tg := range k.Targets {
-			assert.Contains(t, Targets, tg, k.Name)
+		for _, s := range k.about.Shorthands {
+			assert.False(t, vias[s.Via], "the via %s is one shorthand's", s.Via)
+			vias[s.Via] = true
+			assert.Equal(t, k.name, s.Kind)
 		}
-		assert.Equal(t, k.Stage, Point(k.Name))
 	}
 	for _, p := range params {
-		assert.True(t, used[p.Name], "no kind takes %s", p.Name)
+		var schema map[string]any
+		require.NoError(t, json.Unmarshal([]byte(p.facts()), &schema), p.Name)
+		assert.NotEmpty(t, p.title, p.Name)
+		assert.NotEmpty(t, p.doc, p.Name)
+		names, _ := p.takers()
+		assert.NotEmpty(t, names, "a kind takes %s", p.Name)
 	}
-	// Every parameter of Spec is in the table, and only those: a spec
-	// that sets one names it.
 	var all []string
 	for _, p := range params {
 		all = append(all, p.Name)
 	}
+	var fields []string
+	st := reflect.TypeFor[Spec]()
+	for i := range st.NumField() {
+		name, _, _ := strings.Cut(st.Field(i).Tag.Get("json"), ",")
+		if name != "kind" && !slices.Contains(Targets, name) {
+			fields = append(fields, name)
+		}
+	}
+	assert.ElementsMatch(t, all, fields, "FaultSpec's parameters are the registry's")
+	// A spec that gives every parameter (through JSON, as the control API
+	// reads one) gives each, as set says.
+	full := map[string]any{}
+	for _, p := range params {
+		full[p.Name] = map[string]any{"integer": 1, "number": 0.5, "string": "x", "boolean": false}[p.schemaType]
+	}
 	var s Spec
-	b, _ := json.Marshal(fullSpec())
+	b, _ := json.Marshal(full)
 	require.NoError(t, json.Unmarshal(b, &s))
-	assert.ElementsMatch(t, all, paramsSet(&s))
-}
-
-// fullSpec sets every parameter.
-func fullSpec() map[string]any {
-	return map[string]any{"after_bytes": 1, "after_fraction": 0.1, "bytes_per_second": 1, "bytes": 1, "distribution": "fixed",
-		"ms": 1, "min_ms": 1, "max_ms": 1, "median_ms": 1, "sigma": 1, "status": 500, "ttl_seconds": 1, "expired_status": 404,
-		"retry_after_seconds": 1, "fields": true, "enums": true, "headers": true, "reorder": true, "model": "m", "stage": "queued",
-		"code": "c", "rate": 0.5, "platform": "x", "at": "processing", "outputs": 2, "social_account_id": 1}
+	var set []string
+	for _, p := range params {
+		if p.set(&s) {
+			set = append(set, p.Name)
+		}
+	}
+	assert.ElementsMatch(t, all, set)
 }

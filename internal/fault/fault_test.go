@@ -24,7 +24,7 @@ func TestLatencyDistributions(t *testing.T) {
 		for i := range out {
 			h := s.Pick(7, Delay, Request{Class: API})
 			require.NotNil(t, h)
-			out[i] = h.LatencyOf()
+			out[i] = h.Delay()
 		}
 		return out
 	}

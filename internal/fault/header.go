@@ -2,7 +2,7 @@ package fault
 
 import (
 	"fmt"
-	"strconv"
+	"reflect"
 	"strings"
 
 	"github.com/mediamock/mediamock/internal/problem"
@@ -17,9 +17,10 @@ import (
 //	Mock-Fault: evolve; reorder=false
 const Header = "Mock-Fault"
 
-// ParseHeader reads a Mock-Fault header's values into a spec and checks it.
-// The targeting of rules (class, operation, modality, first) has no place
-// on one request; probability has.
+// ParseHeader reads a Mock-Fault header's values into a spec and checks it
+// as the control API checks a rule's (Validate). Each parameter is read by
+// the type of its field. The targeting of rules (class, operation,
+// modality, first) has no place on one request; probability has.
 func ParseHeader(values []string, known func(string) bool) (Spec, error) {
 	invalid := func(reason string) error {
 		return problem.InvalidError([]problem.Violation{{In: "header", Field: Header, Reason: reason}})
@@ -32,9 +33,9 @@ func ParseHeader(values []string, known func(string) bool) (Spec, error) {
 	k := lookup(s.Kind)
 	if k == nil {
 		return Spec{}, problem.InvalidError([]problem.Violation{{In: "header", Field: Header,
-			Reason: fmt.Sprintf("unknown fault kind %q", s.Kind), Allowed: anys(RequestKinds)}})
+			Reason: fmt.Sprintf("unknown fault kind %q", s.Kind), Allowed: anys(RequestKinds())}})
 	}
-	if k.Classes == nil {
+	if k.about.Strikes == nil {
 		return Spec{}, invalid(fmt.Sprintf("%s is decided in the simulation, for jobs and deliveries, not for one request: add it as a rule (POST /_mock/faults/rules)", s.Kind))
 	}
 	seen := map[string]bool{}
@@ -66,79 +67,26 @@ func ParseHeader(values []string, known func(string) bool) (Spec, error) {
 	return s, nil
 }
 
-// setParam sets the parameter name of a spec from a header's value.
+// setParam sets the field of a spec a header's name=value names: any
+// kind's parameter (Validate then says whether the spec's kind takes it),
+// or probability.
 func setParam(s *Spec, name, value string) error {
-	i64 := func() (*int64, error) {
-		n, err := strconv.ParseInt(value, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not an integer", value)
-		}
-		return &n, nil
-	}
-	f64 := func() (*float64, error) {
-		f, err := strconv.ParseFloat(value, 64)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a number", value)
-		}
-		return &f, nil
-	}
-	var err error
-	var n *int64
 	switch name {
-	case "probability":
-		s.Probability, err = f64()
-	case "after_bytes":
-		s.AfterBytes, err = i64()
-	case "after_fraction":
-		s.AfterFraction, err = f64()
-	case "bytes_per_second":
-		if n, err = i64(); err == nil {
-			s.BytesPerSecond = *n
-			if *n == 0 {
-				return fmt.Errorf("must be positive")
-			}
-		}
-	case "bytes":
-		if n, err = i64(); err == nil {
-			s.Bytes = *n
-			if *n == 0 {
-				return fmt.Errorf("must be positive")
-			}
-		}
-	case "distribution":
-		s.Distribution = value
-	case "ms":
-		s.MS, err = i64()
-	case "min_ms":
-		s.MinMS, err = i64()
-	case "max_ms":
-		s.MaxMS, err = i64()
-	case "median_ms":
-		s.MedianMS, err = i64()
-	case "sigma":
-		s.Sigma, err = f64()
-	case "status":
-		if n, err = i64(); err == nil {
-			s.Status = int(*n)
-		}
-	case "ttl_seconds":
-		s.TTLSeconds, err = i64()
-	case "expired_status":
-		if n, err = i64(); err == nil {
-			s.ExpiredStatus = int(*n)
-		}
-	case "retry_after_seconds":
-		s.RetryAfterSeconds, err = i64()
-	case "fields", "enums", "headers", "reorder":
-		b, perr := strconv.ParseBool(value)
-		if perr != nil {
-			return fmt.Errorf("%q is not true or false", value)
-		}
-		*map[string]**bool{"fields": &s.Fields, "enums": &s.Enums, "headers": &s.Headers, "reorder": &s.Reorder}[name] = &b
-	case "class", "operation", "modality", "first":
+	case TargetProbability:
+		return probability.parse(s, value)
+	case TargetClass, TargetOperation, TargetModality, TargetFirst:
 		return fmt.Errorf("targets rules of the control API; a header's fault is its own request's")
-	default:
+	}
+	p := byParam[name]
+	if p == nil || p.specIndex == nil {
 		return fmt.Errorf("unknown parameter")
 	}
-	return err
+	return p.parse(s, value)
 }
+
+// probability is the one targeting field a header gives, read as a
+// parameter is.
+var probability = func() *Param {
+	f, _ := reflect.TypeFor[Spec]().FieldByName("Probability")
+	return &Param{Name: TargetProbability, goType: f.Type, specIndex: f.Index}
+}()

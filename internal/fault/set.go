@@ -1,6 +1,7 @@
 package fault
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"sync"
@@ -17,17 +18,15 @@ const Global uint64 = 0
 // MaxRules caps the rules of one scope.
 const MaxRules = 256
 
-// maxBroken caps the files a file_truncate rule remembers having broken.
-const maxBroken = 4096
-
 // Rule is a fault kept in a scope, as the control API shows it.
 type Rule = controlapi.FaultRule
 
 // rule is a Rule with what its scope keeps of it besides.
 type rule struct {
 	Rule
-	index  uint64          // the rule's place in its scope: its draws depend on it alone
-	broken map[string]bool // file_truncate: the files whose first download broke
+	index uint64 // the rule's place in its scope: its draws depend on it alone
+	reg   *registered
+	kind  Kind // its parameters, decoded from its spec, and the kind's state
 }
 
 // Set holds the rules of every scope of one server.
@@ -118,9 +117,13 @@ func (s *Set) add(ws uint64, spec Spec, via string) (Rule, error) {
 			Message: "This scope has " + strconv.Itoa(MaxRules) + " fault rules already; delete some first.",
 			Details: map[string]any{"limit": MaxRules}}
 	}
+	reg := lookup(spec.Kind)
+	if reg == nil {
+		return Rule{}, problem.InvalidError([]problem.Violation{{In: "body", Field: "kind", Reason: fmt.Sprintf("unknown fault kind %q", spec.Kind), Allowed: anys(Kinds())}})
+	}
 	s.next++
 	sc.added++
-	r := &rule{Rule: Rule{ID: ruleID(s.next), Via: via, Spec: spec}, index: sc.added}
+	r := &rule{Rule: Rule{ID: ruleID(s.next), Via: via, Spec: spec}, index: sc.added, reg: reg, kind: reg.decode(&spec)}
 	sc.rules = append(sc.rules, r)
 	s.count.Add(1)
 	return r.Rule, nil
@@ -204,20 +207,17 @@ func (s *Set) Pick(ws uint64, p Stage, req Request) *Hit {
 	defer s.mu.Unlock()
 	for _, sc := range s.tried(ws) {
 		for i, r := range sc.rules {
-			if !matches(&r.Spec, p, req) || (r.Kind == FileTruncate && r.broken[req.Path]) {
+			if !matches(r.reg, r.kind, &r.Spec, p, req) {
 				continue
 			}
 			n, ok := s.strike(sc, i)
 			if !ok {
 				continue
 			}
-			if r.Kind == FileTruncate {
-				if r.broken == nil || len(r.broken) >= maxBroken {
-					r.broken = map[string]bool{}
-				}
-				r.broken[req.Path] = true
+			if k, ok := r.kind.(striker); ok {
+				k.Struck(req)
 			}
-			return &Hit{Spec: r.Spec, Rule: r.ID, rng: seed.For(s.seed, "fault/draw/"+strconv.FormatUint(r.index, 10), n)}
+			return &Hit{Spec: r.Spec, Rule: r.ID, rng: seed.For(s.seed, "fault/draw/"+strconv.FormatUint(r.index, 10), n), kind: r.kind, reg: r.reg}
 		}
 	}
 	return nil
@@ -243,8 +243,8 @@ func (s *Set) strike(sc *scope, i int) (n uint64, ok bool) {
 }
 
 // Count counts a request that rule id, of scope ws or the global one,
-// targeted, and struck when struck: for a kind decided outside Pick
-// (file_expiry, found with Find). A rule gone since is not counted.
+// targeted, and struck when struck: for a kind decided outside Pick (the
+// access stage's, found with Find). A rule gone since is not counted.
 func (s *Set) Count(ws uint64, id string, struck bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -261,10 +261,10 @@ func (s *Set) Count(ws uint64, id string, struck bool) {
 	}
 }
 
-// Find returns the first rule of kind in scope ws, or else the global
-// scope, that targets req, without counting the request: file_expiry,
-// which the links a response hands out must know of.
-func (s *Set) Find(ws uint64, kind string, req Request) *Hit {
+// Find returns the first rule of scope ws, or else the global scope, that
+// targets req at stage p, without counting the request: the access
+// stage's, which the links a response hands out must know of.
+func (s *Set) Find(ws uint64, p Stage, req Request) *Hit {
 	if !s.Active() {
 		return nil
 	}
@@ -272,8 +272,8 @@ func (s *Set) Find(ws uint64, kind string, req Request) *Hit {
 	defer s.mu.Unlock()
 	for _, sc := range s.tried(ws) {
 		for _, r := range sc.rules {
-			if r.Kind == kind && matches(&r.Spec, Point(kind), req) {
-				return &Hit{Spec: r.Spec, Rule: r.ID}
+			if matches(r.reg, r.kind, &r.Spec, p, req) {
+				return &Hit{Spec: r.Spec, Rule: r.ID, kind: r.kind, reg: r.reg}
 			}
 		}
 	}
@@ -294,6 +294,23 @@ func (s *Set) tried(ws uint64) []*scope {
 		}
 	}
 	return out
+}
+
+// HasStage reports whether any scope has a rule of a kind of stage p.
+func (s *Set) HasStage(p Stage) bool {
+	if !s.Active() {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, sc := range s.scopes {
+		for _, r := range sc.rules {
+			if r.reg.about.Stage == p {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // HasKind reports whether any scope has a rule of kind.

@@ -1,7 +1,8 @@
 // Command gen writes every file of the repository that is made from
-// another source: control.json's derived parts (from the fault kind table)
-// and the generated pages of docs/reference (from the flag sets, the
-// documents, the rules and the tools). It is run from the repository's
+// another source: control.json's derived parts and controlapi.FaultSpec
+// (from the fault kinds' registry) and the generated pages of
+// docs/reference (from the kinds, the flag sets, the documents, the rules
+// and the tools). It is run from the repository's
 // root by
 //
 //	go generate ./...
@@ -57,6 +58,8 @@ type File struct {
 // of its own.
 var Files = []File{
 	{"spec/control.json", controlDocument},
+	{"controlapi/faultspec.go", page(fault.FaultSpecSource)},
+	{"docs/reference/fault-kinds.md", faultKinds},
 	{"docs/reference/cli.md", page(cli.Reference)},
 	{"docs/reference/client-findings.md", page(report.Reference)},
 	{"docs/reference/operations.md", fromOpenAPI(func(c *contract.Contract) ([]byte, error) { return contract.OperationsReference(c), nil })},
@@ -222,6 +225,16 @@ func controlDocument(r *Run) ([]byte, error) {
 		return nil, err
 	}
 	return fault.ControlDocument(doc)
+}
+
+// faultKinds is the reference page of the fault kinds, made from the
+// registry and control.json's descriptions of the targeting.
+func faultKinds(r *Run) ([]byte, error) {
+	doc, err := r.Read("spec/control.json")
+	if err != nil {
+		return nil, err
+	}
+	return fault.Reference(doc)
 }
 
 // page makes a file from a function that needs no source but its

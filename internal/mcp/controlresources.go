@@ -10,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mediamock/mediamock/internal/controlplane"
+	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/wire"
 )
 
@@ -68,7 +69,7 @@ var controlPrompts = []struct {
 		Description: "Makes the next video job of a sandbox fail, and checks that its credits come back.",
 		Arguments:   []*sdk.PromptArgument{{Name: "sandbox", Description: "The sandbox to use (sbx_...); a new one when left out."}}},
 		func(a map[string]string) string {
-			return sandboxStep(a) + `2. fail_next {"count": 1, "modality": "video", "sandbox": "<sandbox id>"}: the sandbox's next video job fails (a job_failure rule; its credits are refunded).
+			return sandboxStep(a) + `2. fail_next {"count": 1, "modality": "video", "sandbox": "<sandbox id>"}: the sandbox's next video job fails (a ` + fault.JobFailure + ` rule; its credits are refunded).
 3. With the sandbox's api_key, on the service's MCP server (its mcp_url) or REST API (its base_url): create_generation {"modality": "video", ...}. It answers 201 with a queued job, as ever.
 4. run_sandbox {"sandbox": "<sandbox id>"}: the sandbox's due events happen now (the job fails); or advance_clock {"seconds": 600} with the server's control token.
 5. get_generation (service) with the job's id: its status is failed, with the rule's error code (provider_error).
@@ -100,7 +101,7 @@ var controlPrompts = []struct {
 			if ttl == "" {
 				ttl = "60"
 			}
-			return sandboxStep(a) + `2. add_fault_rule {"kind": "file_expiry", "ttl_seconds": ` + ttl + `, "sandbox": "<sandbox id>"}: file addresses carry expires and signature, and answer 403 file_url_expired ` + ttl + ` s after they were handed out.
+			return sandboxStep(a) + `2. add_fault_rule {"kind": "` + fault.FileExpiry + `", "ttl_seconds": ` + ttl + `, "sandbox": "<sandbox id>"}: file addresses carry expires and signature, and answer 403 file_url_expired ` + ttl + ` s after they were handed out.
 3. With the sandbox's api_key: create_generation (wait for it, or run_sandbox {"sandbox": "<sandbox id>"}), then get_asset: its url expires.
 4. advance_clock {"seconds": ` + ttl + `} with the server's control token (a sandbox's token cannot move the shared clock), then let the client download the url: 403 file_url_expired.
 5. get_journal {"sandbox": "<sandbox id>"}: the client should read the asset again (get_asset) for a fresh url; get_coverage {"sandbox": "<sandbox id>"} counts it under failure_paths (reread).

@@ -19,7 +19,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mediamock/mediamock/internal/edge"
-	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
@@ -77,38 +76,51 @@ func (f *Front) newTransports() transports {
 	}
 }
 
-// sessionFault applies the faults an MCP request meets as it arrives: the
-// server unavailable (503, answered here: true), or the session ended (the
-// SDK then answers 404, as for any session it does not know).
+// sessionFault applies the fault an MCP request meets as it arrives, at
+// the session stage: its kind may answer the request here (true), or end
+// its session (the SDK then answers 404, as for any session it does not
+// know).
 func (f *Front) sessionFault(w *edge.Writer, r *http.Request) bool {
 	session := r.Header.Get("Mcp-Session-Id")
 	h := w.SessionFault(session != "")
 	if h == nil {
 		return false
 	}
-	switch h.Kind {
-	case fault.MCPUnavailable:
-		secs := h.RetryAfter()
-		w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
-		edge.WriteError(w, &sim.Error{Kind: sim.EUNAVAILABLE, Code: "service_unavailable",
-			Message: fmt.Sprintf("The MCP server is temporarily unavailable; retry in %d seconds (an injected fault).", secs)})
-		return true
-	case fault.MCPSessionExpire:
-		for ss := range f.server.Sessions() {
-			if ss.ID() == session {
-				_ = ss.Close()
-			}
+	a := &arrival{f: f, w: w, session: session}
+	h.Session(a)
+	return a.refused
+}
+
+// arrival is an MCP request as it arrives, for a fault of the session
+// stage.
+type arrival struct {
+	f       *Front
+	w       *edge.Writer
+	session string
+	refused bool
+}
+
+func (a *arrival) Header() http.Header { return a.w.Header() }
+
+func (a *arrival) Refuse(err error) {
+	edge.WriteError(a.w, err)
+	a.refused = true
+}
+
+func (a *arrival) EndSession() {
+	for ss := range a.f.server.Sessions() {
+		if ss.ID() == a.session {
+			_ = ss.Close()
 		}
 	}
-	return false
 }
 
 // streamRetry is the SSE retry a dropped stream closes with: clients
 // reconnect after it, not after their own back-off.
 const streamRetry = 10 * time.Millisecond
 
-// dropStream ends a tool call's event stream before its result, for the
-// mcp_stream_drop fault: with sessions, the client resumes the stream with
+// dropStream ends a tool call's event stream before its result, for a
+// fault of the call stage: with sessions, the client resumes the stream with
 // Last-Event-ID and reads the result the server kept; without (the
 // sessionless revision), the connection closes and the client reports the
 // call failed.

@@ -102,8 +102,8 @@ type toolCall struct {
 	// progress, when the call carries a progress token, reports the
 	// statuses a long poll reads.
 	progress func(status string)
-	// drop ends the call's stream before its result, for the
-	// mcp_stream_drop fault.
+	// drop ends the call's stream before its result, for a fault of the
+	// call stage.
 	drop func()
 }
 
@@ -148,8 +148,8 @@ func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *sdk.CallT
 	}
 	res := ops.Invoke(f.ops, &in)
 	if c.x != nil && c.x.w.Faultable() {
-		if h := c.x.w.CallFault(t.op, res.Pass.Principal.WorkspaceID); h != nil && tc.drop != nil {
-			tc.drop()
+		if h := c.x.w.CallFault(t.op, res.Pass.Principal.WorkspaceID); h != nil {
+			h.Call(streamDrop(tc.drop))
 		}
 	}
 	data := bytes.TrimSuffix(res.Body(), []byte("\n"))
@@ -169,6 +169,16 @@ func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *sdk.CallT
 		d = digestOf(data)
 	}
 	return result(t, res.Status, data, d, res.ErrorCode != ""), res.Release
+}
+
+// streamDrop ends a call's stream, for a fault of the call stage (nil:
+// the call has no stream to end).
+type streamDrop func()
+
+func (d streamDrop) DropStream() {
+	if d != nil {
+		d()
+	}
 }
 
 // decodeArguments reads the arguments of a call the SDK read: a JSON

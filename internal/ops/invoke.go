@@ -243,8 +243,9 @@ func finish(env *Env, in *Invocation, res *Result, err error) *Result {
 	return res
 }
 
-// admit takes the admission faults of a call the gate let in: a status
-// rule that targets it answers for the operation, which does not run.
+// admit takes the admission faults of a call the gate let in: a rule of
+// the admit stage that targets it answers for the operation (its kind
+// forces the answer), which does not run.
 func admit(env *Env, in *Invocation, pass *gate.Pass) error {
 	if in.Faults == nil || !in.Faults.Faultable() {
 		return nil
@@ -257,7 +258,7 @@ func admit(env *Env, in *Invocation, pass *gate.Pass) error {
 	if h == nil {
 		return nil
 	}
-	return env.Gate.Forced(h.Status, pass)
+	return h.Admit(fault.ForceFunc(func(status int) error { return env.Gate.Forced(status, pass) }))
 }
 
 // modality is the modality a generation's body asks for, read from its

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mediamock/mediamock/controlapi"
+	"github.com/mediamock/mediamock/internal/fault"
 )
 
 // What the report reads of a journal entry: the call it was, the job it
@@ -126,11 +127,10 @@ func retryAfter(e *controlapi.JournalEntry) time.Duration {
 }
 
 // lost reports whether an exchange's answer never reached the client
-// whole: a delivery fault struck it.
+// whole: a fault whose kind breaks the answer struck it.
 func lost(e *controlapi.JournalEntry) bool {
 	for f := range strings.SplitSeq(e.Fault, ",") {
-		switch f {
-		case "reset", "empty_reply", "truncate", "garbage", "file_truncate":
+		if fault.Breaks(f) {
 			return true
 		}
 	}

@@ -53,7 +53,7 @@ func (f *Front) serveFile(w *edge.Writer, r *http.Request, who *sim.Principal) {
 	}
 	if err == nil {
 		if h := w.Admission(fault.Request{Path: r.URL.Path}); h != nil {
-			err = gate.ForcedError(h.Status, sim.RateDecision{})
+			err = h.Admit(fault.ForceFunc(func(status int) error { return gate.ForcedError(status, sim.RateDecision{}) }))
 		}
 	}
 	if err != nil {

@@ -47,7 +47,7 @@ func newRig(t *testing.T) *rig {
 	require.NoError(t, err)
 	eng := testkit.Engine(t)
 	env := &edge.Env{Eng: eng, Gate: gate.New(eng), Rules: fault.NewSet(0), API: api,
-		Journal: journal.New(100, 4096), Journals: journal.NewRings(10, 4096), Coverage: &journal.Counts{FaultKinds: fault.Kinds},
+		Journal: journal.New(100, 4096), Journals: journal.NewRings(10, 4096), Coverage: &journal.Counts{FaultKinds: fault.Kinds()},
 		Log: slog.New(slog.DiscardHandler), WallClock: time.Now, Stop: context.Background(),
 		Sleep: func(context.Context, time.Duration) {}, MaxBodyBytes: 1 << 20, ListenURL: "http://127.0.0.1:9"}
 	pipeline := &ops.Env{Eng: eng, Gate: env.Gate, Rules: env.Rules, API: api, Coverage: env.Coverage, Log: env.Log,

@@ -38,7 +38,7 @@ func newFronts(t *testing.T) (*Fronts, *edge.Env) {
 	require.NoError(t, err)
 	eng := testkit.Engine(t)
 	env := &edge.Env{Eng: eng, Gate: gate.New(eng), Rules: fault.NewSet(0), API: api,
-		Journal: journal.New(100, 4096), Journals: journal.NewRings(10, 4096), Coverage: &journal.Counts{FaultKinds: fault.Kinds},
+		Journal: journal.New(100, 4096), Journals: journal.NewRings(10, 4096), Coverage: &journal.Counts{FaultKinds: fault.Kinds()},
 		Log: slog.New(slog.DiscardHandler), WallClock: time.Now, Stop: context.Background(),
 		Sleep: func(context.Context, time.Duration) {}, MaxBodyBytes: 1 << 20, ListenURL: "http://localhost"}
 	plane := &controlplane.Plane{Eng: eng, Rules: env.Rules, Service: api, Document: controlAPI, Journal: env.Journal, Journals: env.Journals,

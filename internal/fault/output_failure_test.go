@@ -1,0 +1,8 @@
+package fault_test
+
+import (
+	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/fault"
+)
+
+func init() { hit(fault.OutputFailure, mediamock.FaultSpec{}, createTwo) }
