@@ -59,6 +59,11 @@ type Plane struct {
 	// Stop ends when shutdown begins: waits answer at once, the health
 	// check says stopping.
 	Stop context.Context
+	// SandboxDeleted, when set, is told each sandbox deleted, by its
+	// workspace, so that what a front keeps for it goes at once (the
+	// authorization server's clients, codes and tokens: the router sets it
+	// to oauth.Server.ForgetSandbox).
+	SandboxDeleted func(workspace uint64)
 }
 
 // untilStop is ctx, ended too when the server begins to shut down.
@@ -131,7 +136,8 @@ func (p *Plane) CreateSandbox(spec sim.SandboxSpec) (sim.Sandbox, error) {
 }
 
 // DeleteSandbox deletes a sandbox and what the server keeps of it: its
-// journal, its coverage, its faults.
+// journal, its coverage, its faults, and what the fronts keep for it
+// (SandboxDeleted).
 func (p *Plane) DeleteSandbox(id string) error {
 	sb, err := p.Eng.Sandbox(id)
 	if err != nil {
@@ -142,6 +148,7 @@ func (p *Plane) DeleteSandbox(id string) error {
 	}
 	p.forget(sb.WorkspaceID)
 	p.Journals.Close(sb.WorkspaceID)
+	p.sandboxDeleted(sb.WorkspaceID)
 	return nil
 }
 
@@ -155,6 +162,13 @@ func (p *Plane) ResetSandbox(id string) (sim.Sandbox, error) {
 	p.forget(sb.WorkspaceID)
 	p.Journals.Open(sb.WorkspaceID)
 	return sb, nil
+}
+
+// sandboxDeleted tells SandboxDeleted, when set, of a sandbox deleted.
+func (p *Plane) sandboxDeleted(ws uint64) {
+	if p.SandboxDeleted != nil {
+		p.SandboxDeleted(ws)
+	}
 }
 
 // forget drops what the server keeps of a workspace.

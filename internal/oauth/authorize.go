@@ -17,22 +17,6 @@ import (
 // The authorization endpoint (OAuth 2.1, 4.1), its consent page and the
 // codes it hands out.
 
-// maxGrants bounds the codes and the token families a server keeps, each:
-// past it, one it holds is forgotten to make room (a forgotten family's
-// tokens are revoked).
-const maxGrants = 10000
-
-// keep stores a code's grant under key in m, within maxGrants. Requires s.mu.
-func keep(m map[string]*grant, key string, g *grant) {
-	if len(m) >= maxGrants {
-		for k := range m {
-			delete(m, k)
-			break
-		}
-	}
-	m[key] = g
-}
-
 // grant is what an authorization code stands for.
 type grant struct {
 	clientID    string
@@ -46,6 +30,10 @@ type grant struct {
 	expires   time.Time
 	used      bool
 	family    *family // the tokens issued from it, once exchanged
+
+	t    *tenant // the tenant that holds it (tenants.go)
+	seq  uint64  // the order it was issued in
+	live bool    // pending: neither used nor expired, it holds its client in its tenant
 }
 
 // authRequest is an authorization request's parameters.
@@ -60,18 +48,16 @@ func readAuthRequest(v url.Values) authRequest {
 }
 
 // authorize is the authorization endpoint: GET shows the consent page (or
-// approves at once with Approve set), POST is the page's answer.
-func (s *Server) authorize(w *edge.Writer, r *http.Request, root string) {
+// approves at once with Approve set), POST is the page's answer; form is
+// the error of reading its form (readForm).
+func (s *Server) authorize(w *edge.Writer, r *http.Request, root string, form error) {
 	if r.Method != http.MethodGet && r.Method != http.MethodPost {
 		only(w, r, http.MethodGet)
 		return
 	}
-	if r.Method == http.MethodPost {
-		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-		if err := r.ParseForm(); err != nil {
-			oauthError(w, http.StatusBadRequest, "invalid_request", "The consent form cannot be read: "+err.Error()+".")
-			return
-		}
+	if form != nil {
+		oauthError(w, http.StatusBadRequest, "invalid_request", "The consent form cannot be read: "+form.Error()+".")
+		return
 	}
 	params := r.URL.Query()
 	if r.Method == http.MethodPost {
@@ -95,6 +81,11 @@ func (s *Server) authorize(w *edge.Writer, r *http.Request, root string) {
 	redirect := req.RedirectURI
 	if redirect == "" && len(c.RedirectURIs) == 1 {
 		redirect = c.RedirectURIs[0]
+	}
+	if strings.Contains(redirect, "#") {
+		oauthError(w, http.StatusBadRequest, "invalid_request", "redirect_uri "+strconv.Quote(req.RedirectURI)+
+			" has a fragment: a redirect URI must not have one (RFC 6749, 3.1.2).")
+		return
 	}
 	if !registeredRedirect(c.RedirectURIs, redirect) {
 		oauthError(w, http.StatusBadRequest, "invalid_request", "redirect_uri "+strconv.Quote(req.RedirectURI)+" is not one the client registered.")
@@ -188,9 +179,13 @@ func (s *Server) authorize(w *edge.Writer, r *http.Request, root string) {
 	}
 	code := "oac_" + random(16)
 	s.mu.Lock()
-	keep(s.codes, code, &grant{clientID: c.ID, redirectURI: req.RedirectURI, challenge: req.Challenge, workspace: workspace,
+	ended := s.approve(c, code, &grant{clientID: c.ID, redirectURI: req.RedirectURI, challenge: req.Challenge, workspace: workspace,
 		scopes: slices.Clone(scopes), resources: bound, expires: s.env.Eng.Clock().Now().Add(CodeLifetime)})
 	s.mu.Unlock()
+	if err := s.revokeAll(ended); err != nil {
+		edge.WriteError(w, err)
+		return
+	}
 	back(url.Values{"code": {code}})
 }
 

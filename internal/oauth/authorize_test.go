@@ -12,17 +12,28 @@ import (
 	"github.com/mediamock/mediamock/sim"
 )
 
-// Codes and refresh tokens are bounded: past maxGrants one is forgotten
-// to make room.
-func TestKeepBoundsTheGrants(t *testing.T) {
-	m := map[string]*grant{}
-	for i := range maxGrants + 5 {
-		keep(m, "k"+strconv.Itoa(i), &grant{})
+// A tenant's codes are bounded: past maxCodesPerTenant its oldest is
+// forgotten to make room.
+func TestTenantBoundsItsCodes(t *testing.T) {
+	r := newRig(t)
+	c := &client{ID: "mcl_x"}
+	approve := func(code string) {
+		r.s.approve(c, code, &grant{clientID: c.ID, workspace: 1, expires: r.env.Eng.Clock().Now().Add(CodeLifetime)})
 	}
-	assert.Len(t, m, maxGrants)
-	keep(m, "last", &grant{})
-	assert.Len(t, m, maxGrants)
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	for i := range maxCodesPerTenant + 5 {
+		approve("k" + strconv.Itoa(i))
+	}
+	m := r.s.tenants[0].codes
+	assert.Len(t, m, maxCodesPerTenant)
+	approve("last")
+	assert.Len(t, m, maxCodesPerTenant)
 	assert.Contains(t, m, "last", "the new one is kept")
+	assert.NotContains(t, m, "k5", "the oldest ones went")
+	assert.Contains(t, m, "k6")
+	assert.Len(t, r.s.codes, maxCodesPerTenant, "and the server forgot them")
+	assert.Equal(t, maxCodesPerTenant, r.s.tenants[0].clients[c.ID].live, "each code pending holds the client once")
 }
 
 // consentForm is the consent page's answer for a client: approve, for

@@ -2,6 +2,7 @@ package oauth_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -165,4 +166,61 @@ func TestOAuthConsentOnASharedServer(t *testing.T) {
 	status, account, _ := testkit.REST(t, srv, tok.AccessToken, "GET", "/account", nil)
 	require.Equal(t, http.StatusOK, status)
 	assert.EqualValues(t, mine.WorkspaceID, account["workspace_id"])
+}
+
+// On a shared local server every suite comes from 127.0.0.1: a suite that
+// registers 256 clients and approves each in its sandbox leaves another
+// sandbox's suite free to register (201) and be approved, and deleting the
+// hog's sandbox frees its clients at once.
+func TestOAuthSandboxesShareAnAddress(t *testing.T) {
+	srv := mediamock.RunT(t, func(o *mediamock.Options) { o.ControlToken = "operator" })
+	hog, other := srv.Sandbox(t), srv.Sandbox(t)
+	verifier := oauth2.GenerateVerifier()
+	register := func() (int, string) {
+		resp, body := testkit.Post(t, srv, srv.URL()+"/oauth/register", "application/json",
+			`{"redirect_uris":["`+testkit.OAuthCallback+`"],"token_endpoint_auth_method":"none"}`)
+		var out struct {
+			ID string `json:"client_id"`
+		}
+		_ = json.Unmarshal([]byte(body), &out)
+		return resp.StatusCode, out.ID
+	}
+	approve := func(id, controlToken string) string {
+		form := url.Values{"response_type": {"code"}, "client_id": {id}, "redirect_uri": {testkit.OAuthCallback},
+			"code_challenge": {oauth2.S256ChallengeFromVerifier(verifier)}, "code_challenge_method": {"S256"},
+			"workspace": {"sandbox"}, "credential": {controlToken}, "grant": {"read"}, "decision": {"approve"}}
+		resp, body := testkit.Post(t, srv, srv.URL()+"/oauth/authorize", "application/x-www-form-urlencoded", form.Encode())
+		require.Equal(t, http.StatusFound, resp.StatusCode, body)
+		loc, _ := url.Parse(resp.Header.Get("Location"))
+		require.NotEmpty(t, loc.Query().Get("code"), "%s", loc)
+		return loc.Query().Get("code")
+	}
+	exchange := func(id, code string) (*oauth2.Token, error) {
+		cfg := oauth2.Config{ClientID: id, RedirectURL: testkit.OAuthCallback,
+			Endpoint: oauth2.Endpoint{TokenURL: srv.URL() + "/oauth/token", AuthStyle: oauth2.AuthStyleInParams}}
+		return cfg.Exchange(context.Background(), code, oauth2.VerifierOption(verifier))
+	}
+
+	var firstID, firstCode string
+	for i := range 256 {
+		status, id := register()
+		require.Equal(t, http.StatusCreated, status, "hog client %d", i)
+		code := approve(id, hog.ControlToken)
+		if i == 0 {
+			firstID, firstCode = id, code
+		}
+	}
+	status, id := register()
+	require.Equal(t, http.StatusCreated, status, "another sandbox's suite registers")
+	tok, err := exchange(id, approve(id, other.ControlToken))
+	require.NoError(t, err)
+	status, account, _ := testkit.REST(t, srv, tok.AccessToken, "GET", "/account", nil)
+	require.Equal(t, http.StatusOK, status)
+	assert.EqualValues(t, other.WorkspaceID, account["workspace_id"])
+
+	require.NoError(t, hog.Delete())
+	_, err = exchange(firstID, firstCode)
+	testkit.AssertOAuthError(t, err, "invalid_client") // forgotten with its sandbox
+	status, _, _ = testkit.REST(t, srv, tok.AccessToken, "GET", "/account", nil)
+	assert.Equal(t, http.StatusOK, status, "the other sandbox's token lives on")
 }

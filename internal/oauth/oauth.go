@@ -20,17 +20,25 @@
 // revokes its whole family; a refresh supersedes the family's access token
 // (revoked); a client's registered scope bounds what it may ask. Expired
 // and superseded tokens are purged at every request of the authorization
-// server, whatever the clock's mode. Registrations are bounded per client
-// address (the oldest client that holds nothing live goes first), and
-// /oauth/* is rate limited per client address (RateLimit).
+// server, whatever the clock's mode.
+//
+// What it keeps is bounded per tenant, so that on a server shared by
+// several test suites (one address, 127.0.0.1, for all) none locks out
+// another: a grant's clients, codes and tokens count against its tenant,
+// the sandbox it was approved for or the server itself, and a deleted
+// sandbox's are freed at once (ForgetSandbox); a client not approved yet
+// counts against the address it registered from, briefly. /oauth/* is
+// rate limited per client address and tenant (RateLimit).
 //
 // A file per endpoint: metadata.go, registration.go, authorize.go (with the
 // codes), token.go (with the families of tokens), revocation.go; the
-// resource indicators are resources.go's, the rate limit ratelimit.go's,
-// and oauth.go routes a request to its endpoint.
+// resource indicators are resources.go's, the tenants and their bounds
+// tenants.go's, the rate limit ratelimit.go's, and oauth.go routes a request
+// to its endpoint.
 package oauth
 
 import (
+	"container/list"
 	"crypto/rand"
 	"encoding/hex"
 	"net/http"
@@ -85,38 +93,42 @@ type Server struct {
 
 	mu       sync.Mutex
 	clients  map[string]*client
-	order    []string           // client ids, oldest first
-	codes    map[string]*grant  // authorization codes
+	idle     *list.List         // the clients no tenant holds, by when they went idle (registration.go)
+	idleFrom map[string]int     // the idle clients of each address
+	codes    map[string]*grant  // authorization codes, of every tenant
 	refresh  map[string]*family // live refresh tokens
 	spent    map[string]*family // rotated-out refresh tokens: presented again, they end their family
 	access   map[string]*family // live access tokens
-	families map[*family]uint64 // live families, by the order they began
-	began    uint64             // families begun so far
-	windows  map[string]*window // rate windows by client address
+	tenants  map[uint64]*tenant // what each tenant holds, by its workspace (0: the server's own; tenants.go)
+	seq      uint64             // codes, lines and approvals so far, in order
+	windows  map[string]*window // rate windows (ratelimit.go)
 }
 
 // New returns the authorization server of env's simulation.
 func New(env *edge.Env) *Server {
-	return &Server{env: env, clients: map[string]*client{}, codes: map[string]*grant{}, refresh: map[string]*family{},
-		spent: map[string]*family{}, access: map[string]*family{}, families: map[*family]uint64{}, windows: map[string]*window{}}
+	return &Server{env: env, clients: map[string]*client{}, idle: list.New(), idleFrom: map[string]int{}, codes: map[string]*grant{},
+		refresh: map[string]*family{}, spent: map[string]*family{}, access: map[string]*family{}, tenants: map[uint64]*tenant{},
+		windows: map[string]*window{}}
 }
 
-// purge forgets what can serve no more: codes past their life (a used one
-// is kept a while longer, to catch its replay), families past their end,
-// stale rate windows. Requires s.mu.
+// purge forgets what can serve no more: the tenants of sandboxes gone,
+// each tenant's codes and families past their life (tenants.go), clients
+// never approved past theirs, stale rate windows. Requires s.mu.
 func (s *Server) purge(now time.Time) {
-	for k, g := range s.codes {
-		if now.After(g.expires.Add(CodeLifetime)) {
-			delete(s.codes, k)
+	for ws, t := range s.tenants {
+		if ws != 0 {
+			if _, ok := s.env.Eng.SandboxOf(ws); !ok {
+				s.forgetTenant(t) // deleted meanwhile: a reset or a restore of the whole state
+				continue
+			}
+		}
+		if !now.Before(t.next) {
+			s.sweep(t, now)
 		}
 	}
-	for f := range s.families {
-		if !now.Before(f.ends) {
-			s.drop(f) // its access tokens have expired: the simulation purges them
-		}
-	}
+	wall := s.wall()
+	s.expireUnapproved(wall)
 	if len(s.windows) > 4*maxClients {
-		wall := s.wall()
 		for k, w := range s.windows {
 			if wall.Sub(w.start) >= time.Minute {
 				delete(s.windows, k)
@@ -140,7 +152,9 @@ func (s *Server) Serve(w *edge.Writer, r *http.Request) {
 	}
 	root := s.env.View(r).Base
 	p := r.URL.Path
+	var form error
 	if strings.HasPrefix(p, "/oauth/") {
+		form = readForm(w, r)
 		if !s.admit(w, r) {
 			return
 		}
@@ -164,18 +178,30 @@ func (s *Server) Serve(w *edge.Writer, r *http.Request) {
 			s.register(w, r)
 		}
 	case p == AuthorizePath:
-		s.authorize(w, r, root)
+		s.authorize(w, r, root, form)
 	case p == TokenPath:
 		if only(w, r, http.MethodPost) {
-			s.token(w, r, root)
+			s.token(w, r, root, form)
 		}
 	case p == RevokePath:
 		if only(w, r, http.MethodPost) {
-			s.revoke(w, r)
+			s.revoke(w, r, form)
 		}
 	default:
 		oauthError(w, http.StatusNotFound, "invalid_request", "No such endpoint of the authorization server: "+p+".")
 	}
+}
+
+// readForm reads the form of a POST to the authorization, token or
+// revocation endpoint (64 KiB at most) before the request is admitted, so
+// that the rate limit knows whose it is (ratelimit.go); the endpoint
+// answers the error, if any.
+func readForm(w *edge.Writer, r *http.Request) error {
+	if r.Method != http.MethodPost || (r.URL.Path != AuthorizePath && r.URL.Path != TokenPath && r.URL.Path != RevokePath) {
+		return nil
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	return r.ParseForm()
 }
 
 // random is n random bytes in hex: the secrets of the authorization

@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"container/list"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -12,16 +13,22 @@ import (
 	"github.com/mediamock/mediamock/internal/edge"
 )
 
-// Dynamic client registration (RFC 7591), and the bounds on what the
-// server keeps of it.
+// Dynamic client registration (RFC 7591), and the bounds on the clients
+// no tenant holds.
 
-// maxClients bounds the registrations a server keeps, and
-// maxClientsPerAddress those made from one client address: past either,
-// the oldest client that holds nothing live (no code pending, no token
-// alive) is forgotten; when every one does, the registration is refused.
+// A client a tenant holds (approved in it, with a code pending or a line
+// of tokens alive there: tenants.go) counts against that tenant alone.
+// Every other one is idle (not approved yet, or its grants have all
+// ended) and counts against the address it registered from: at most
+// maxClientsPerAddress idle clients from one address and maxClients in
+// all, past which the oldest idle one is forgotten, so that a registration
+// is never refused. One never approved is forgotten unapprovedLifetime
+// after it registered (wall time, as the address's rate window: the
+// address is shared in real time).
 const (
 	maxClients           = 1024
 	maxClientsPerAddress = 256
+	unapprovedLifetime   = 10 * time.Minute
 )
 
 // client is a registered client, as registration answers it.
@@ -37,38 +44,65 @@ type client struct {
 	AuthMethod   string   `json:"token_endpoint_auth_method"`
 	Scope        string   `json:"scope,omitempty"`
 
-	addr string // the client address it was registered from
+	addr     string        // the client address it was registered from
+	tenants  int           // how many tenants hold it
+	approved bool          // a tenant held it once
+	idle     *list.Element // its place among the idle clients; nil while a tenant holds it
+	since    time.Time     // when it registered or went idle, on the wall clock
 }
 
-// inUse are the clients holding something live: a code not yet used and
-// not expired, or a family. Requires s.mu.
-func (s *Server) inUse(now time.Time) map[string]bool {
-	out := map[string]bool{}
-	for _, g := range s.codes {
-		if !g.used && now.Before(g.expires) {
-			out[g.clientID] = true
-		}
-	}
-	for f := range s.families {
-		out[f.clientID] = true
-	}
-	return out
-}
-
-// evictUnused forgets the oldest client (of addr, or of any address when
-// addr is "") that holds nothing live; it reports whether there was one.
+// idleAdd counts a client among the idle ones, within their bounds.
 // Requires s.mu.
-func (s *Server) evictUnused(addr string, used map[string]bool) bool {
-	for i, id := range s.order {
-		c := s.clients[id]
-		if c == nil || (addr != "" && c.addr != addr) || used[id] {
-			continue
+func (s *Server) idleAdd(c *client) {
+	c.since = s.wall()
+	c.idle = s.idle.PushBack(c)
+	s.idleFrom[c.addr]++
+	if s.idleFrom[c.addr] > maxClientsPerAddress {
+		for e := s.idle.Front(); e != nil; e = e.Next() {
+			if o := e.Value.(*client); o.addr == c.addr {
+				s.forgetClient(o)
+				break
+			}
 		}
-		delete(s.clients, id)
-		s.order = slices.Delete(s.order, i, i+1)
-		return true
 	}
-	return false
+	if s.idle.Len() > maxClients {
+		s.forgetClient(s.idle.Front().Value.(*client))
+	}
+}
+
+// unidle takes a client out of the idle ones. Requires s.mu.
+func (s *Server) unidle(c *client) {
+	if c.idle == nil {
+		return
+	}
+	s.idle.Remove(c.idle)
+	c.idle = nil
+	if s.idleFrom[c.addr]--; s.idleFrom[c.addr] <= 0 {
+		delete(s.idleFrom, c.addr)
+	}
+}
+
+// forgetClient forgets a client. Requires s.mu.
+func (s *Server) forgetClient(c *client) {
+	s.unidle(c)
+	if s.clients[c.ID] == c {
+		delete(s.clients, c.ID)
+	}
+}
+
+// expireUnapproved forgets the idle clients never approved that
+// registered unapprovedLifetime ago or more. Requires s.mu.
+func (s *Server) expireUnapproved(wall time.Time) {
+	for e := s.idle.Front(); e != nil; {
+		c, next := e.Value.(*client), e.Next()
+		if wall.Sub(c.since) < unapprovedLifetime {
+			return
+		}
+		if !c.approved {
+			s.forgetClient(c)
+		}
+		e = next
+	}
 }
 
 // register is dynamic client registration (RFC 7591).
@@ -131,48 +165,53 @@ func (s *Server) register(w *edge.Writer, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	used := s.inUse(s.env.Eng.Clock().Now())
-	from := 0
-	for _, o := range s.clients {
-		if o.addr == c.addr {
-			from++
-		}
-	}
-	full := (from >= maxClientsPerAddress && !s.evictUnused(c.addr, used)) ||
-		(len(s.clients) >= maxClients && !s.evictUnused("", used))
-	if !full {
-		s.clients[c.ID] = c
-		s.order = append(s.order, c.ID)
-	}
+	s.clients[c.ID] = c
+	s.idleAdd(c)
 	s.mu.Unlock()
-	if full {
-		tooMany(w, time.Minute, "Too many clients are registered and in use (at most "+strconv.Itoa(maxClientsPerAddress)+
-			" from one address, "+strconv.Itoa(maxClients)+" in all): revoke the tokens of one you no longer use.")
-		return
-	}
 	edge.WriteJSON(w, http.StatusCreated, c)
 }
 
 // registeredRedirect reports whether a redirect URI of an authorization
-// request is one the client registered: the same, or, for a loopback one
-// (127.0.0.1, [::1], localhost over http), the same but for its port: a
-// native app listens on whatever port is free (RFC 8252, 7.3; OAuth 2.1).
+// request is one the client registered, compared as exact strings (OAuth
+// 2.1, 2.3.1; RFC 9700, 4.1.3): no case folding, no percent-decoding, no
+// normalization of any kind. The one exception is the port of a loopback
+// URI (http on 127.0.0.1, [::1] or localhost): a native app listens on
+// whatever port is free (RFC 8252, 7.3), so both sides are compared
+// without their port, and exactly in every other character.
 func registeredRedirect(registered []string, got string) bool {
 	if slices.Contains(registered, got) {
 		return true
 	}
-	g, err := url.Parse(got)
-	if err != nil || !loopbackHTTP(g) {
+	g, ok := portless(got)
+	if !ok {
 		return false
 	}
 	for _, r := range registered {
-		u, err := url.Parse(r)
-		if err == nil && loopbackHTTP(u) && u.Hostname() == g.Hostname() && u.Path == g.Path && u.RawQuery == g.RawQuery &&
-			u.User == nil && g.User == nil {
+		if u, ok := portless(r); ok && u == g {
 			return true
 		}
 	}
 	return false
+}
+
+// portless is a loopback redirect URI as written, but for its port
+// (":51234" taken out of the authority); ok is false for any other URI, and
+// for one with user information or a fragment.
+func portless(raw string) (string, bool) {
+	u, err := url.Parse(raw)
+	if err != nil || !loopbackHTTP(u) || u.User != nil || strings.Contains(raw, "#") {
+		return "", false
+	}
+	scheme, rest, _ := strings.Cut(raw, "://")
+	end := strings.IndexAny(rest, "/?")
+	if end < 0 {
+		end = len(rest)
+	}
+	authority := rest[:end]
+	if port := u.Port(); port != "" {
+		authority = strings.TrimSuffix(authority, ":"+port)
+	}
+	return scheme + "://" + authority + rest[end:], true
 }
 
 // loopbackHTTP reports whether a URI is http on a loopback host.
@@ -182,7 +221,8 @@ func loopbackHTTP(u *url.URL) bool {
 }
 
 // checkRedirectURI says what is wrong with a redirect URI ("" if nothing):
-// an absolute URI without a fragment, https, a loopback http one (a
+// an absolute URI without a fragment (not even an empty one: "#" alone is
+// a fragment component, RFC 6749, 3.1.2), https, a loopback http one (a
 // native client's), or a private-use scheme of a native app in reverse
 // domain form (com.example.app:/cb, RFC 8252, 7.1). Every other scheme
 // (javascript:, data:, vbscript:, blob:, file:, ...) is refused.
@@ -193,7 +233,7 @@ func checkRedirectURI(raw string) string {
 	}
 	scheme := strings.ToLower(u.Scheme)
 	switch {
-	case u.Fragment != "":
+	case strings.Contains(raw, "#"):
 		return "has a fragment"
 	case scheme == "https":
 		if u.Host == "" {

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -84,11 +85,16 @@ func TestRegistrationRules(t *testing.T) {
 	assert.Equal(t, http.StatusMethodNotAllowed, r.do("GET", RegisterPath, nil, nil).Code)
 }
 
-// Registrations are bounded per client address: past the bound the oldest
-// client that holds nothing live goes, never one with a live token or a
-// pending code; when every one is in use, the registration is refused.
+// Idle registrations (no tenant holds them) are bounded per client
+// address: past the bound the oldest idle client of the address goes, never
+// one a tenant holds (a live token or a pending code), which counts against
+// its tenant instead; a registration is never refused. A client never
+// approved is forgotten after unapprovedLifetime of wall time; one whose
+// grants have ended stays registered.
 func TestRegistrationsAreBoundedPerAddress(t *testing.T) {
 	r := newRig(t)
+	wall := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	r.env.WallClock = func() time.Time { return wall }
 	reg := func(addr string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest("POST", RegisterPath, strings.NewReader(`{"redirect_uris":["`+callback+`"],"token_endpoint_auth_method":"none"}`))
 		req.Host, req.RemoteAddr = "localhost", addr+":40000"
@@ -96,38 +102,48 @@ func TestRegistrationsAreBoundedPerAddress(t *testing.T) {
 		r.env.Serve(rec, req, edge.Door{Front: "oauth"}, r.s.Serve)
 		return rec
 	}
+	idleFrom := func(addr string) int {
+		r.s.mu.Lock()
+		defer r.s.mu.Unlock()
+		n := 0
+		for _, c := range r.s.clients {
+			if c.addr == addr && c.tenants == 0 {
+				n++
+			}
+		}
+		assert.Equal(t, n, r.s.idleFrom[addr], "the count kept is the count")
+		return n
+	}
 	// A victim's client, in use, from the same address as the flood.
 	victim, _ := r.client(t, "none") // from httptest's 192.0.2.1
 	code := r.code(t, victim, nil)
+	first := oauthAnswer(t, reg("192.0.2.1"))["client_id"].(string)
 	for range maxClientsPerAddress + 50 {
-		require.Equal(t, http.StatusCreated, reg("192.0.2.1").Code)
+		require.Equal(t, http.StatusCreated, reg("192.0.2.1").Code, "never refused")
 	}
+	assert.Equal(t, maxClientsPerAddress, idleFrom("192.0.2.1"))
 	r.s.mu.Lock()
-	from := 0
-	for _, c := range r.s.clients {
-		if c.addr == "192.0.2.1" {
-			from++
-		}
-	}
 	_, kept := r.s.clients[victim]
+	_, oldest := r.s.clients[first]
 	r.s.mu.Unlock()
-	assert.Equal(t, maxClientsPerAddress, from)
 	assert.True(t, kept, "a client with a pending code is never evicted")
+	assert.False(t, oldest, "the oldest idle client of the address went first")
 	out := oauthAnswer(t, r.do("POST", TokenPath, url.Values{"grant_type": {"authorization_code"}, "client_id": {victim},
 		"code": {code}, "code_verifier": {verifier}, "redirect_uri": {callback}}, nil))
 	assert.Contains(t, out, "access_token", "%v", out)
 	assert.Equal(t, http.StatusCreated, reg("198.51.100.7").Code, "another address is not crowded out")
+	assert.Equal(t, 1, idleFrom("198.51.100.7"))
 
-	// When every client of the address is in use, registering is refused.
+	// The victim's grants end: it is idle again, counted against its
+	// address, and stays past the lifetime of one never approved.
+	r.do("POST", RevokePath, url.Values{"client_id": {victim}, "token": {out["refresh_token"].(string)}}, nil)
+	assert.Equal(t, maxClientsPerAddress, idleFrom("192.0.2.1"), "it took the place of the oldest")
+	wall = wall.Add(unapprovedLifetime)
+	assert.Equal(t, http.StatusCreated, reg("198.51.100.8").Code)
+	assert.Equal(t, 1, idleFrom("192.0.2.1"), "the clients never approved are forgotten, the victim stays")
 	r.s.mu.Lock()
-	for _, c := range r.s.clients {
-		if c.addr == "192.0.2.1" {
-			r.s.codes["oac_"+c.ID] = &grant{clientID: c.ID, expires: r.env.Eng.Clock().Now().Add(CodeLifetime)}
-		}
-	}
+	_, kept = r.s.clients[victim]
 	r.s.mu.Unlock()
-	rec := reg("192.0.2.1")
-	assert.Equal(t, http.StatusTooManyRequests, rec.Code)
-	assert.Equal(t, "rate_limited", oauthAnswer(t, rec)["error"])
-	assert.NotEmpty(t, rec.Header().Get("Retry-After"))
+	assert.True(t, kept, "one approved once stays registered")
+	assert.Equal(t, 1, idleFrom("198.51.100.8"), "a new one lives its lifetime")
 }

@@ -10,11 +10,10 @@ import (
 // revoke is token revocation (RFC 7009): an access or refresh token of the
 // client ends; revoking a refresh token (live or rotated out) ends its
 // whole family, access tokens included. The answer is 200 whether or not
-// the token was known.
-func (s *Server) revoke(w *edge.Writer, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	if err := r.ParseForm(); err != nil {
-		oauthError(w, http.StatusBadRequest, "invalid_request", "The body must be a form: "+err.Error()+".")
+// the token was known. form is the error of reading its form (readForm).
+func (s *Server) revoke(w *edge.Writer, r *http.Request, form error) {
+	if form != nil {
+		oauthError(w, http.StatusBadRequest, "invalid_request", "The body must be a form: "+form.Error()+".")
 		return
 	}
 	if !once(w, r) {

@@ -32,6 +32,7 @@ type family struct {
 	access    []string  // live access tokens
 	ends      time.Time // when nothing of it can serve any more
 	dead      bool
+	t         *tenant // the tenant that holds it (tenants.go)
 }
 
 // drop ends a family: its tokens are forgotten, and the access tokens it
@@ -48,7 +49,8 @@ func (s *Server) drop(f *family) []string {
 	for _, at := range f.access {
 		delete(s.access, at)
 	}
-	delete(s.families, f)
+	delete(f.t.families, f)
+	s.unhold(f.t, f.clientID)
 	out := f.access
 	f.refresh, f.spent, f.access = "", nil, nil
 	return out
@@ -65,11 +67,10 @@ func (s *Server) revokeAll(tokens []string) error {
 }
 
 // token is the token endpoint: the authorization code and refresh token
-// grants.
-func (s *Server) token(w *edge.Writer, r *http.Request, root string) {
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	if err := r.ParseForm(); err != nil {
-		oauthError(w, http.StatusBadRequest, "invalid_request", "The body must be a form (application/x-www-form-urlencoded): "+err.Error()+".")
+// grants; form is the error of reading its form (readForm).
+func (s *Server) token(w *edge.Writer, r *http.Request, root string, form error) {
+	if form != nil {
+		oauthError(w, http.StatusBadRequest, "invalid_request", "The body must be a form (application/x-www-form-urlencoded): "+form.Error()+".")
 		return
 	}
 	if !once(w, r) {
@@ -158,9 +159,14 @@ func (s *Server) exchangeCode(w *edge.Writer, r *http.Request, c *client) {
 	}
 	var f *family
 	if problem == "" {
+		// The code is used, and its line begins at once: its client is
+		// held by the line before the code lets it go.
 		g.used = true
-		f = &family{clientID: c.ID, workspace: g.workspace, scopes: g.scopes, resources: g.resources}
+		f = &family{clientID: c.ID, workspace: g.workspace, scopes: g.scopes, resources: g.resources, t: g.t,
+			ends: now.Add(AccessTokenLifetime)}
 		g.family = f
+		ended = s.begin(f)
+		s.settle(g)
 	}
 	s.mu.Unlock()
 	if err := s.revokeAll(ended); err != nil {
@@ -173,6 +179,9 @@ func (s *Server) exchangeCode(w *edge.Writer, r *http.Request, c *client) {
 	}
 	res, ok := narrow(w, r, g.resources)
 	if !ok {
+		s.mu.Lock()
+		s.drop(f) // no token was issued in it
+		s.mu.Unlock()
 		return
 	}
 	s.issue(w, c, f, res, g.scopes, nil)
@@ -286,7 +295,6 @@ func (s *Server) issue(w *edge.Writer, c *client, f *family, resources, scopes, 
 	}
 	out := map[string]any{"access_token": tok.Token, "token_type": "Bearer", "expires_in": int(AccessTokenLifetime / time.Second),
 		"scope": strings.Join(scopes, " ")}
-	var ended []string
 	s.mu.Lock()
 	if f.dead {
 		// Its code was replayed, or it was revoked, while this was issued.
@@ -305,32 +313,14 @@ func (s *Server) issue(w *edge.Writer, c *client, f *family, resources, scopes, 
 		f.ends = now.Add(RefreshTokenLifetime)
 		out["refresh_token"] = rt
 	}
-	if _, ok := s.families[f]; !ok {
-		if len(s.families) >= maxGrants {
-			ended = s.drop(s.oldestFamily())
-		}
-		s.began++
-		s.families[f] = s.began
-	}
+	f.t.due(f.ends)
 	s.mu.Unlock()
-	if err := s.revokeAll(append(ended, superseded...)); err != nil {
+	if err := s.revokeAll(superseded); err != nil {
 		edge.WriteError(w, err)
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	edge.WriteJSON(w, http.StatusOK, out)
-}
-
-// oldestFamily is the family that began first. Requires s.mu.
-func (s *Server) oldestFamily() *family {
-	var out *family
-	first := uint64(0)
-	for f, n := range s.families {
-		if out == nil || n < first {
-			out, first = f, n
-		}
-	}
-	return out
 }
 
 // verifierMatches checks a PKCE verifier against its S256 challenge.

@@ -205,6 +205,6 @@ func TestTokensArePurgedOnTheManualClock(t *testing.T) {
 	assert.Zero(t, n, "the request purged every expired token")
 	r.s.mu.Lock()
 	defer r.s.mu.Unlock()
-	assert.Len(t, r.s.families, 1, "the families without a refresh token ended with their access tokens")
+	assert.Len(t, r.s.tenants[0].families, 1, "the families without a refresh token ended with their access tokens")
 	assert.Empty(t, r.s.codes, "used codes past their life are forgotten")
 }

@@ -91,6 +91,10 @@ func New(env *edge.Env, c Config) *Fronts {
 	// does, and meets no fault.
 	f.ctlMCPDoor = edge.Door{Front: "control", BodyLimit: env.BodyCap}
 	f.auth.Approve = c.OAuthApprove
+	if c.Plane != nil {
+		// A deleted sandbox's OAuth clients, codes and tokens go at once.
+		c.Plane.SandboxDeleted = f.auth.ForgetSandbox
+	}
 	return f
 }
 

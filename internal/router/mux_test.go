@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,6 +21,7 @@ import (
 	"github.com/mediamock/mediamock/internal/gate"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/testkit"
+	"github.com/mediamock/mediamock/sim"
 	"github.com/mediamock/mediamock/spec"
 )
 
@@ -109,4 +112,38 @@ func TestMCPMadeOnce(t *testing.T) {
 	b, err := f.MCP()
 	require.NoError(t, err)
 	assert.Same(t, a, b)
+}
+
+// The fronts are made with the control plane told to free a deleted
+// sandbox's OAuth grants: a client the sandbox alone held is forgotten.
+func TestDeletedSandboxFreesItsOAuthGrants(t *testing.T) {
+	f, _ := newFronts(t)
+	require.NotNil(t, f.plane.SandboxDeleted, "the authorization server hears of a sandbox deleted")
+	sb, err := f.plane.CreateSandbox(sim.SandboxSpec{})
+	require.NoError(t, err)
+	send := func(path, ctype, body string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("POST", path, strings.NewReader(body))
+		req.Host = "localhost"
+		req.Header.Set("Content-Type", ctype)
+		rec := httptest.NewRecorder()
+		f.ServeHTTP(rec, req)
+		return rec
+	}
+	rec := send("/oauth/register", "application/json", `{"redirect_uris":["http://127.0.0.1:9/cb"],"token_endpoint_auth_method":"none"}`)
+	require.Equal(t, http.StatusCreated, rec.Code, "%s", rec.Body)
+	id := testkit.JSON(t, rec.Body.String())["client_id"].(string)
+	form := url.Values{"response_type": {"code"}, "client_id": {id}, "redirect_uri": {"http://127.0.0.1:9/cb"},
+		"code_challenge": {"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"}, "code_challenge_method": {"S256"},
+		"workspace": {"sandbox"}, "credential": {sb.ControlToken}, "grant": {"read"}, "decision": {"approve"}}
+	rec = send("/oauth/authorize", "application/x-www-form-urlencoded", form.Encode())
+	require.Equal(t, http.StatusFound, rec.Code, "%s", rec.Body)
+	loc, err := url.Parse(rec.Header().Get("Location"))
+	require.NoError(t, err)
+
+	require.NoError(t, f.plane.DeleteSandbox(sb.ID))
+	rec = send("/oauth/token", "application/x-www-form-urlencoded", url.Values{"grant_type": {"authorization_code"}, "client_id": {id},
+		"code": {loc.Query().Get("code")}, "code_verifier": {"dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"},
+		"redirect_uri": {"http://127.0.0.1:9/cb"}}.Encode())
+	assert.Equal(t, http.StatusUnauthorized, rec.Code, "%s", rec.Body)
+	assert.Equal(t, "invalid_client", testkit.JSON(t, rec.Body.String())["error"])
 }
