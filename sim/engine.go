@@ -149,6 +149,7 @@ func Open(cfg Config) (*Engine, error) {
 		images: cfg.Images, fates: cfg.Fates, log: cfg.Log, closed: make(chan struct{}),
 		dueChanged: make(chan struct{}), rate: newRateLimiter(), hub: newHub(),
 	}
+
 	e.initSecrets()
 	e.indexCatalog()
 	if err := e.load(cfg.Reset); err != nil {
@@ -252,6 +253,7 @@ func (e *Engine) Close() error {
 	}
 	e.w.Close() // every write already accepted is committed
 	close(e.closed)
+	e.clock.wakeParked() // every parked wait (ParkNotify) is on the clock
 	err := e.db.Update(func(btx *bolt.Tx) error {
 		t := e.newTx(btx)
 		return t.finish()
