@@ -54,7 +54,10 @@ type Config struct {
 	// unfinished seed, so the next Open seeds it again.
 	Stop <-chan struct{}
 
-	batchSize int // records per transaction of a bulk write; 0 means bulkBatch
+	batchSize int // records per transaction of a bulk write or a migration; 0 means bulkBatch
+	// onMigrate, when set (by tests), hears the assets a migration has
+	// done after each of its transactions.
+	onMigrate func(done int64)
 	dueBatch  int // due events one transaction applies; 0 means dueBatch
 	copyBatch int // library assets per write of a sandbox's copy, and the size from which it copies in batches; 0 means copyBatch
 	copyLimit int // the largest library a sandbox copies; 0 means MaxSandboxLibrary
@@ -199,6 +202,10 @@ func (e *Engine) load(reset bool) error {
 	case reset:
 	case c.Mismatch != nil:
 		return c.Mismatch
+	case c.Older != "":
+		if err := e.migrate(c.Older); err != nil {
+			return fmt.Errorf("migrate %s from state schema %s to %s: %w", e.cfg.Path, c.Older, schemaVersion, err)
+		}
 	}
 	if unfinished != "" {
 		e.log.Warn("the state file holds an unfinished "+unfinished+"; seeding it again from the fixtures", "path", e.cfg.Path)
