@@ -204,6 +204,14 @@ func FuzzRestore(f *testing.F) {
 	f.Add(mutated(f, snap, put(bAssets, key(uint64(1), uint64(1)), []byte{1, 1, 1})))
 	f.Add(mutated(f, snap, put(bTokens, []byte("mk_test_fuzz_token"), []byte("{"))))
 	f.Add(mutated(f, snap, put(bWorkspaces, u64(1), bytes.Repeat([]byte("x"), 5000))))
+	// Snapshots of earlier schemas, migrated before their records are
+	// checked: mutations reach the migration's decoders too.
+	for _, v := range []string{"1", "2"} {
+		old := asSchema(f, snap, v)
+		f.Add(old)
+		f.Add(mutated(f, old, put(bAssets, key(uint64(1), uint64(1)), []byte("{\"id\":1,\"ws\":1,\"kind\":7}"))))
+		f.Add(mutated(f, old, put([]byte("idx_kind"), []byte("short"), nil)))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		before := stateDigest(t, e)
 		now := e.Clock().Now()

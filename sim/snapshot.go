@@ -8,6 +8,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/mediamock/mediamock/fixtures"
 	"github.com/mediamock/mediamock/internal/store"
 )
 
@@ -90,8 +91,12 @@ func (e *Engine) restoreFrom(snap *store.Snapshot, clock Stamp, epoch uint64) er
 	return b.end()
 }
 
-func (e *Engine) fingerprint() string {
-	return fmt.Sprintf("%s/%d", e.world.Fingerprint(), e.seed)
+func (e *Engine) fingerprint() string { return StateFingerprint(e.world, e.seed) }
+
+// StateFingerprint is what a state file seeded from w with seed is
+// identified by: a file or a snapshot of another is refused.
+func StateFingerprint(w *fixtures.World, seed uint64) string {
+	return fmt.Sprintf("%s/%d", w.Fingerprint(), seed)
 }
 
 // nextEpoch moves file addresses on after a reset or restore.
