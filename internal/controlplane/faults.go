@@ -71,7 +71,7 @@ func (p *Plane) ClearFaults(ws uint64) error {
 // AddFaultRule checks a fault spec and keeps it as a rule of scope ws
 // (fault.Global: every workspace's).
 func (p *Plane) AddFaultRule(ws uint64, spec fault.Spec) (fault.Rule, error) {
-	if err := fault.Validate(&spec, "body", p.Service.Has); err != nil {
+	if err := fault.Validate(&spec, "body", p.Service); err != nil {
 		return fault.Rule{}, err
 	}
 	return p.Rules.Add(ws, spec)
@@ -111,7 +111,7 @@ func (p *Plane) SetFailureRate(ws uint64, rate *float64) error {
 // every one) fail, a rule of fault.PlatformFailure; fail false removes it.
 func (p *Plane) FailPlatform(ws uint64, platform string, fail bool) error {
 	spec := fault.Spec{Kind: fault.PlatformFailure, Platform: platform}
-	if err := fault.Validate(&spec, "path", p.Service.Has); err != nil {
+	if err := fault.Validate(&spec, "path", p.Service); err != nil {
 		return err
 	}
 	same := func(s fault.Spec) bool { return s.Platform == platform }
@@ -154,7 +154,7 @@ func (p *Plane) ForceResponses(ws uint64, operation string, status, count int) e
 
 // addVia checks a spec a shorthand made and keeps it as a rule.
 func (p *Plane) addVia(ws uint64, via string, spec fault.Spec) error {
-	if err := fault.Validate(&spec, "body", p.Service.Has); err != nil {
+	if err := fault.Validate(&spec, "body", p.Service); err != nil {
 		return err
 	}
 	_, err := p.Rules.AddVia(ws, spec, via)
@@ -164,7 +164,7 @@ func (p *Plane) addVia(ws uint64, via string, spec fault.Spec) error {
 // replace checks a spec a shorthand made and keeps it in place of the
 // rule that shorthand made for the same thing (same).
 func (p *Plane) replace(ws uint64, via string, spec fault.Spec, same func(fault.Spec) bool) (fault.Rule, error) {
-	if err := fault.Validate(&spec, "body", p.Service.Has); err != nil {
+	if err := fault.Validate(&spec, "body", p.Service); err != nil {
 		return fault.Rule{}, err
 	}
 	return p.Rules.Replace(ws, via, same, &spec)
