@@ -72,6 +72,11 @@ type JournalEntry struct {
 	// Mock-Fault header or "server" for the server's evolve mode, in the
 	// order of Fault.
 	FaultRule string `json:"fault_rule,omitempty"`
+	// OutsideContract says why the answer is outside the contract: a
+	// status fault that rehearses drift (drift: true) forced a status, code
+	// or body the document does not allow ("getAccount does not declare
+	// 418"). The client report names these answers (outside-contract).
+	OutsideContract string `json:"outside_contract,omitempty"`
 	// Evolved names what an evolve fault added to the answer: fields by
 	// path ($.assets[0].region), enum values by path and values
 	// ($.status: moderating (was processing)), headers ("header

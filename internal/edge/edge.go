@@ -192,6 +192,9 @@ type Outcome struct {
 	// Operation is the operation of openapi.json or control.json the
 	// request was, ErrorCode its error object's code ("" for a success).
 	Operation, ErrorCode string
+	// Outside says why the answer is outside the contract (a fault that
+	// rehearses drift forced it); "" for any other.
+	Outside string
 	// MCPMethod is the JSON-RPC method of an MCP message (a batch's,
 	// joined by commas).
 	MCPMethod string
@@ -212,6 +215,8 @@ type Call struct {
 	// Status is what the operation answered, as REST would have: 201, 403, 429.
 	Status    int
 	ErrorCode string
+	// Outside says why the operation's answer is outside the contract.
+	Outside string
 }
 
 // Hand gives the edge the request's outcome, whole, once the front knows
@@ -315,12 +320,12 @@ func (env *Env) record(w *Writer, r *http.Request, started time.Time) {
 	}
 	e := journal.Entry{
 		ID: w.Header().Get("X-Request-Id"), Front: w.door.Front, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
-		MCPMethod: w.out.MCPMethod, Operation: w.out.Operation, Status: status, ErrorCode: w.errCode,
+		MCPMethod: w.out.MCPMethod, Operation: w.out.Operation, Status: status, ErrorCode: w.errCode, OutsideContract: w.out.Outside,
 		InjectedLatencyMS: w.latency.Milliseconds(), RequestContentType: r.Header.Get("Content-Type"),
 		Traceparent: Traceparent(r.Header.Get("Traceparent")),
 	}
 	if c := w.out.Call; c != nil {
-		e.Operation, e.Status, e.ErrorCode = c.Operation, c.Status, c.ErrorCode
+		e.Operation, e.Status, e.ErrorCode, e.OutsideContract = c.Operation, c.Status, c.ErrorCode, c.Outside
 	}
 	if p := w.out.Principal; p != nil {
 		e.WorkspaceID = p.WorkspaceID

@@ -157,12 +157,12 @@ func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *mcpserver
 		}
 	}
 	data := bytes.TrimSuffix(res.Body(), []byte("\n"))
-	call := edge.Call{Operation: t.op, Status: res.Status, ErrorCode: res.ErrorCode}
+	call := edge.Call{Operation: t.op, Status: res.Status, ErrorCode: res.ErrorCode, Outside: res.Outside}
 	if c.out != nil {
 		c.out.note(call)
 	} else {
 		e := journal.Entry{ID: env.NewRequestID(), Front: "mcp", MCPMethod: "tools/call", Operation: t.op, Status: res.Status,
-			ErrorCode: res.ErrorCode, WorkspaceID: res.Pass.Principal.WorkspaceID, InjectedLatencyMS: res.Latency.Milliseconds(),
+			ErrorCode: res.ErrorCode, OutsideContract: res.Outside, WorkspaceID: res.Pass.Principal.WorkspaceID, InjectedLatencyMS: res.Latency.Milliseconds(),
 			RequestContentType: "application/json"}
 		env.RecordOffEdge(e, started, edge.Bodies{Request: tc.raw, Response: data, RequestBytes: int64(len(tc.raw)), ResponseBytes: int64(len(data))})
 	}
@@ -173,7 +173,7 @@ func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *mcpserver
 		}
 		return result(t, res.Status, data, listDigest(l), res.ErrorCode != ""), res.Release
 	}
-	return result(t, res.Status, data, digestOf(data), res.ErrorCode != ""), res.Release
+	return result(t, res.Status, data, digestOf(data), res.ErrorCode != "" || res.Status >= 400), res.Release
 }
 
 // streamDrop ends a call's stream, for a fault of the call stage (nil:

@@ -171,6 +171,7 @@ func (g *grader) run() error {
 }
 
 func (g *grader) entry(e *controlapi.JournalEntry) error {
+	g.outside(e)
 	ws := e.WorkspaceID
 	c := callOf(e)
 	if ws != 0 && counts(e) {

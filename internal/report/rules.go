@@ -57,6 +57,7 @@ var Rules = []Rule{
 	{"mcp-reinitialize", Warning, "MCP session per call",
 		"The client sent 3 or more MCP `initialize` requests and no more tool calls than that: a new session for each call.",
 		"Open one MCP session and make every call in it (or speak the sessionless revision 2026-07-28)."},
+	outsideContract,
 }
 
 // RuleOf returns the rule of an id.
