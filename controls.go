@@ -42,7 +42,12 @@ func (c Controls) SetLatency(operation string, d time.Duration) error {
 }
 
 // ForceResponses answers the next count requests of an operation ("*" for
-// any) with status 500, 503 or 429, after authentication and the rate limit.
+// any) with status, after authentication and the rate limit: any status
+// the operation declares in openapi.json (for "*", an error status every
+// operation declares), in the spec's error object with the document's
+// code for it; another is refused with the list of those it declares. A
+// rule of kind status (AddFault) also takes a code and message, a body
+// checked against the operation's response, an example, or drift.
 func (c Controls) ForceResponses(operation string, status, count int) error {
 	return c.plane.ForceResponses(c.ws, operation, status, count)
 }

@@ -1,6 +1,7 @@
 package controlplane
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -147,9 +148,17 @@ func (p *Plane) SetLatency(ws uint64, operation string, d time.Duration) error {
 
 // ForceResponses answers the next count requests of an operation of
 // openapi.json ("*" for any) by workspace ws (fault.Global: by any) with
-// status 500, 503 or 429: a status rule spent after count hits.
+// status, one the operation declares (an error status every operation
+// declares, for "*"), in the spec's error object: a status rule spent
+// after count hits.
 func (p *Plane) ForceResponses(ws uint64, operation string, status, count int) error {
-	return p.addVia(ws, fault.ViaResponses, fault.Spec{Kind: fault.Status, Operation: operation, Status: status, First: max(1, count)})
+	return p.Force(ws, fault.Spec{Kind: fault.Status, Operation: operation, Status: status, First: max(1, count)})
+}
+
+// Force keeps a status rule that the shorthand POST /faults/responses
+// made (its code, message, body or example; First its count).
+func (p *Plane) Force(ws uint64, spec fault.Spec) error {
+	return p.addVia(ws, fault.ViaResponses, spec)
 }
 
 // addVia checks a spec a shorthand made and keeps it as a rule.
@@ -280,14 +289,21 @@ func clearLatency(r *request, in clearLatencyInput) (int, any, error) {
 
 type forceInput struct {
 	Body struct {
-		Operation string `json:"operation"`
-		Status    int    `json:"status"`
-		Count     int    `json:"count"`
+		Operation string          `json:"operation"`
+		Status    int             `json:"status"`
+		Count     int             `json:"count"`
+		Code      string          `json:"code"`
+		Message   string          `json:"message"`
+		Example   string          `json:"example"`
+		Body      json.RawMessage `json:"body"`
+		Drift     bool            `json:"drift"`
 	} `body:""`
 }
 
 func force(r *request, in forceInput) (int, any, error) {
-	if err := r.p.ForceResponses(r.scope.WS, in.Body.Operation, in.Body.Status, in.Body.Count); err != nil {
+	b := in.Body
+	if err := r.p.Force(r.scope.WS, fault.Spec{Kind: fault.Status, Operation: b.Operation, Status: b.Status, Code: b.Code,
+		Message: b.Message, Example: b.Example, Body: b.Body, Drift: b.Drift, First: max(1, b.Count)}); err != nil {
 		return 0, nil, err
 	}
 	return r.faults()

@@ -29,6 +29,14 @@ type forced struct {
 
 func (f *forced) Error() string { return fmt.Sprintf("forced answer %d", f.status) }
 
+// refusal is a request's header that asks for an answer its operation
+// does not declare (Mock-Fault, Prefer): the request is refused, as for
+// any malformed header, not answered by the operation.
+type refusal struct{ err error }
+
+func (r *refusal) Error() string { return r.err.Error() }
+func (r *refusal) Unwrap() error { return r.err }
+
 // forcedMessages are the server's messages of the error objects it forces,
 // by code (429, 500 and 503 keep the gate's, as they ever were).
 var forcedMessages = map[string]string{
@@ -53,7 +61,7 @@ func answer(env *Env, in *Invocation, pass *gate.Pass, h *fault.Hit, f fault.For
 	op := in.Op
 	if h.Spec.Operation != op { // a header's, or a rule of every operation: judged for this one now
 		if v := f.Check(env.API, op); len(v) > 0 {
-			return problem.InvalidError(named(h, v))
+			return &refusal{problem.InvalidError(named(h, v))}
 		}
 	}
 	status := f.Status

@@ -169,6 +169,10 @@ func Invoke(env *Env, in *Invocation) *Result {
 	}
 	if err == nil && in.TooLarge == nil {
 		err = admit(env, in, &res.Pass)
+		var r *refusal
+		if errors.As(err, &r) && !slices.Contains(env.API.Statuses(in.Op), http.StatusBadRequest) {
+			res.Operation = "" // a refusal of the request, not an answer of the operation
+		}
 	}
 	if !res.Pass.Authenticated() && problem.IsKind(err, problem.EUNAUTHORIZED) {
 		res.Pass = env.Gate.Anonymous()
