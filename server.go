@@ -49,6 +49,7 @@ import (
 	"github.com/mediamock/mediamock/internal/ops"
 	"github.com/mediamock/mediamock/internal/parking"
 	"github.com/mediamock/mediamock/internal/router"
+	"github.com/mediamock/mediamock/internal/store"
 	"github.com/mediamock/mediamock/internal/tlsca"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -194,6 +195,15 @@ func New(o Options) (*Server, error) {
 		Engine: s.eng, Faults: rules, JournalWaits: s.env.Journal.Waiting, FaultKinds: fault.Kinds(), HeaderKinds: fault.RequestKinds(),
 		MCPSessions: func() int { return s.fronts.MCPSessions() }})
 	if err := s.plane.AdoptLegacyFaults(); err != nil { // an older state file's
+		s.closeListener()
+		s.eng.Close()
+		s.removeTemp()
+		return nil, err
+	}
+	if s.plane.Shelf, err = store.OpenShelf(path); err == nil {
+		err = loadPacks(s.plane, o.SnapshotPacks)
+	}
+	if err != nil {
 		s.closeListener()
 		s.eng.Close()
 		s.removeTemp()

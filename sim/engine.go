@@ -101,6 +101,9 @@ type Engine struct {
 	meter   meter                  // counters for metrics (metrics.go)
 	polls   atomic.Int64           // long polls waiting
 	epoch   atomic.Uint64          // resets and restores so far; part of file addresses
+	// wsRestores counts the workspaces restored from a snapshot
+	// (RestoreWorkspace): renderings kept before one are stale (Renders).
+	wsRestores atomic.Uint64
 	pages   pageCache              // the ids of recent list pages, until the next write
 	fileKey []byte                 // of file address tokens, from Config.FileSecret; nil: seeded
 	signKey atomic.Pointer[[]byte] // signs expiring file addresses (secrets.go)

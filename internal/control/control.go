@@ -300,15 +300,11 @@ func (f *Front) snapshot(w *edge.Writer, _ *http.Request, _ routes.Match, _ cont
 // it comes, and answers with the clock of the restored state.
 func (f *Front) restore(w *edge.Writer, r *http.Request, _ routes.Match, _ controlplane.Scope) {
 	body := &readErr{r: r.Body}
-	if err := f.env.Eng.Restore(body); err != nil {
+	if err := f.plane.RestoreState(body); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(body.err, &mbe) {
 			err = problem.TooLarge(mbe.Limit)
 		}
-		edge.WriteError(w, err)
-		return
-	}
-	if err := f.plane.Restored(); err != nil {
 		edge.WriteError(w, err)
 		return
 	}

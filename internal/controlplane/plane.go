@@ -24,6 +24,7 @@ import (
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/internal/store"
 	"github.com/mediamock/mediamock/sim"
 )
 
@@ -59,6 +60,8 @@ type Plane struct {
 	// Stop ends when shutdown begins: waits answer at once, the health
 	// check says stopping.
 	Stop context.Context
+	// Shelf keeps the named snapshots, beside the state file.
+	Shelf *store.Shelf
 	// SandboxDeleted, when set, is told each sandbox deleted, by its
 	// workspace, so that what a front keeps for it goes at once (the
 	// authorization server's clients, codes and tokens: the router sets it
@@ -87,6 +90,9 @@ func (p *Plane) Reset() error {
 	p.Journal.Clear()
 	p.Journals.CloseAll()
 	p.ResetCoverage(0)
+	if p.Shelf != nil {
+		return p.Shelf.DropScope("") // the sandboxes' went with them
+	}
 	return nil
 }
 
@@ -149,6 +155,9 @@ func (p *Plane) DeleteSandbox(id string) error {
 	p.forget(sb.WorkspaceID)
 	p.Journals.Close(sb.WorkspaceID)
 	p.sandboxDeleted(sb.WorkspaceID)
+	if p.Shelf != nil {
+		return p.Shelf.DropScope(sb.ID) // its named snapshots go with it
+	}
 	return nil
 }
 
