@@ -82,4 +82,3 @@ func loadPack(p *controlplane.Plane, name, file string) error {
 	})
 	return err
 }
-
