@@ -239,10 +239,13 @@ class ControlClient:
         # type: (float) -> Dict[str, Any]
         return self.call("PUT", "/faults/failure-rate", {"rate": rate})
 
-    def force_responses(self, operation, status, count=1):
-        # type: (str, int, int) -> Dict[str, Any]
-        """The next ``count`` answers of an operation (``getAccount``, ``*``) are ``status`` (429, 500, 503)."""
-        return self.call("POST", "/faults/responses", {"operation": operation, "status": status, "count": count})
+    def force_responses(self, operation, status, count=1, **answer):
+        # type: (str, int, int, Any) -> Dict[str, Any]
+        """The next ``count`` answers of an operation (``getAccount``, ``*``) are ``status``: any
+        the operation declares, with the document's error code for it, or the ``code`` and
+        ``message``, ``body`` or ``example`` given (``drift=True`` answers what the document
+        does not allow, marked outside the contract)."""
+        return self.call("POST", "/faults/responses", dict(answer, operation=operation, status=status, count=count))
 
     def set_latency(self, operation, ms):
         # type: (str, int) -> Dict[str, Any]
@@ -325,6 +328,28 @@ class ControlClient:
     def ledger(self, workspace_id):
         # type: (int) -> Dict[str, Any]
         return self.call("GET", "/workspaces/%d/ledger" % workspace_id)
+
+    def save_snapshot(self, name, description=None):
+        # type: (str, Optional[str]) -> Dict[str, Any]
+        """Saves the scope's state on the server under ``name`` (the whole state, or the
+        sandbox's), kept beside the state file across restarts."""
+        body = {} if description is None else {"description": description}
+        return self.call("PUT", "/snapshots/" + urllib.parse.quote(name), body)
+
+    def snapshots(self):
+        # type: () -> Dict[str, Any]
+        """The scope's named snapshots (``data``), by name."""
+        return self.call("GET", "/snapshots")
+
+    def restore_snapshot(self, name):
+        # type: (str) -> Dict[str, Any]
+        """Puts the scope's state back as its snapshot ``name`` holds it (a sandbox's: that
+        sandbox alone)."""
+        return self.call("POST", "/snapshots/" + urllib.parse.quote(name) + "/restore")
+
+    def delete_snapshot(self, name):
+        # type: (str) -> Dict[str, Any]
+        return self.call("DELETE", "/snapshots/" + urllib.parse.quote(name))
 
     def reset(self):
         # type: () -> Dict[str, Any]

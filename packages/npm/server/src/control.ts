@@ -16,6 +16,7 @@ export type SandboxSpec = ControlSchemas["SandboxSpec"];
 export type FailRule = ControlSchemas["FailRule"];
 export type Faults = ControlSchemas["Faults"];
 export type ForcedResponse = ControlSchemas["ForcedResponse"];
+export type NamedSnapshot = ControlSchemas["NamedSnapshot"];
 export type Journal = ControlSchemas["Journal"];
 export type JournalEntry = ControlSchemas["JournalEntry"];
 export type ClientReport = ControlSchemas["ClientReport"];
@@ -70,7 +71,11 @@ export class ControlClient extends HttpClient<ControlPaths> {
   /** The next matching jobs fail (`{count: 1}`: the next one). */
   failNext(rule: FailRule = { count: 1 }) { return this.must("post", "/faults/fail-next", { body: rule }); }
   setFailureRate(rate: number) { return this.must("put", "/faults/failure-rate", { body: { rate } }); }
-  /** Forces the next `count` answers of an operation (`getAccount`, `createGeneration`, ...). */
+  /**
+   * Forces the next `count` answers of an operation (`getAccount`, `createGeneration`, ...): any
+   * status it declares, with the document's error code, or the `code` and `message`, `body` or
+   * `example` given (`drift: true` answers what the document does not allow, marked as such).
+   */
   forceResponses(forced: ForcedResponse) { return this.must("post", "/faults/responses", { body: forced }); }
   setLatency(operation: OperationId, ms: number) {
     return this.must("put", "/faults/latency/{operation}", { params: { operation }, body: { ms } });
@@ -123,6 +128,15 @@ export class ControlClient extends HttpClient<ControlPaths> {
   workspaces() { return this.must("get", "/workspaces"); }
   workspace(id: number) { return this.must("get", "/workspaces/{id}", { params: { id } }); }
   ledger(workspaceID: number) { return this.must("get", "/workspaces/{id}/ledger", { params: { id: workspaceID } }); }
+  /** Saves the scope's state on the server under `name` (the whole state, or the sandbox's), kept across restarts. */
+  saveSnapshot(name: string, description?: string) {
+    return this.must("put", "/snapshots/{name}", { params: { name }, body: description === undefined ? {} : { description } });
+  }
+  /** The scope's named snapshots, by name. */
+  snapshots() { return this.must("get", "/snapshots"); }
+  /** Puts the scope's state back as its snapshot `name` holds it (a sandbox's: that sandbox alone). */
+  restoreSnapshot(name: string) { return this.must("post", "/snapshots/{name}/restore", { params: { name } }); }
+  deleteSnapshot(name: string) { return this.must("delete", "/snapshots/{name}", { params: { name } }); }
   /** Starts the whole server afresh from its fixtures (removes every sandbox). */
   reset() { return this.must("post", "/reset"); }
 
