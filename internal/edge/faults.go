@@ -110,15 +110,24 @@ func (env *Env) readFaultHeader(w *Writer, r *http.Request) error {
 	return env.readPrefer(w, r)
 }
 
-// readPrefer reads Prism's Prefer header where the Mock-Fault header is
-// read (a server whose test controls are open), for the service's
-// operations: code=404 and example=NAME are a status fault of the request
+// readPrefer reads Prism's Prefer header (and its query parameters,
+// __code=404) where the Mock-Fault header is read (a server whose test
+// controls are open), for the service's operations: code=404 and
+// example=NAME are a status fault of the request
 // (fault.ParsePrefer), met at its admission; dynamic=... alone asks for
 // nothing (the simulation answers). A Mock-Fault header of the same stage
 // and a Prefer that asks for an answer contradict each other.
 func (env *Env) readPrefer(w *Writer, r *http.Request) error {
+	if env.ControlToken != "" || w.faults.class != fault.API {
+		return nil
+	}
 	values := r.Header.Values(fault.PreferHeader)
-	if len(values) == 0 || env.ControlToken != "" || w.faults.class != fault.API {
+	if strings.Contains(r.URL.RawQuery, "__") { // Prism's query parameters: __code=404
+		if q := fault.PreferQuery(r.URL.Query()); q != "" {
+			values = append([]string{q}, values...) // the query's first, as Prism reads them
+		}
+	}
+	if len(values) == 0 {
 		return nil
 	}
 	spec, ok, err := fault.ParsePrefer(values, env.API)

@@ -124,8 +124,11 @@ func PreferName(param string) string {
 
 // ParsePrefer reads the Prefer header's values (ParseHeader's rules for
 // Mock-Fault): the status fault they ask for, and whether they ask for
-// one (only code and example do). A preference is name=value; several
-// are separated by commas or semicolons, the first of a name counts.
+// one (code and example do; a code of success without an example is the
+// simulation's answer, as dynamic=... is). A preference is name=value;
+// several are separated by commas or semicolons, the first of a name
+// counts. Prism's query parameters (__code=404, __example=NAME,
+// __dynamic=true) come as values too: PreferQuery makes them one.
 func ParsePrefer(values []string, svc Service) (Spec, bool, error) {
 	invalid := func(name, reason string) error {
 		return problem.InvalidError([]problem.Violation{{In: "header", Field: PreferHeader + ": " + name, Reason: reason}})
@@ -159,7 +162,9 @@ func ParsePrefer(values []string, svc Service) (Spec, bool, error) {
 			}
 		}
 	}
-	if s.Status == 0 && s.Example == "" {
+	if s.Status == 0 && s.Example == "" || s.Status >= 200 && s.Status < 300 && s.Example == "" {
+		// Nothing asked, or a success without an example: the simulation
+		// answers (Prism's would pick the first example).
 		return Spec{}, false, nil
 	}
 	if err := Validate(&s, "header", svc); err != nil {
@@ -173,4 +178,16 @@ func ParsePrefer(values []string, svc Service) (Spec, bool, error) {
 		return Spec{}, false, err
 	}
 	return s, true, nil
+}
+
+// PreferQuery is Prism's query parameters (__code, __example, __dynamic)
+// as a Prefer value, "" when the query has none.
+func PreferQuery(query map[string][]string) string {
+	var parts []string
+	for _, name := range []string{"code", "example", "dynamic"} {
+		if v := query["__"+name]; len(v) > 0 {
+			parts = append(parts, name+"="+v[0])
+		}
+	}
+	return strings.Join(parts, ", ")
 }
