@@ -16,9 +16,9 @@ type NamedSnapshot struct {
 	SandboxID string `json:"sandbox_id,omitempty"`
 	// Bytes is its size.
 	Bytes int64 `json:"bytes"`
-	// SavedAt is when it was saved, on the wall clock; SimTime the
-	// simulated clock then.
+	// SavedAt is when it was saved, on the wall clock.
 	SavedAt string `json:"saved_at"`
+	// SimTime is the simulated clock when it was saved.
 	SimTime string `json:"sim_time"`
 	// Description is what its saver said of it.
 	Description string `json:"description,omitempty"`

@@ -768,6 +768,9 @@
         inputmode: s.type === 'integer' ? 'numeric' : 'decimal',
       }));
     }
+    if (s.type === 'object') { // a JSON value (a status rule's body), written as JSON
+      return h('input', Object.assign(attrs, { type: 'text', dataset: { json: 'true' }, placeholder: '{"error": {"code": "...", "message": "..."}}', autocomplete: 'off' }));
+    }
     return h('input', Object.assign(attrs, { type: 'text', maxlength: s.maxLength, placeholder: s.default != null ? String(s.default) : null, autocomplete: 'off' }));
   }
 
@@ -809,6 +812,13 @@
       for (const el of $$('input, select', label)) el.disabled = !yes;
     };
     for (const l of $$('[data-param]', ruleForm)) show(l, on.has(l.dataset.param));
+    // The kind's parameters in its own order (a parameter kinds share is
+    // declared once, where the first kind takes it).
+    const hint = $('#fault-kind-hint');
+    for (const p of k.params) {
+      const l = $(`[data-param="${CSS.escape(p)}"]`, ruleForm);
+      if (l) hint.before(l);
+    }
     for (const l of $$('[data-target]', ruleForm)) show(l, targets.has(l.dataset.target));
     if (targets.has('class')) {
       const sel = e.class;
@@ -854,6 +864,10 @@
       if (!el.name || el.name === 'kind' || el.disabled) continue;
       if (el.validity.badInput) bad.push(el.name);
       const v = el.value.trim();
+      if (v !== '' && el.dataset.json) {
+        try { spec[el.name] = JSON.parse(v); } catch { bad.push(el.name); }
+        continue;
+      }
       if (v !== '') spec[el.name] = el.dataset.bool ? v === 'true' : el.type === 'number' || el.dataset.num ? Number(v) : v;
     }
     return { spec, bad };
