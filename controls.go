@@ -118,7 +118,7 @@ func (c Controls) Report(failOn ...string) (ClientReport, error) {
 	if sb, ok := c.plane.Eng.SandboxOf(c.ws); ok && c.ws != 0 {
 		scope = "sandbox " + sb.ID
 	}
-	return report.Of(c.ring(), JournalFilter{}, scope, c.plane.Eng, failOn)
+	return report.Of(c.ring(), 0, scope, c.plane.Eng.Clock().Now(), failOn)
 }
 
 // AssertGoodClient fails the test when the scope's report has a finding

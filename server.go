@@ -190,6 +190,7 @@ func New(o Options) (*Server, error) {
 	s.plane = &controlplane.Plane{Eng: s.eng, Rules: rules, Service: api, Document: loadControl, Journal: s.env.Journal,
 		Journals: s.env.Journals, Coverage: s.env.Coverage, Operations: operations(api), Start: resetStart, WallClock: o.WallClock,
 		MaxSandboxes: o.MaxSandboxes, ControlToken: o.ControlToken, Stop: s.stop}
+	s.plane.FollowReports()
 	s.env.Metrics = metrics.New(metricOperations(api), metrics.Sources{
 		Engine: s.eng, Faults: rules, JournalWaits: s.env.Journal.Waiting, FaultKinds: fault.Kinds(), HeaderKinds: fault.RequestKinds(),
 		MCPSessions: func() int { return s.fronts.MCPSessions() }})

@@ -72,6 +72,11 @@ type JournalEntry struct {
 	// Mock-Fault header or "server" for the server's evolve mode, in the
 	// order of Fault.
 	FaultRule string `json:"fault_rule,omitempty"`
+	// AnswerCut says a fault that breaks an answer struck it (reset,
+	// truncate, empty_reply, garbage_then_close, file_truncate): the
+	// client never got the answer whole. The bodies are what the server
+	// wrote.
+	AnswerCut bool `json:"answer_cut,omitempty"`
 	// Evolved names what an evolve fault added to the answer: fields by
 	// path ($.assets[0].region), enum values by path and values
 	// ($.status: moderating (was processing)), headers ("header

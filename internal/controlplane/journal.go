@@ -132,16 +132,16 @@ func getReport(r *request, in reportInput) (int, any, error) {
 		return 0, nil, &sim.Error{Kind: sim.EINVALID, Code: "validation_failed", Message: err.Error() + ".",
 			Details: map[string]any{"violations": []map[string]any{{"field": "fail_on", "in": "query", "message": err.Error()}}}}
 	}
-	f := journal.Filter{}
+	var ws uint64
 	scope := "the server"
 	switch {
 	case r.scope.Sandbox != nil:
 		scope = "sandbox " + r.scope.Sandbox.ID
 	case in.WorkspaceID != "":
-		f.WorkspaceID, _ = strconv.ParseUint(in.WorkspaceID, 10, 64)
+		ws, _ = strconv.ParseUint(in.WorkspaceID, 10, 64)
 		scope = "workspace " + in.WorkspaceID
 	}
-	rep, err := report.Of(r.ring(), f, scope, r.p.Eng, failOn)
+	rep, err := report.Of(r.ring(), ws, scope, r.p.Eng.Clock().Now(), failOn)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -341,9 +342,20 @@ func (env *Env) record(w *Writer, r *http.Request, started time.Time) {
 	if w.resCapture != nil {
 		bodies.Response, bodies.ResponseBytes = w.resCapture.Bytes(), w.resCapture.Total()
 	}
+	hdr := headerBufs.Get().(*headerBuf)
+	bodies.RequestHeaders = journal.AppendHeaders(append(append(append(hdr.req[:0], "Host: "...), r.Host...), '\n'), r.Header)
+	bodies.ResponseHeaders = journal.AppendHeaders(hdr.res[:0], w.Header())
 	env.Record(e, started, bodies)
+	hdr.req, hdr.res = bodies.RequestHeaders, bodies.ResponseHeaders
+	headerBufs.Put(hdr)
 	w.releaseCaptures()
 }
+
+// headerBuf holds the lines of an exchange's headers while the journal
+// copies them.
+type headerBuf struct{ req, res []byte }
+
+var headerBufs = sync.Pool{New: func() any { return new(headerBuf) }}
 
 // logRequest logs the line of a request served. The handler is called
 // directly: the logger would record the caller's program counter for a
@@ -365,10 +377,13 @@ var methods = map[string]string{http.MethodGet: http.MethodGet, http.MethodPost:
 	http.MethodHead: http.MethodHead, http.MethodPut: http.MethodPut, http.MethodPatch: http.MethodPatch, http.MethodOptions: http.MethodOptions}
 
 // Bodies are what the journal keeps of an exchange's bodies: the bytes
-// captured (up to the journal's cap) and how many there were in all.
+// captured (up to the journal's cap) and how many there were in all; and
+// its headers, as journal.Headers lines (none for an exchange that passed
+// no edge).
 type Bodies struct {
-	Request, Response           []byte
-	RequestBytes, ResponseBytes int64
+	Request, Response               []byte
+	RequestBytes, ResponseBytes     int64
+	RequestHeaders, ResponseHeaders []byte
 }
 
 // RecordOffEdge counts and journals an exchange that passed no edge (a
@@ -407,13 +422,28 @@ func (env *Env) Record(e journal.Entry, started time.Time, b Bodies) {
 	kept := func(b []byte) int64 { return int64(min(len(b), env.Journal.BodyCap())) }
 	e.RequestBodyTruncated = e.RequestBytes > kept(b.Request)
 	e.ResponseBodyTruncated = e.ResponseBytes > kept(b.Response)
+	e.AnswerCut = cut(e.Fault)
+	p := journal.Parts{Request: b.Request, Response: b.Response, RequestHeaders: b.RequestHeaders, ResponseHeaders: b.ResponseHeaders}
 	if sb, ok := env.Eng.SandboxOf(e.WorkspaceID); ok {
 		e.SandboxID = sb.ID
 		if ring, ok := env.Journals.Of(e.WorkspaceID); ok {
-			ring.Add(e, b.Request, b.Response)
+			ring.Keep(e, p)
 		}
 	}
-	env.Journal.Add(e, b.Request, b.Response)
+	env.Journal.Keep(e, p)
+}
+
+// cut reports whether the faults an exchange met (its journal entry's
+// Fault) broke its answer.
+func cut(faults string) bool {
+	for faults != "" {
+		var kind string
+		kind, faults, _ = strings.Cut(faults, ",")
+		if fault.Breaks(kind) {
+			return true
+		}
+	}
+	return false
 }
 
 // WriteError answers with the spec's error object for err.
