@@ -2,9 +2,11 @@ package mediamock
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"github.com/mediamock/mediamock/internal/controlplane"
+	"github.com/mediamock/mediamock/internal/har"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/report"
 )
@@ -16,7 +18,8 @@ import (
 // journal and coverage hold every request; a sandbox's hold its own.
 type Controls struct {
 	plane *controlplane.Plane
-	ws    uint64 // 0: the whole server
+	ws    uint64        // 0: the whole server
+	url   func() string // the server's root address
 }
 
 // --- faults
@@ -139,6 +142,20 @@ func (c Controls) AssertGoodClient(t TB, failOn ...string) {
 	if r.Failed {
 		t.Errorf("the client broke rules of good behaviour:\n%s", report.Text(r))
 	}
+}
+
+// HAR writes the scope's journal to w as an HTTP Archive (HAR 1.2, GET
+// /_mock/journal?format=har): every entry it holds, oldest first, with
+// headers, bodies, timings and the mock's annotations (_operation,
+// _fault, _answerCut, _findings, ...), for DevTools, Charles, Insomnia,
+// Postman or k6.
+func (c Controls) HAR(w io.Writer) error {
+	scope := "the server"
+	if sb, ok := c.plane.Eng.SandboxOf(c.ws); ok && c.ws != 0 {
+		scope = "sandbox " + sb.ID
+	}
+	j := c.ring()
+	return har.Write(w, j, har.Options{Base: c.url(), Scope: scope, Findings: report.Cited(j, 0)})
 }
 
 // ClearJournal forgets every recorded request of the scope.

@@ -201,7 +201,7 @@ func New(o Options) (*Server, error) {
 		return nil, err
 	}
 	s.eng.SetOwnFiles(s.env.OwnFile)
-	s.Controls = Controls{plane: s.plane}
+	s.Controls = Controls{plane: s.plane, url: s.URL}
 	s.fronts = router.New(s.env, router.Config{Service: OpenAPIDocument, Control: ControlDocument, LoadControl: loadControl,
 		Plane: s.plane, CAPath: CAPath, OAuthApprove: o.OAuthApprove})
 	s.driver.Add(1)

@@ -21,7 +21,7 @@ func ReportEnvName(flagName string) string {
 // Report is what the report command's flags set (Token is
 // --control-token, Workspace --workspace-id).
 type Report struct {
-	URL, Token, Sandbox, Format, FailOn, Output, DB string
+	URL, Token, Sandbox, Format, FailOn, Output, DB, HAR string
 	Workspace                                       uint64
 	Timeout                                         time.Duration
 }
@@ -44,6 +44,7 @@ func ReportFlags() (*Report, *flag.FlagSet) {
 	fs.StringVar(&s.Format, "format", "text", "text, json or junit (JUnit XML)")
 	fs.StringVar(&s.FailOn, "fail-on", "", "comma-separated finding ids and severities (info, warning, error) that fail the report: exit 1")
 	fs.StringVar(&s.Output, "output", "", "write the report to this file instead of stdout (a one-line summary goes to stdout)")
+	fs.StringVar(&s.HAR, "har", "", "also write the scope's journal to this file as HAR 1.2 (an HTTP Archive, for DevTools, Charles, Insomnia, Postman, k6)")
 	fs.StringVar(&s.DB, "db", "mediamock.db", "the server's state file, beside which a TLS server keeps the CA to trust")
 	fs.DurationVar(&s.Timeout, "timeout", 30*time.Second, "how long to wait for the answer")
 	fs.Usage = func() {

@@ -193,7 +193,7 @@ func (f *Front) Serve(w *edge.Writer, r *http.Request) {
 // call is a request as a call of the control plane's operation m.
 func (f *Front) call(r *http.Request, m routes.Match) *controlplane.Call {
 	return &controlplane.Call{Op: m.Name, Authorization: r.Header.Get("Authorization"), Vars: m.Vars, Query: r.URL.Query(),
-		ContentType: r.Header.Get("Content-Type"), View: f.env.View(r)}
+		ContentType: r.Header.Get("Content-Type"), Accept: r.Header.Get("Accept"), View: f.env.View(r)}
 }
 
 // readBody reads a request's body once, into one buffer of its declared
@@ -226,6 +226,16 @@ func answer(w *edge.Writer, status int, body any, err error) {
 		w.Header().Set("Content-Length", strconv.Itoa(len(raw.Data)))
 		w.WriteHeader(status)
 		w.Write(raw.Data)
+		return
+	}
+	if st, ok := body.(controlplane.Stream); ok {
+		// Written as it is made: past the head, an error can only end it.
+		w.Header().Set("Content-Type", st.ContentType)
+		if st.Filename != "" {
+			w.Header().Set("Content-Disposition", `attachment; filename="`+st.Filename+`"`)
+		}
+		w.WriteHeader(status)
+		st.Write(w)
 		return
 	}
 	edge.WriteJSON(w, status, body)

@@ -3,11 +3,13 @@ package controlplane
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mediamock/mediamock/internal/har"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/report"
 	"github.com/mediamock/mediamock/sim"
@@ -65,14 +67,55 @@ func (r *request) filter(in journalFilter, after int64) journal.Filter {
 
 type journalInput struct {
 	journalFilter
-	After int64 `query:"after"`
-	Limit int   `query:"limit" default:"100"`
+	After  int64  `query:"after"`
+	Limit  int    `query:"limit" default:"100"`
+	Format string `query:"format"`
 }
 
 func getJournal(r *request, in journalInput) (int, any, error) {
 	f := r.filter(in.journalFilter, in.After)
+	if in.Format == "har" || in.Format == "" && accepts(r.accept, har.ContentType) {
+		return http.StatusOK, r.har(f, in.Limit), nil
+	}
 	f.Limit = in.Limit
 	return r.journal(f)
+}
+
+// har is the scope's journal as HAR 1.2 (internal/har), streamed: the
+// newest limit entries that match f, oldest first, annotated with the
+// findings of the scope's client report that cite them. Credentials are
+// hidden as the scope's reads hide tokens.
+func (r *request) har(f journal.Filter, limit int) Stream {
+	j := r.ring()
+	opt := har.Options{Base: r.view.Base, Scope: "the server", Filter: f, Limit: limit}
+	if r.scope.Sandbox != nil {
+		opt.Scope = "sandbox " + r.scope.Sandbox.ID
+	}
+	if j != nil {
+		opt.Findings = report.Cited(j, f.WorkspaceID)
+	}
+	if r.hideTokens() {
+		opt.Hide = func(v string) string {
+			scheme, tok, ok := strings.Cut(v, " ")
+			if !ok {
+				return hidden(v)
+			}
+			return scheme + " " + hidden(tok)
+		}
+	}
+	return Stream{ContentType: har.ContentType, Filename: "mediamock.har", Write: func(w io.Writer) error { return har.Write(w, j, opt) }}
+}
+
+// accepts reports whether an Accept header's value names a media type
+// (not by a wildcard).
+func accepts(accept, mediaType string) bool {
+	for part := range strings.SplitSeq(accept, ",") {
+		t, _, _ := strings.Cut(part, ";")
+		if strings.EqualFold(strings.TrimSpace(t), mediaType) {
+			return true
+		}
+	}
+	return false
 }
 
 type waitInput struct {

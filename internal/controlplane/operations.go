@@ -31,6 +31,9 @@ type Call struct {
 	ContentType string
 	Body        []byte
 	BodyErr     error
+	// Accept is the media types the caller accepts (an Accept header's
+	// value), "" for any.
+	Accept string
 	// View renders records with the links the caller can reach.
 	View wire.View
 }
@@ -42,10 +45,11 @@ const opHealth = "getHealth"
 // call's context, the plane, the scope its credential reaches and the
 // view its records render with.
 type request struct {
-	ctx   context.Context
-	p     *Plane
-	scope Scope
-	view  wire.View
+	ctx    context.Context
+	p      *Plane
+	scope  Scope
+	view   wire.View
+	accept string
 }
 
 // operation serves one operation of control.json: it binds a call's
@@ -115,7 +119,7 @@ func (p *Plane) Serve(ctx context.Context, c *Call, s Scope) (int, any, error) {
 			return 0, nil, err
 		}
 	}
-	return h.serve(&request{ctx: ctx, p: p, scope: s, view: c.View}, c)
+	return h.serve(&request{ctx: ctx, p: p, scope: s, view: c.View, accept: c.Accept}, c)
 }
 
 // Validate checks a call against control.json: the control API validates
@@ -155,6 +159,16 @@ func (e errReader) Read([]byte) (int, error) {
 type Raw struct {
 	ContentType string
 	Data        []byte
+}
+
+// Stream is an answer written as it is made (a journal as HAR), of any
+// size: a front that can stream calls Write with its body's writer once
+// the head is sent; Encode buffers it for one that cannot. Filename, when
+// set, names the file a browser saves it as.
+type Stream struct {
+	ContentType string
+	Filename    string
+	Write       func(w io.Writer) error
 }
 
 // bind fills in (a pointer to a struct) from a call: the field tagged
@@ -346,6 +360,14 @@ func Encode(status int, body any, err error) (int, string, []byte) {
 	}
 	if raw, ok := body.(Raw); ok {
 		return status, raw.ContentType, raw.Data
+	}
+	if st, ok := body.(Stream); ok {
+		var b bytes.Buffer
+		if err := st.Write(&b); err != nil {
+			status, body := wire.ErrorOf(err)
+			return Encode(status, body, nil)
+		}
+		return status, st.ContentType, b.Bytes()
 	}
 	b, ok := wire.Marshal(body)
 	defer b.Release()

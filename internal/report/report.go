@@ -255,3 +255,24 @@ func detail(rule int, f *mergedFinding, m merged) string {
 	}
 	return ""
 }
+
+// Cited gives the ids of the findings that cite each request of journal
+// j's scope (every workspace when ws is 0, else one), by the request's
+// seq: what a HAR export of the journal annotates each exchange with.
+func Cited(j *journal.Journal, ws uint64) map[int64][]string {
+	t := TallyOf(j)
+	if t == nil {
+		return nil
+	}
+	m := t.merged(ws)
+	out := map[int64][]string{}
+	for i, f := range m.found {
+		if f.count == 0 {
+			continue
+		}
+		for _, seq := range f.seqs {
+			out[seq] = append(out[seq], Rules[i].ID)
+		}
+	}
+	return out
+}
