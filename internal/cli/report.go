@@ -22,8 +22,8 @@ func ReportEnvName(flagName string) string {
 // --control-token, Workspace --workspace-id).
 type Report struct {
 	URL, Token, Sandbox, Format, FailOn, Output, DB, HAR string
-	Workspace                                       uint64
-	Timeout                                         time.Duration
+	Workspace                                            uint64
+	Timeout                                              time.Duration
 }
 
 // reportAbout is what the report command does.
