@@ -56,8 +56,10 @@ func (h Headers) All() iter.Seq2[string, string] {
 // Get is the first value of a header, by its name in any case; "" when
 // it has none.
 func (h Headers) Get(name string) string {
-	for n, v := range h.All() {
-		if strings.EqualFold(n, name) {
+	for rest := string(h); rest != ""; {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
+		if n, v, ok := strings.Cut(line, ": "); ok && strings.EqualFold(n, name) {
 			return v
 		}
 	}

@@ -61,6 +61,7 @@ type Journal struct {
 	// the one that follows them since the journal was made or cleared.
 	follow func() Observer
 	obs    Observer
+	parts  Parts // what the observer is handed: a field, so that no call allocates it
 }
 
 type journalSlot struct {
@@ -153,8 +154,9 @@ func (j *Journal) Keep(e Entry, p Parts) {
 	s.reqHdr = append(s.reqHdr[:0], p.RequestHeaders[:min(len(p.RequestHeaders), MaxHeaderBytes)]...)
 	s.resHdr = append(s.resHdr[:0], p.ResponseHeaders[:min(len(p.ResponseHeaders), MaxHeaderBytes)]...)
 	if j.obs != nil {
-		p.Request, p.Response, p.RequestHeaders, p.ResponseHeaders = s.req, s.res, s.reqHdr, s.resHdr
-		j.obs.Observe(&s.entry, &p)
+		j.parts = Parts{Request: s.req, Response: s.res, RequestHeaders: s.reqHdr, ResponseHeaders: s.resHdr}
+		j.obs.Observe(&s.entry, &j.parts)
+		j.parts = Parts{}
 	}
 	j.feed.Publish(Recorded{Entry: e})
 }
