@@ -134,4 +134,7 @@ type JournalFilter struct {
 	Limit int
 	// After keeps the entries numbered after it (Seq); 0 keeps all.
 	After int64
+	// Before keeps the entries numbered before it (Seq): the page after
+	// one whose oldest entry was Before; 0 keeps all.
+	Before int64
 }

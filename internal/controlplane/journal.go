@@ -19,6 +19,7 @@ type journalJSON struct {
 	Size     int             `json:"size"`
 	BodyCap  int             `json:"body_cap_bytes"`
 	Recorded int64           `json:"recorded"`
+	Held     int             `json:"held"`
 	Seq      int64           `json:"seq"`
 	Waiting  int             `json:"waiting"`
 	Entries  []journal.Entry `json:"entries"`
@@ -41,6 +42,9 @@ func (r *request) journal(f journal.Filter) (int, any, error) {
 	seq := j.Seq() // before the list: a wait after it misses nothing listed or not
 	out := journalJSON{Entries: j.List(f), Seq: seq, Waiting: j.Waiting()}
 	out.Size, out.BodyCap, out.Recorded = j.Stats()
+	all := f
+	all.After, all.Before, all.Limit = 0, 0, 0
+	out.Held = j.Count(all)
 	return http.StatusOK, out, nil
 }
 
@@ -68,12 +72,14 @@ func (r *request) filter(in journalFilter, after int64) journal.Filter {
 type journalInput struct {
 	journalFilter
 	After  int64  `query:"after"`
+	Before int64  `query:"before"`
 	Limit  int    `query:"limit" default:"100"`
 	Format string `query:"format"`
 }
 
 func getJournal(r *request, in journalInput) (int, any, error) {
 	f := r.filter(in.journalFilter, in.After)
+	f.Before = in.Before
 	if in.Format == "har" || in.Format == "" && accepts(r.accept, har.ContentType) {
 		return http.StatusOK, r.har(f, in.Limit), nil
 	}

@@ -34,7 +34,7 @@ func match(f Filter, e *Entry) bool {
 		(f.Operation == "" || f.Operation == e.Operation) &&
 		(f.WorkspaceID == 0 || f.WorkspaceID == e.WorkspaceID) &&
 		(f.SandboxID == "" || f.SandboxID == e.SandboxID) &&
-		e.Seq > f.After
+		e.Seq > f.After && (f.Before == 0 || e.Seq < f.Before)
 }
 
 // Journal is a ring of the most recent requests. Its memory is bounded: at
