@@ -108,11 +108,11 @@ func (c Controls) AwaitRequest(ctx context.Context, f JournalFilter) (JournalEnt
 // ring is the journal of the scope, nil when journals are off.
 func (c Controls) ring() *journal.Journal { return c.plane.Ring(c.ws) }
 
-// Report grades the clients of the scope from its journal (GET
-// /_mock/report): how they polled their jobs, spent their rate window,
-// repeated paid creations, fetched files and wasted requests. failOn
-// names finding ids or severities (info, warning, error) that make it
-// Failed.
+// Report grades the clients of the scope from every request it recorded
+// of them, whatever the journal's size (GET /_mock/report): how they
+// polled their jobs, spent their rate window, repeated paid creations,
+// fetched files and wasted requests. failOn names finding ids or
+// severities (info, warning, error) that make it Failed.
 func (c Controls) Report(failOn ...string) (ClientReport, error) {
 	if err := report.ValidFailOn(failOn); err != nil {
 		return ClientReport{}, err

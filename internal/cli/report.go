@@ -27,8 +27,9 @@ type Report struct {
 }
 
 // reportAbout is what the report command does.
-const reportAbout = `Grades the clients of a running server from its journal: each finding has a stable id,
-a severity, a count and the request ids that prove it (docs/reference/client-findings.md).
+const reportAbout = `Grades the clients of a running server from every request it recorded of them: each finding
+has a stable id, a severity, a count and the requests that prove it, by journal seq
+(docs/reference/client-findings.md). With --har, writes the scope's journal as HAR 1.2 too.
 Exit 0 when no finding matches --fail-on, 1 when one does, 2 on a usage error or when the
 server cannot be asked.`
 

@@ -168,8 +168,8 @@ type reportInput struct {
 	FailOn      string `query:"fail_on"`
 }
 
-// getReport grades the clients of the call's scope from its journal
-// (internal/report): as JSON, text or JUnit XML.
+// getReport grades the clients of the call's scope from its journal's
+// running aggregates (report.Tally): as JSON, text or JUnit XML.
 func getReport(r *request, in reportInput) (int, any, error) {
 	var failOn []string
 	for v := range strings.SplitSeq(in.FailOn, ",") {
