@@ -22,10 +22,11 @@ import (
 // can still cite. A journal cleared starts a new Tally; a sandbox's dies
 // with its journal; Forget drops a workspace from the server's.
 type Tally struct {
-	mu   sync.Mutex
-	job  JobOf
-	ws   map[uint64]*wsTally
-	last *wsTally // the workspace of the last entry: most come in runs
+	mu     sync.Mutex
+	job    JobOf
+	ws     map[uint64]*wsTally
+	last   *wsTally // the workspace of the last entry (lastWS): most come in runs
+	lastWS uint64
 }
 
 // JobOf returns the job a client knows by ref (sim.Engine.JobOf).
@@ -210,12 +211,12 @@ func (t *Tally) Observe(e *journal.Entry, p *journal.Parts) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	w := t.last
-	if w == nil || t.ws[e.WorkspaceID] != w {
+	if w == nil || t.lastWS != e.WorkspaceID {
 		if w = t.ws[e.WorkspaceID]; w == nil {
 			w = &wsTally{}
 			t.ws[e.WorkspaceID] = w
 		}
-		t.last = w
+		t.last, t.lastWS = w, e.WorkspaceID
 	}
 	t.observe(w, e, p)
 }
