@@ -15,7 +15,6 @@ import (
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/gate"
-	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/mcpserver"
 	"github.com/mediamock/mediamock/internal/ops"
 	"github.com/mediamock/mediamock/sim"
@@ -161,10 +160,9 @@ func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *mcpserver
 	if c.out != nil {
 		c.out.note(call)
 	} else {
-		e := journal.Entry{ID: env.NewRequestID(), Front: "mcp", MCPMethod: "tools/call", Operation: t.op, Status: res.Status,
-			ErrorCode: res.ErrorCode, WorkspaceID: res.Pass.Principal.WorkspaceID, InjectedLatencyMS: res.Latency.Milliseconds(),
-			RequestContentType: "application/json"}
-		env.RecordOffEdge(e, started, edge.Bodies{Request: tc.raw, Response: data, RequestBytes: int64(len(tc.raw)), ResponseBytes: int64(len(data))})
+		off := call // on the heap over stdio alone
+		env.RecordOffEdge("mcp", edge.Outcome{Principal: &res.Pass.Principal, MCPMethod: "tools/call", Call: &off}, res.Latency, started,
+			edge.Bodies{Request: tc.raw, Response: data, RequestBytes: int64(len(tc.raw)), ResponseBytes: int64(len(data))})
 	}
 	if l := res.List(); l != nil {
 		// What a list page says is known without reading its bytes.
