@@ -16,10 +16,12 @@ import (
 )
 
 // Validate checks an operation's input against the document and turns
-// every problem into one error: 400 validation_failed listing each
-// violation, 400 invalid_json, 413 or 415. Parameters are parsed from their
-// strings as their schemas say (integer, number, boolean, string); the body
-// is judged as it was decoded (Body.Value). A pattern that allows the
+// every problem into one error: 400 validation_failed listing the first
+// violations (problem.MaxViolations) and counting the others, 400
+// invalid_json, 413 or 415. Parameters are parsed from their strings as
+// their schemas say (integer, number, boolean, string); a JSON body is
+// decoded once (Decode, bounded by its schema, if no one did) and judged as
+// that value (Body.Value). A pattern that allows the
 // server's own file addresses (x-own-file-urls) is not broken by one that
 // own recognizes (nil: none).
 //
