@@ -3,6 +3,7 @@ package controlplane
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -134,6 +135,15 @@ func (p *Plane) Validate(_ context.Context, c *Call) error {
 		in.Body = doc.BodyOf(c.Op, c.ContentType, c.Body, c.BodyErr)
 	}
 	return doc.Validate(c.Op, &in, nil)
+}
+
+// Streamed is a JSON answer written as it is read (a journal's, of up to
+// its whole ring): the control API sends it as WriteJSON writes it, so
+// that its memory does not grow with the answer; Encode writes it whole.
+// WriteJSON writes what wire.Marshal would write of the answer as one
+// value, its final newline included.
+type Streamed interface {
+	WriteJSON(w io.Writer) error
 }
 
 // Raw is an answer that is not JSON (a report as text, as JUnit XML).
@@ -331,6 +341,14 @@ func Encode(status int, body any, err error) (int, string, []byte) {
 	}
 	if raw, ok := body.(Raw); ok {
 		return status, raw.ContentType, raw.Data
+	}
+	if s, ok := body.(Streamed); ok {
+		var buf bytes.Buffer
+		if err := s.WriteJSON(&buf); err != nil {
+			status, body = wire.ErrorOf(err)
+		} else {
+			return status, "application/json", buf.Bytes()
+		}
 	}
 	b, ok := wire.Marshal(body)
 	defer b.Release()
