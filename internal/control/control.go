@@ -215,20 +215,27 @@ func readBody(r *http.Request) ([]byte, error) {
 }
 
 // answer writes what an operation answered: the error object, or the body
-// as JSON (a controlplane.Raw as it is).
+// as JSON (a controlplane.Raw as it is, a controlplane.Streamed as it is
+// written).
 func answer(w *edge.Writer, status int, body any, err error) {
 	if err != nil {
 		edge.WriteError(w, err)
 		return
 	}
-	if raw, ok := body.(controlplane.Raw); ok {
-		w.Header().Set("Content-Type", raw.ContentType)
-		w.Header().Set("Content-Length", strconv.Itoa(len(raw.Data)))
+	switch b := body.(type) {
+	case controlplane.Raw:
+		w.Header().Set("Content-Type", b.ContentType)
+		w.Header().Set("Content-Length", strconv.Itoa(len(b.Data)))
 		w.WriteHeader(status)
-		w.Write(raw.Data)
-		return
+		w.Write(b.Data)
+	case controlplane.Streamed:
+		// Sent as it is written, in parts of its own length.
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		b.WriteJSON(w)
+	default:
+		edge.WriteJSON(w, status, body)
 	}
-	edge.WriteJSON(w, status, body)
 }
 
 // guard protects the control API: from web pages (a foreign Host or

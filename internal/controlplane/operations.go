@@ -121,7 +121,7 @@ func (p *Plane) Serve(ctx context.Context, c *Call, s Scope) (int, any, error) {
 // Validate checks a call against control.json: the control API validates
 // the operations it serves itself with it. The call's parameters are
 // judged as the front read them and its body as it decodes, once
-// (contract.ReadBody), by the contract's one validator (contract.Validate).
+// (contract.BodyOf), by the contract's one validator (contract.Validate).
 func (p *Plane) Validate(_ context.Context, c *Call) error {
 	doc, err := p.Document()
 	if err != nil {
@@ -132,23 +132,18 @@ func (p *Plane) Validate(_ context.Context, c *Call) error {
 		in.Query = url.Values{}
 	}
 	if c.Body != nil || c.BodyErr != nil {
-		size := int64(len(c.Body))
-		if c.BodyErr != nil {
-			size = -1
-		}
-		in.Body = doc.ReadBody(c.Op, c.ContentType, io.MultiReader(bytes.NewReader(c.Body), errReader{c.BodyErr}), size)
+		in.Body = doc.BodyOf(c.Op, c.ContentType, c.Body, c.BodyErr)
 	}
 	return doc.Validate(c.Op, &in, nil)
 }
 
-// errReader ends a body with the error that cut it short (nil: EOF).
-type errReader struct{ err error }
-
-func (e errReader) Read([]byte) (int, error) {
-	if e.err == nil {
-		return 0, io.EOF
-	}
-	return 0, e.err
+// Streamed is a JSON answer written as it is read (a journal's, of up to
+// its whole ring): the control API sends it as WriteJSON writes it, so
+// that its memory does not grow with the answer; Encode writes it whole.
+// WriteJSON writes what wire.Marshal would write of the answer as one
+// value, its final newline included.
+type Streamed interface {
+	WriteJSON(w io.Writer) error
 }
 
 // Raw is an answer that is not JSON (a report as text, as JUnit XML).
@@ -346,6 +341,14 @@ func Encode(status int, body any, err error) (int, string, []byte) {
 	}
 	if raw, ok := body.(Raw); ok {
 		return status, raw.ContentType, raw.Data
+	}
+	if s, ok := body.(Streamed); ok {
+		var buf bytes.Buffer
+		if err := s.WriteJSON(&buf); err != nil {
+			status, body = wire.ErrorOf(err)
+		} else {
+			return status, "application/json", buf.Bytes()
+		}
 	}
 	b, ok := wire.Marshal(body)
 	defer b.Release()
