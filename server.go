@@ -241,7 +241,7 @@ func New(o Options) (*Server, error) {
 	ln := s.ln
 	if s.tls != nil {
 		ln = tls.NewListener(ln, s.tls.Config)
-	} else if !o.noParking {
+	} else {
 		// Waiting long polls give their connections up and wait without
 		// net/http's goroutines and buffers (package parking).
 		s.env.Parking = parking.New(ln, s.httpSrv)

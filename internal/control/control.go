@@ -215,30 +215,30 @@ func readBody(r *http.Request) ([]byte, error) {
 }
 
 // answer writes what an operation answered: the error object, or the body
-// as JSON (a controlplane.Raw as it is).
+// (a controlplane.Raw as it is, a controlplane.Stream as it is written, any
+// other as JSON).
 func answer(w *edge.Writer, status int, body any, err error) {
 	if err != nil {
 		edge.WriteError(w, err)
 		return
 	}
-	if raw, ok := body.(controlplane.Raw); ok {
-		w.Header().Set("Content-Type", raw.ContentType)
-		w.Header().Set("Content-Length", strconv.Itoa(len(raw.Data)))
+	switch b := body.(type) {
+	case controlplane.Raw:
+		w.Header().Set("Content-Type", b.ContentType)
+		w.Header().Set("Content-Length", strconv.Itoa(len(b.Data)))
 		w.WriteHeader(status)
-		w.Write(raw.Data)
-		return
-	}
-	if st, ok := body.(controlplane.Stream); ok {
+		w.Write(b.Data)
+	case controlplane.Stream:
 		// Written as it is made: past the head, an error can only end it.
-		w.Header().Set("Content-Type", st.ContentType)
-		if st.Filename != "" {
-			w.Header().Set("Content-Disposition", `attachment; filename="`+st.Filename+`"`)
+		w.Header().Set("Content-Type", b.ContentType)
+		if b.Filename != "" {
+			w.Header().Set("Content-Disposition", `attachment; filename="`+b.Filename+`"`)
 		}
 		w.WriteHeader(status)
-		st.Write(w)
-		return
+		b.Write(w)
+	default:
+		edge.WriteJSON(w, status, body)
 	}
-	edge.WriteJSON(w, status, body)
 }
 
 // guard protects the control API: from web pages (a foreign Host or

@@ -1,7 +1,9 @@
 package controlplane
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,14 +17,71 @@ import (
 	"github.com/mediamock/mediamock/sim"
 )
 
-type journalJSON struct {
-	Size     int             `json:"size"`
-	BodyCap  int             `json:"body_cap_bytes"`
-	Recorded int64           `json:"recorded"`
-	Held     int             `json:"held"`
-	Seq      int64           `json:"seq"`
-	Waiting  int             `json:"waiting"`
-	Entries  []journal.Entry `json:"entries"`
+// journalHead is what a journal's answer says besides its entries.
+type journalHead struct {
+	Size     int   `json:"size"`
+	BodyCap  int   `json:"body_cap_bytes"`
+	Recorded int64 `json:"recorded"`
+	Held     int   `json:"held"`
+	Seq      int64 `json:"seq"`
+	Waiting  int   `json:"waiting"`
+}
+
+// journalAnswer is a journal's answer, written as it is read (a Stream): its
+// entries, newest first, a page at a time, so that a read of 20,000
+// entries holds one page of them, not the answer. Entries recorded while
+// it is written are not in it, as they were not when it began.
+type journalAnswer struct {
+	head journalHead
+	j    *journal.Journal
+	f    journal.Filter
+}
+
+// journalPage is how many entries a journal's answer reads at a time.
+const journalPage = 64
+
+// WriteJSON writes the answer, as wire.Marshal would encode it whole: the
+// head's fields, then "entries", without HTML escapes, and a newline.
+func (a *journalAnswer) WriteJSON(w io.Writer) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(a.head); err != nil {
+		return err
+	}
+	head := bytes.TrimSuffix(bytes.TrimSpace(buf.Bytes()), []byte("}"))
+	if _, err := w.Write(append(head, `,"entries":[`...)); err != nil {
+		return err
+	}
+	page := make([]journal.Entry, 0, journalPage)
+	before, left, first := a.head.Seq+1, a.f.Limit, true
+	for left != 0 || a.f.Limit <= 0 {
+		n := journalPage
+		if a.f.Limit > 0 {
+			n = min(n, left)
+		}
+		page = a.j.Page(a.f, before, n, page[:0])
+		if len(page) == 0 {
+			break
+		}
+		buf.Reset()
+		for i := range page {
+			if !first {
+				buf.WriteByte(',')
+			}
+			first = false
+			if err := enc.Encode(&page[i]); err != nil {
+				return err
+			}
+			buf.Truncate(buf.Len() - 1) // the encoder's newline
+		}
+		if _, err := w.Write(buf.Bytes()); err != nil {
+			return err
+		}
+		before, left = page[len(page)-1].Seq, left-len(page)
+	}
+	_, err := w.Write([]byte("]}\n"))
+	return err
 }
 
 // ring is the journal of the call's scope: a sandbox's own, or the
@@ -39,13 +98,14 @@ func (r *request) ring() *journal.Journal {
 
 func (r *request) journal(f journal.Filter) (int, any, error) {
 	j := r.ring()
-	seq := j.Seq() // before the list: a wait after it misses nothing listed or not
-	out := journalJSON{Entries: j.List(f), Seq: seq, Waiting: j.Waiting()}
-	out.Size, out.BodyCap, out.Recorded = j.Stats()
+	a := &journalAnswer{j: j, f: f}
+	a.head.Seq = j.Seq() // before the entries: a wait after it misses nothing listed or not
+	a.head.Waiting = j.Waiting()
+	a.head.Size, a.head.BodyCap, a.head.Recorded = j.Stats()
 	all := f
 	all.After, all.Before, all.Limit = 0, 0, 0
-	out.Held = j.Count(all)
-	return http.StatusOK, out, nil
+	a.head.Held = j.Count(all)
+	return http.StatusOK, Stream{ContentType: "application/json", Write: a.WriteJSON}, nil
 }
 
 // journalFilter are the journal's filters (validated by control.json).

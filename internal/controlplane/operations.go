@@ -125,7 +125,7 @@ func (p *Plane) Serve(ctx context.Context, c *Call, s Scope) (int, any, error) {
 // Validate checks a call against control.json: the control API validates
 // the operations it serves itself with it. The call's parameters are
 // judged as the front read them and its body as it decodes, once
-// (contract.ReadBody), by the contract's one validator (contract.Validate).
+// (contract.BodyOf), by the contract's one validator (contract.Validate).
 func (p *Plane) Validate(_ context.Context, c *Call) error {
 	doc, err := p.Document()
 	if err != nil {
@@ -136,23 +136,9 @@ func (p *Plane) Validate(_ context.Context, c *Call) error {
 		in.Query = url.Values{}
 	}
 	if c.Body != nil || c.BodyErr != nil {
-		size := int64(len(c.Body))
-		if c.BodyErr != nil {
-			size = -1
-		}
-		in.Body = doc.ReadBody(c.Op, c.ContentType, io.MultiReader(bytes.NewReader(c.Body), errReader{c.BodyErr}), size)
+		in.Body = doc.BodyOf(c.Op, c.ContentType, c.Body, c.BodyErr)
 	}
 	return doc.Validate(c.Op, &in, nil)
-}
-
-// errReader ends a body with the error that cut it short (nil: EOF).
-type errReader struct{ err error }
-
-func (e errReader) Read([]byte) (int, error) {
-	if e.err == nil {
-		return 0, io.EOF
-	}
-	return 0, e.err
 }
 
 // Raw is an answer that is not JSON (a report as text, as JUnit XML).
@@ -161,8 +147,8 @@ type Raw struct {
 	Data        []byte
 }
 
-// Stream is an answer written as it is made (a journal as HAR), of any
-// size: a front that can stream calls Write with its body's writer once
+// Stream is an answer written as it is made (a journal, as JSON or as
+// HAR), of any size, whose memory does not grow with it: a front that can stream calls Write with its body's writer once
 // the head is sent; Encode buffers it for one that cannot. Filename, when
 // set, names the file a browser saves it as.
 type Stream struct {

@@ -74,7 +74,9 @@ func TestDashboardJournalPagesThroughAll(t *testing.T) {
 	countText := func() string { return eval[string](b, `document.querySelector('#journal-count').textContent`) }
 	assert.Equal(t, "Requests 1–100 of the 250 the journal holds, newest first (260 recorded: it keeps the last 250).", countText())
 	assert.True(t, eval[bool](b, `document.querySelector('#journal-newer').disabled`))
-	seqs := func() []int { return eval[[]int](b, `[...document.querySelectorAll('#journal-table tbody tr')].map((tr) => +tr.dataset.seq)`) }
+	seqs := func() []int {
+		return eval[[]int](b, `[...document.querySelectorAll('#journal-table tbody tr')].map((tr) => +tr.dataset.seq)`)
+	}
 	seen := map[int]bool{}
 	for page, want := range []string{"1–100", "101–200", "201–250"} {
 		if page > 0 {

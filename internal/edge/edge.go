@@ -316,18 +316,10 @@ func (env *Env) record(w *Writer, r *http.Request, started time.Time) {
 	}
 	e := journal.Entry{
 		ID: w.Header().Get("X-Request-Id"), Front: w.door.Front, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
-		MCPMethod: w.out.MCPMethod, Operation: w.out.Operation, Status: status, ErrorCode: w.errCode,
-		InjectedLatencyMS: w.latency.Milliseconds(), RequestContentType: r.Header.Get("Content-Type"),
+		Status: status, ErrorCode: w.errCode, InjectedLatencyMS: w.latency.Milliseconds(), RequestContentType: r.Header.Get("Content-Type"),
 		Traceparent: Traceparent(r.Header.Get("Traceparent")),
 	}
-	if c := w.out.Call; c != nil {
-		e.Operation, e.Status, e.ErrorCode = c.Operation, c.Status, c.ErrorCode
-	}
-	if p := w.out.Principal; p != nil {
-		e.WorkspaceID = p.WorkspaceID
-	} else if f := w.out.File; f != nil {
-		e.WorkspaceID = f.WS
-	}
+	w.out.describe(&e)
 	e.Fault, e.FaultRule = w.faults.journal()
 	e.Evolved = w.faults.evolved
 	if e.Fault != "" {
@@ -386,12 +378,35 @@ type Bodies struct {
 	RequestHeaders, ResponseHeaders []byte
 }
 
-// RecordOffEdge counts and journals an exchange that passed no edge (a
-// tool call over stdio): the metrics and the journal the edge keeps for
-// every request it serves (a 429 counts under the rate window's cause:
-// such an exchange does not say whether a fault forced it).
-func (env *Env) RecordOffEdge(e journal.Entry, started time.Time, b Bodies) {
-	env.Metrics.Count(e.Front, e.Operation, e.Status, false)
+// describe fills what a journal entry says of the front's outcome: the
+// MCP method, the operation (the call's, with its status and error code,
+// when the request carried one) and the workspace (who made it, or whose
+// file it was for).
+func (o *Outcome) describe(e *journal.Entry) {
+	e.MCPMethod, e.Operation = o.MCPMethod, o.Operation
+	if c := o.Call; c != nil {
+		e.Operation, e.Status, e.ErrorCode = c.Operation, c.Status, c.ErrorCode
+	}
+	if p := o.Principal; p != nil {
+		e.WorkspaceID = p.WorkspaceID
+	} else if f := o.File; f != nil {
+		e.WorkspaceID = f.WS
+	}
+}
+
+// RecordOffEdge counts and journals an exchange of front that passed no
+// edge (a tool call over stdio), from its outcome as a front hands the
+// outcome of a request that passed the edge (Writer.Hand; its Call is the
+// operation the exchange was): the metrics and the journal the edge keeps
+// for every request it serves (a 429 counts under the rate window's
+// cause: such an exchange does not say whether a fault forced it).
+// latency is what the call waited (the delay stage), started when it
+// began; its bodies are JSON.
+func (env *Env) RecordOffEdge(front string, o Outcome, latency time.Duration, started time.Time, b Bodies) {
+	e := journal.Entry{ID: env.NewRequestID(), Front: front, ErrorCode: o.ErrorCode, InjectedLatencyMS: latency.Milliseconds(),
+		RequestContentType: "application/json"}
+	o.describe(&e)
+	env.Metrics.Count(front, e.Operation, e.Status, false)
 	env.Record(e, started, b)
 }
 

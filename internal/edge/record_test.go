@@ -31,8 +31,8 @@ func within(s, of string) bool {
 
 // The journal keeps every string of an entry as a copy of at most
 // journal.MaxString bytes: a kept substring of the request line would keep
-// the whole of what the client sent alive (BenchmarkJournalRetention, at
-// the root, measures the heap that costs).
+// the whole of what the client sent alive (BenchmarkJournalRetention
+// measures the heap that costs).
 func TestRecordKeepsCappedCopies(t *testing.T) {
 	eng := testkit.Engine(t)
 	env := &Env{Eng: eng, WallClock: time.Now, Journal: journal.New(10, 64), Journals: journal.NewRings(10, 64)}

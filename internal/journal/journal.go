@@ -220,6 +220,31 @@ func (j *Journal) Count(f Filter) int {
 	return n
 }
 
+// Page appends to out the matching entries numbered before before,
+// newest first, at most n of them (n > 0), and returns it: a long read
+// goes through the journal a page at a time, holding its lock for one page
+// only. An entry the ring dropped in the meantime is not there any more.
+func (j *Journal) Page(f Filter, before int64, n int, out []Entry) []Entry {
+	if j == nil {
+		return out
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	// The entry numbered before-1 is k slots behind the next one.
+	k := max(j.seq-before+2, 1)
+	for added := 0; k <= int64(len(j.slots)) && added < n; k++ {
+		s := &j.slots[(j.next-int(k)+j.size)%j.size]
+		if !s.used || s.entry.Seq >= before || !match(f, &s.entry) {
+			continue
+		}
+		e := s.entry
+		e.RequestBody, e.ResponseBody = string(s.req), string(s.res)
+		out = append(out, e)
+		added++
+	}
+	return out
+}
+
 // Seq is the number of the last entry recorded (0 before any): a wait
 // after it matches only what comes next.
 func (j *Journal) Seq() int64 {

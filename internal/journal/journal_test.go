@@ -231,3 +231,43 @@ func TestAppendHeaders(t *testing.T) {
 	big := map[string][]string{"X-Big": {strings.Repeat("v", MaxHeaderBytes)}, "A": {"1"}}
 	assert.Equal(t, "A: 1\n", string(AppendHeaders(nil, big)), "a line past the cap is left out")
 }
+
+// Reading a journal a page at a time gives what one List gives, in the
+// same order, whatever the page's length, the filter and the ring's wrap.
+func TestPagesReadWhatListReads(t *testing.T) {
+	j := New(50, 16)
+	for i := range 130 { // the ring wraps twice
+		front := "rest"
+		if i%3 == 0 {
+			front = "mcp"
+		}
+		j.Add(Entry{ID: "req", Front: front, Status: 200 + i%2}, []byte("in"), []byte("out"))
+	}
+	for _, f := range []Filter{{}, {Front: "mcp"}, {Status: 201}, {Limit: 7}, {Front: "rest", Limit: 30}, {After: 120}} {
+		for _, n := range []int{1, 3, 64} {
+			var got []Entry
+			before, left := j.Seq()+1, f.Limit
+			for {
+				k := n
+				if f.Limit > 0 {
+					if left == 0 {
+						break
+					}
+					k = min(k, left)
+				}
+				page := j.Page(f, before, k, nil)
+				if len(page) == 0 {
+					break
+				}
+				got = append(got, page...)
+				before, left = page[len(page)-1].Seq, left-len(page)
+			}
+			want := j.List(f)
+			require.Equal(t, len(want), len(got), "filter %+v, pages of %d", f, n)
+			assert.Equal(t, want, got, "filter %+v, pages of %d", f, n)
+		}
+	}
+	assert.Empty(t, j.Page(Filter{}, 1, 10, nil), "nothing is numbered before the first entry")
+	var off *Journal
+	assert.Empty(t, off.Page(Filter{}, 5, 10, nil), "a journal that is off has no pages")
+}

@@ -1,4 +1,4 @@
-package mediamock_test
+package mcp_test
 
 import (
 	"context"
@@ -206,13 +206,13 @@ func TestControlMCPIsolation(t *testing.T) {
 		if token != "" {
 			h.Set("Authorization", "Bearer "+token)
 		}
-		resp, body := controlRPC(t, srv, h, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+sessionlessMeta+`}}`)
+		resp, body := controlRPC(t, srv, h, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+controlSessionlessMeta+`}}`)
 		assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "token %q: %s", token, body)
 		assert.Contains(t, body, "invalid_control_token")
 	}
 }
 
-const sessionlessMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+const controlSessionlessMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 
 // controlRPC posts a JSON-RPC body to the control MCP server.
 func controlRPC(t *testing.T, srv *mediamock.Server, h http.Header, body string) (*http.Response, string) {
@@ -239,7 +239,7 @@ func controlRPC(t *testing.T, srv *mediamock.Server, h http.Header, body string)
 func TestControlMCPGuards(t *testing.T) {
 	srv := mediamock.RunT(t)
 	call := func(name, args string) string {
-		return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + name + `","arguments":` + args + `,` + sessionlessMeta + `}}`
+		return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + name + `","arguments":` + args + `,` + controlSessionlessMeta + `}}`
 	}
 	headers := func(name string) http.Header {
 		return http.Header{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {name}}

@@ -1,4 +1,4 @@
-package mediamock_test
+package metrics_test
 
 import (
 	"context"
@@ -225,36 +225,11 @@ func TestMetricsNeedTheControlIdentity(t *testing.T) {
 	assert.Equal(t, 1.0, sum(families, "mediamock_requests_total", map[string]string{"front": "control", "operation": "getMetrics", "status": "403"}))
 }
 
-// TestJournalKeepsTraceparent: a well-formed traceparent header is kept in
-// the request's journal entry; an ill-formed one is not.
-func TestJournalKeepsTraceparent(t *testing.T) {
-	srv := mediamock.RunT(t, func(o *mediamock.Options) { o.NoListener = true })
-	const good = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-	for _, tp := range []string{good, "00-not-a-trace"} {
-		req, err := http.NewRequest("GET", srv.BaseURL()+"/account", nil)
-		require.NoError(t, err)
-		req.Header.Set("Authorization", "Bearer "+mediamock.KeyAllScopes)
-		req.Header.Set("Traceparent", tp)
-		resp, body := testkit.Do(t, srv, req)
-		require.Equal(t, http.StatusOK, resp.StatusCode, body)
-	}
-	status, body := testkit.Control(t, srv, "GET", "/journal", "")
-	require.Equal(t, http.StatusOK, status, body)
-	var journal struct {
-		Entries []controlapi.JournalEntry `json:"entries"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(body), &journal))
-	require.Len(t, journal.Entries, 2)
-	assert.Empty(t, journal.Entries[0].Traceparent, "the ill-formed one, newest first")
-	assert.Equal(t, good, journal.Entries[1].Traceparent)
-	assert.Contains(t, body, `"traceparent":"`+good+`"`)
-}
-
 // TestMetricsReference: docs/reference/metrics.md has a row for every
 // metric of the server, with its type and labels, and names none that is
 // not one.
 func TestMetricsReference(t *testing.T) {
-	data, err := os.ReadFile("docs/reference/metrics.md")
+	data, err := os.ReadFile("../../docs/reference/metrics.md")
 	require.NoError(t, err)
 	doc := string(data)
 	defined := map[string]bool{}

@@ -1,4 +1,4 @@
-package mediamock_test
+package rest_test
 
 import (
 	"encoding/json"
@@ -116,4 +116,69 @@ func TestFileSignaturesAreNotSeeded(t *testing.T) {
 	assert.NotEqual(t, signature(""), signature(""), "a random key per server")
 	assert.Equal(t, signature("shared secret"), signature("shared secret"), "a key from the file secret")
 	assert.NotEqual(t, signature("shared secret"), signature("another secret"))
+}
+
+// Addresses are never built from a Host the server does not trust, and a
+// file is revalidated against a hash of its content, never cached for good.
+func TestFileAddressesAndCaching(t *testing.T) {
+	srv := mediamock.RunT(t)
+	auth := map[string]string{"Authorization": "Bearer " + mediamock.KeyAllScopes}
+	_, body := testkit.Send(t, srv, "GET", "/api/v1/assets?status=completed&kind=image&limit=1", "evil.example", auth, "")
+	var page struct {
+		Data []struct{ URL string } `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &page))
+	require.NotEmpty(t, page.Data)
+	url := page.Data[0].URL
+	assert.True(t, strings.HasPrefix(url, srv.URL()+"/files/"), "built from the listen address, not the Host: %s", url)
+
+	resp, err := srv.Client().Get(url)
+	require.NoError(t, err)
+	resp.Body.Close()
+	etag := resp.Header.Get("ETag")
+	assert.Regexp(t, `^"[0-9a-f]{32}"$`, etag, "a hash of the content")
+	assert.Equal(t, "no-cache", resp.Header.Get("Cache-Control"))
+	assert.NotContains(t, resp.Header.Get("Cache-Control"), "immutable")
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("If-None-Match", etag)
+	resp, err = srv.Client().Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusNotModified, resp.StatusCode)
+
+	secret := mediamock.RunT(t, func(o *mediamock.Options) { o.FileSecret = "not-from-the-seed" })
+	_, body = testkit.Send(t, secret, "GET", "/api/v1/assets?status=completed&kind=image&limit=1", "", auth, "")
+	require.NoError(t, json.Unmarshal([]byte(body), &page))
+	other := strings.TrimPrefix(page.Data[0].URL, secret.URL())
+	assert.NotEqual(t, strings.TrimPrefix(url, srv.URL()), other, "a secret moves the addresses")
+}
+
+// Every answer under /files/ forbids content sniffing: an upload's bytes
+// are taken as its Content-Type says, whatever they hold.
+func TestFilesAreNeverSniffed(t *testing.T) {
+	srv := mediamock.RunT(t)
+	auth := map[string]string{"Authorization": "Bearer " + mediamock.KeyAllScopes}
+	_, body := testkit.Send(t, srv, "GET", "/api/v1/assets?status=completed&kind=image&limit=1", "", auth, "")
+	var page struct {
+		Data []struct{ URL string } `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &page))
+	require.NotEmpty(t, page.Data)
+	path := strings.TrimPrefix(page.Data[0].URL, srv.URL())
+	for _, c := range []struct {
+		method, path string
+		header       map[string]string
+		status       int
+	}{
+		{"GET", path, nil, 200},
+		{"HEAD", path, nil, 200},
+		{"GET", path + "?download=1", nil, 200},
+		{"GET", path, map[string]string{"Range": "bytes=0-9"}, 206},
+		{"GET", "/files/no-such-file", nil, 404},
+		{"POST", path, nil, 405},
+	} {
+		resp, _ := testkit.Send(t, srv, c.method, c.path, "", c.header, "")
+		assert.Equal(t, c.status, resp.StatusCode, "%s %s", c.method, c.path)
+		assert.Equal(t, "nosniff", resp.Header.Get("X-Content-Type-Options"), "%s %s %v", c.method, c.path, c.header)
+	}
 }

@@ -1,4 +1,4 @@
-package mediamock_test
+package ops_test
 
 import (
 	"bytes"
@@ -89,7 +89,7 @@ func jsonBodies(tb testing.TB, srv *mediamock.Server, door string, body []byte, 
 // (flight-MB) and their ratio (peak/flight), and the heap retained after
 // (retained-MB). The state is reset between iterations, out of the timing.
 //
-//	go test -run '^$' -bench JSONBodyMemory -benchtime 2x .
+//	go test -run '^$' -bench JSONBodyMemory -benchtime 2x ./internal/ops/
 func BenchmarkJSONBodyMemory(b *testing.B) {
 	const n, size = 32, 10 << 20
 	for _, door := range []string{"rest", "mcp"} {
@@ -123,7 +123,7 @@ func BenchmarkJSONBodyMemory(b *testing.B) {
 // and over MCP the arguments' and the operation body's added 2 to 3 times
 // the body).
 func TestLargeJSONUploadIsNotCopied(t *testing.T) {
-	if raceEnabled {
+	if testkit.Race {
 		t.Skip("the race detector allocates beside every allocation it watches")
 	}
 	const size = 4 << 20

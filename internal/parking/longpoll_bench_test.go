@@ -1,4 +1,4 @@
-package mediamock_test
+package parking_test
 
 import (
 	"bufio"
@@ -24,18 +24,18 @@ import (
 
 var pollCount = flag.Int("polls", 10000, "long polls BenchmarkLongPollMemory holds open at once")
 
-// BenchmarkLongPollMemory weighs parking (package parking): the memory a
-// server holds for each open long poll, parked and waiting where it is
-// (the plain fallback: a goroutine of net/http's at a deep stack, with the
-// connection's buffers). The server runs in a process of its own (the
+// BenchmarkLongPollMemory weighs parking: the memory a server holds for
+// each open long poll, parked and waiting where it is (the plain fallback:
+// a goroutine of net/http's at a deep stack, with the connection's
+// buffers). The server runs in a process of its own (the
 // test binary, as TestLongPollServerProcess), whose heap, stacks and
 // resident size are read before and after -polls polls (10,000 by
 // default) wait on a job that never ends: 10,000 polls hold 20,000
 // sockets, more than one process may open here. Run it alone, once:
 //
-//	go test -run '^$' -bench BenchmarkLongPollMemory -benchtime 1x .
+//	go test -run '^$' -bench BenchmarkLongPollMemory -benchtime 1x ./internal/parking/
 func BenchmarkLongPollMemory(b *testing.B) {
-	if raceEnabled {
+	if testkit.Race {
 		b.Skip("the race detector changes what memory costs")
 	}
 	for _, mode := range []string{"parked", "plain"} {
@@ -138,11 +138,20 @@ func TestLongPollServerProcess(t *testing.T) {
 	if mode == "" {
 		t.Skip("the server process of BenchmarkLongPollMemory")
 	}
-	opts := []mediamock.Option{mediamock.WithClock(mediamock.ClockManual)}
+	srv := mediamock.RunT(t, mediamock.WithClock(mediamock.ClockManual))
+	addr := strings.TrimPrefix(srv.URL(), "http://")
 	if mode == "plain" {
-		opts = append(opts, mediamock.WithoutParking)
+		// The server's handler behind an http.Server of the same settings
+		// as its own, but not its parking listener: a request of another
+		// server is never parked (the plain fallback).
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		plain := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout: 60 * time.Second, WriteTimeout: 90 * time.Second, IdleTimeout: 60 * time.Second}
+		go plain.Serve(ln)
+		t.Cleanup(func() { plain.Close() })
+		addr = ln.Addr().String()
 	}
-	srv := mediamock.RunT(t, opts...)
 	sb := srv.Sandbox(t, func(s *mediamock.SandboxSpec) { s.RateLimitPerMinute = 1 << 20 })
 	req, err := http.NewRequest("POST", srv.BaseURL()+"/generations", strings.NewReader(`{"modality":"image","model_id":"imagen-4","prompt":"a long poll"}`))
 	require.NoError(t, err)
@@ -157,7 +166,7 @@ func TestLongPollServerProcess(t *testing.T) {
 	resp.Body.Close()
 	require.NotEmpty(t, gen.Assets)
 	require.NoError(t, srv.StickAsset(gen.Assets[0].ID))
-	fmt.Printf("READY %s %s/generations/%d %s\n", strings.TrimPrefix(srv.URL(), "http://"), mediamock.BasePath, gen.Assets[0].ID, sb.APIKey)
+	fmt.Printf("READY %s %s/generations/%d %s\n", addr, mediamock.BasePath, gen.Assets[0].ID, sb.APIKey)
 	cmds := bufio.NewScanner(os.Stdin)
 	for cmds.Scan() {
 		f := strings.Fields(cmds.Text())

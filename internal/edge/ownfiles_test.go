@@ -1,4 +1,4 @@
-package mediamock_test
+package edge_test
 
 import (
 	"encoding/json"
@@ -12,16 +12,6 @@ import (
 	"github.com/mediamock/mediamock"
 	"github.com/mediamock/mediamock/internal/testkit"
 )
-
-// generatedImage generates an image with key and returns its asset's url.
-func generatedImage(t *testing.T, srv *mediamock.Server, key string) string {
-	t.Helper()
-	status, gen, _ := testkit.REST(t, srv, key, "POST", "/generations",
-		`{"modality":"image","model_id":"flux-2-pro","prompt":"a red fox","aspect_ratio":"9:16","resolution":"2k","wait_seconds":55}`)
-	require.Equal(t, 201, status, "%v", gen)
-	require.Equal(t, "completed", gen["status"], "%v", gen)
-	return gen["assets"].([]any)[0].(map[string]any)["url"].(string)
-}
 
 // The natural flow: generate an image and use its url as a source, where
 // the spec takes image_url or reference_image_urls. The mock reads its own
@@ -42,7 +32,7 @@ func TestOwnFileURLsAreImageSources(t *testing.T) {
 				code, body := testkit.Control(t, srv, "POST", "/faults/rules", `{"kind":"file_expiry","ttl_seconds":3600}`)
 				require.Equal(t, 201, code, body)
 			}
-			url := generatedImage(t, srv, mediamock.KeyAllScopes)
+			url := testkit.GeneratedImage(t, srv, mediamock.KeyAllScopes)
 			if tt.name == "signed file urls" {
 				require.Contains(t, url, "?expires=")
 			}
@@ -87,7 +77,7 @@ func TestOwnFileURLsAreChecked(t *testing.T) {
 		`{"modality":"video","model_id":"kling-2.5-turbo","prompt":"rain [mock:delay=5]","duration":5,"wait_seconds":55}`)
 	require.Equal(t, "completed", gen["status"], "%v", gen)
 	video := gen["assets"].([]any)[0].(map[string]any)["url"].(string)
-	image := generatedImage(t, srv, mediamock.KeyAllScopes)
+	image := testkit.GeneratedImage(t, srv, mediamock.KeyAllScopes)
 	slash := strings.LastIndex(image, "/")
 	forged := image[:slash+1] + "0000000000000000.png"
 	tests := []struct {

@@ -1,8 +1,7 @@
-package mediamock_test
+package mcp_test
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -14,9 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
-
-var updateWire = flag.Bool("update-wire", false, "rewrite testdata/mcp_list_page.golden")
 
 // TestMCPListPageWire holds the answers to the list page as a tool call,
 // sessionless and in a session, byte for byte what they were (the golden
@@ -24,7 +22,7 @@ var updateWire = flag.Bool("update-wire", false, "rewrite testdata/mcp_list_page
 // not change the wire.
 func TestMCPListPageWire(t *testing.T) {
 	dir := t.TempDir()
-	fix := benchLibrary(t, dir, 60, "read")
+	fix := testkit.BenchLibrary(t, dir, 60, "read")
 	srv, err := mediamock.New(mediamock.Options{DBPath: dir + "/state.db", FixturesPath: fix, Clock: mediamock.ClockManual, NoListener: true})
 	require.NoError(t, err)
 	defer srv.Close()
@@ -60,14 +58,14 @@ func TestMCPListPageWire(t *testing.T) {
 	session := http.Header{"Accept": {accept}, "Mcp-Protocol-Version": {"2025-11-25"}, "Mcp-Session-Id": {init.Header().Get("Mcp-Session-Id")}}
 	serve("", session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	sessionless := http.Header{"Accept": {accept}, "Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {"list_assets"}}
-	serve("sessionless", sessionless, mcpListPageSessionless)
+	serve("sessionless", sessionless, testkit.MCPListPageSessionless)
 	serve("session", session, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_assets","arguments":{"limit":20}}}`)
 	serve("session, next page", session, `{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"list_assets","arguments":{"limit":5,"starting_after":101}}}`)
 	serve("session, the last page", session, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_assets","arguments":{"limit":5,"starting_after":63}}}`)
 	serve("session, an empty page", session, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_assets","arguments":{"starting_after":1}}}`)
-	serve("sessionless, videos", sessionless, strings.Replace(mcpListPageSessionless, `{"limit":20}`, `{"limit":3,"kind":"video"}`, 1))
-	serve("sessionless, an error", sessionless, strings.Replace(mcpListPageSessionless, `{"limit":20}`, `{"limit":"many","x":1}`, 1))
-	const golden = "testdata/mcp_list_page.golden"
+	serve("sessionless, videos", sessionless, strings.Replace(testkit.MCPListPageSessionless, `{"limit":20}`, `{"limit":3,"kind":"video"}`, 1))
+	serve("sessionless, an error", sessionless, strings.Replace(testkit.MCPListPageSessionless, `{"limit":20}`, `{"limit":"many","x":1}`, 1))
+	const golden = "testdata/list_page.golden"
 	if *updateWire {
 		require.NoError(t, os.WriteFile(golden, out.Bytes(), 0o644))
 	}

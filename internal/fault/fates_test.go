@@ -1,4 +1,4 @@
-package mediamock_test
+package fault_test
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 // What media-API clients meet in production, rehearsed on the virtual
@@ -225,4 +226,11 @@ func TestProductionSurprises(t *testing.T) {
 			}
 		})
 	}
+}
+
+// callAs makes an API request with a key.
+func callAs(t testing.TB, srv *mediamock.Server, key, method, path, body string) (int, map[string]any) {
+	t.Helper()
+	status, out, _ := testkit.REST(t, srv, key, method, path, body)
+	return status, out
 }

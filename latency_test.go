@@ -5,14 +5,11 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/mediamock/mediamock/sim"
 )
 
 func TestInjectedLatencyIsApplied(t *testing.T) {
@@ -48,31 +45,6 @@ func TestInjectedLatencyIsApplied(t *testing.T) {
 		resp.Body.Close()
 	}
 	assert.Equal(t, []time.Duration{300 * time.Millisecond, 20 * time.Millisecond}, slept)
-}
-
-// The real clock follows wall time (here a fake one the test moves).
-func TestRealClockFollowsWallTime(t *testing.T) {
-	wall := time.Date(2030, 3, 1, 12, 0, 0, 0, time.UTC)
-	var mu sync.Mutex
-	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return wall }
-	srv := RunT(t, func(o *Options) { o.Clock = sim.ClockReal; o.WallClock = now })
-	assert.Equal(t, wall, srv.Now(), "a new simulation starts at wall time")
-
-	req, _ := http.NewRequest("POST", srv.BaseURL()+"/generations", strings.NewReader(`{"modality":"image","model_id":"imagen-4","prompt":"x [mock:delay=30]"}`))
-	req.Header.Set("Authorization", "Bearer "+KeyAllScopes)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := srv.Client().Do(req)
-	require.NoError(t, err)
-	resp.Body.Close()
-
-	mu.Lock()
-	wall = wall.Add(31 * time.Second)
-	mu.Unlock()
-	assert.Equal(t, time.Date(2030, 3, 1, 12, 0, 31, 0, time.UTC), srv.Now())
-	require.NoError(t, srv.eng.Settle(), "what the driver does when the timer fires")
-	pg, err := srv.eng.ListAssets(sim.Principal{WorkspaceID: 1}, sim.AssetQuery{Query: "mock:delay", Limit: 1})
-	require.NoError(t, err)
-	assert.Equal(t, sim.StatusCompleted, pg.Data[0].Status)
 }
 
 // An operation's latency strikes its MCP tool calls too, in both

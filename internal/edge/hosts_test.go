@@ -1,4 +1,4 @@
-package mediamock_test
+package edge_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package mediamock_test
+package media_test
 
 import (
 	"bytes"
@@ -8,26 +8,32 @@ import (
 	"image"
 	_ "image/jpeg"
 	_ "image/png"
-	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
-// fetch downloads a file URL the server handed out.
-func fetch(t *testing.T, srv *mediamock.Server, url string) ([]byte, http.Header) {
-	t.Helper()
-	resp, err := srv.Client().Get(url)
-	require.NoError(t, err)
+// call makes an API request with the all-scopes test key.
+func call(srv *mediamock.Server, method, path, body string) map[string]any {
+	req, _ := http.NewRequest(method, srv.BaseURL()+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+mediamock.KeyAllScopes)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		panic(err)
+	}
 	defer resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode, url)
-	data, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return data, resp.Header
+	var out map[string]any
+	json.NewDecoder(resp.Body).Decode(&out)
+	return out
 }
 
 // Every completed asset's url serves a real file of the kind, size and
@@ -53,10 +59,10 @@ func TestGeneratedFilesAreWhatAssetsClaim(t *testing.T) {
 			gen := call(srv, "POST", "/generations", withWait)
 			require.Equal(t, "completed", gen["status"], "%v", gen)
 			body = gen["assets"].([]any)[0].(map[string]any)
-			data, h := fetch(t, srv, body["url"].(string))
+			data, h := testkit.Fetch(t, srv, body["url"].(string))
 			assert.Equal(t, body["mime_type"], h.Get("Content-Type"))
 			tt.check(t, data, body)
-			again, h2 := fetch(t, srv, body["download_url"].(string))
+			again, h2 := testkit.Fetch(t, srv, body["download_url"].(string))
 			assert.Equal(t, data, again, "download_url serves the same bytes")
 			assert.Contains(t, h2.Get("Content-Disposition"), "attachment")
 		})
@@ -173,11 +179,11 @@ func TestEncoreFilesAreReal(t *testing.T) {
 		c = call(srv, "GET", fmt.Sprintf("/encore/creations/%v?wait_seconds=55", c["id"]), "")
 	}
 	video := c["video"].(map[string]any)
-	data, _ := fetch(t, srv, video["url"].(string))
+	data, _ := testkit.Fetch(t, srv, video["url"].(string))
 	checkMP4(t, data, video)
 	assert.EqualValues(t, 7, video["duration_seconds"])
 	assert.Equal(t, video["width"].(float64)*16, video["height"].(float64)*9, "9:16")
-	frame, h := fetch(t, srv, c["start_frame_url"].(string))
+	frame, h := testkit.Fetch(t, srv, c["start_frame_url"].(string))
 	assert.Equal(t, "image/jpeg", h.Get("Content-Type"))
 	cfg, _, err := image.DecodeConfig(bytes.NewReader(frame))
 	require.NoError(t, err)

@@ -1,4 +1,4 @@
-package mediamock_test
+package oauth_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package mediamock_test
+package parking_test
 
 import (
 	"bufio"
@@ -212,7 +212,7 @@ const pollBudget = 20 << 10
 
 // A waiting long poll costs little memory and no goroutine of net/http's.
 func TestLongPollMemory(t *testing.T) {
-	if raceEnabled {
+	if testkit.Race {
 		t.Skip("the race detector changes what memory costs")
 	}
 	if testing.Short() {
