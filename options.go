@@ -127,11 +127,6 @@ type Options struct {
 	// cut short leaves its marker in the file, so the next start seeds
 	// again. The command passes its signal context's Done.
 	Stop <-chan struct{}
-
-	// noParking keeps waiting long polls on net/http's goroutines, the
-	// plain fallback of parking (package parking), which it is weighed
-	// against (BenchmarkLongPollMemory).
-	noParking bool
 }
 
 // ErrStopped is wrapped by New's error when Options.Stop closed before

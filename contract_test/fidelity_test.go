@@ -46,7 +46,7 @@ func TestRateLimitHeadersOnEveryAnswer(t *testing.T) {
 		})
 	}
 	// Without a credential there is no workspace: the 401 carries the
-	// anonymous window's headers (D-45); an oversized upload is refused
+	// anonymous window's headers (D-46); an oversized upload is refused
 	// for its credential before its size.
 	res := e.call(req{method: "POST", path: "/uploads", body: `{"image_url":"` + big + `"}`})
 	assert.Equal(t, 401, res.Status)

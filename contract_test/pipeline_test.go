@@ -173,7 +173,7 @@ func TestRateLimitHeadersAndWindow(t *testing.T) {
 	e.post(keyFree, "/generations", map[string]any{}).expect(http.StatusTooManyRequests)
 	// Another workspace has its own window.
 	e.get(keyAll, "/account").expect(http.StatusOK)
-	// Unauthenticated requests count in the anonymous window (D-45), whose
+	// Unauthenticated requests count in the anonymous window (D-46), whose
 	// headers their 401 carries, never in a workspace's.
 	res = e.call(req{method: http.MethodGet, path: "/account"}).expect(http.StatusUnauthorized)
 	assert.Equal(t, "20", res.Header.Get("X-RateLimit-Limit"))

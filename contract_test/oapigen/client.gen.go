@@ -1096,7 +1096,7 @@ type Error struct {
 		// Example: validation_failed
 		Code string `json:"code"`
 
-		// Details Structured context. `validation_failed` lists `violations` (each with `in`, `field`, `reason` and, where the value must come from a set, `allowed`); `insufficient_credits` gives `required` and `balance`; `insufficient_scope` gives `required_scope` and `granted_scopes`.
+		// Details Structured context. `validation_failed` lists `violations` (each with `in`, `field`, `reason` and, where the value must come from a set, `allowed`; *Mock decision*: the first 20 at most, in the order they were found, with `more_violations`, how many more there were, when there were more); `insufficient_credits` gives `required` and `balance`; `insufficient_scope` gives `required_scope` and `granted_scopes`.
 		Details *map[string]interface{} `json:"details,omitempty"`
 
 		// Message A human-readable explanation.

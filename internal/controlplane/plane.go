@@ -24,6 +24,7 @@ import (
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/internal/report"
 	"github.com/mediamock/mediamock/internal/store"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -76,6 +77,15 @@ func (p *Plane) untilStop(ctx context.Context) (context.Context, context.CancelF
 	return ctx, func() { stop(); cancel() }
 }
 
+// FollowReports makes the client report's running aggregates
+// (report.Tally) follow the server's journal and each sandbox's, from
+// their first entry: a report then covers every request of its scope,
+// whatever the journal's size.
+func (p *Plane) FollowReports() {
+	p.Journal.Follow(func() journal.Observer { return report.NewTally(p.Eng.JobOf) })
+	p.Journals.Follow(func(uint64) journal.Observer { return report.NewTally(p.Eng.JobOf) })
+}
+
 // Reset puts the whole simulation back to its fixtures: state, clock,
 // journals, coverage and the faults of every scope. Every sandbox goes.
 func (p *Plane) Reset() error {
@@ -102,6 +112,7 @@ func (p *Plane) Reset() error {
 // workspace. The faults an older snapshot kept in itself become rules.
 func (p *Plane) Restored() error {
 	p.Journals.CloseAll()
+	report.TallyOf(p.Journal).ForgetAll()
 	p.Rules.ClearScoped()
 	p.Coverage.ResetScoped()
 	return p.AdoptLegacyFaults()
@@ -180,8 +191,10 @@ func (p *Plane) sandboxDeleted(ws uint64) {
 	}
 }
 
-// forget drops what the server keeps of a workspace.
+// forget drops what the server keeps of a workspace: its faults, its
+// coverage, what the server's client report keeps of it.
 func (p *Plane) forget(ws uint64) {
 	p.Rules.Clear(ws)
 	p.ResetCoverage(ws)
+	report.TallyOf(p.Journal).Forget(ws)
 }

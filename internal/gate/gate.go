@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mediamock/mediamock/internal/bearer"
 	"github.com/mediamock/mediamock/sim"
 )
 
@@ -60,9 +61,8 @@ func Bearer(header string) (string, error) {
 		return "", &sim.Error{Kind: sim.EUNAUTHORIZED, Code: "missing_credentials",
 			Message: "Send an API key or access token as Authorization: Bearer <token>."}
 	}
-	scheme, token, ok := strings.Cut(header, " ")
-	token = strings.TrimSpace(token)
-	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" || strings.ContainsAny(token, " \t") {
+	token, ok := bearer.Token(header)
+	if !ok || token == "" || strings.ContainsAny(token, " \t") {
 		return "", &sim.Error{Kind: sim.EUNAUTHORIZED, Code: "invalid_credentials",
 			Message: "The Authorization header must be Bearer <token>."}
 	}

@@ -43,10 +43,11 @@ type Invocation struct {
 	// schemas say).
 	Path  map[string]string
 	Query url.Values
-	// Body gives the call's body, read and decoded once (contract.ReadBody,
-	// contract.DecodeArguments), or the front's error reading it. The
-	// pipeline asks for it once, when it first needs it, after the gate:
-	// a call refused before is not read. Nil: the call has no body.
+	// Body gives the call's body, read once (contract.ReadBody,
+	// contract.ArgumentsBody) and decoded once (contract.Decode), or the
+	// front's error reading it. The pipeline asks for it once, when it
+	// first needs it, after the gate: a call refused before is not read.
+	// Nil: the call has no body.
 	Body func() contract.Body
 	// View renders engine records with the links the caller can reach.
 	View wire.View
@@ -63,8 +64,8 @@ type Invocation struct {
 	// the contract could judge it (MCP arguments that are no object).
 	Invalid error
 	// Extra are violations the front found beside the contract's (MCP
-	// arguments the operation does not take).
-	Extra []problem.Violation
+	// arguments the operation does not take), as many as an error lists.
+	Extra problem.Violations
 	// Admitted, when set, hears the gate's pass as soon as the gate has
 	// decided, before the handler runs: MCP puts the rate window on its
 	// HTTP response before a progress event sends the headers.
@@ -285,7 +286,9 @@ func admit(env *Env, in *Invocation, pass *gate.Pass) error {
 	}
 	req := fault.Request{Operation: in.Op, Workspace: pass.Principal.WorkspaceID}
 	if in.Op == "createGeneration" {
-		req.Modality = modality(in.body())
+		in.body()
+		env.API.Decode(in.Op, &in.input, env.OwnFileURL)
+		req.Modality = modality(&in.input.Body)
 	}
 	h := in.Faults.Admission(req)
 	if h == nil {
@@ -323,7 +326,7 @@ func setBodyHeaders(h http.Header, res *Result) {
 // own violations: the parameters as the front received them, the body as
 // it was decoded.
 func validate(env *Env, in *Invocation) error {
-	if in.Extra == nil && env.API.Accepts(in.Op, in.Path, in.Query) {
+	if in.Extra.Len() == 0 && env.API.Accepts(in.Op, in.Path, in.Query) {
 		return nil // parameters only, and certainly valid
 	}
 	in.body()

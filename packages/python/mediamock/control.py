@@ -292,6 +292,42 @@ class ControlClient:
             query["after"] = after
         return self._call("GET", "/journal/wait", None, query, timeout + 30)
 
+    def har(self, **query):
+        # type: (Any) -> Dict[str, Any]
+        """The scope's journal as an HTTP Archive (HAR 1.2), oldest first: each exchange with
+        its headers, bodies and timings, and the mock's annotations (``_operation``,
+        ``_fault``, ``_answerCut``, ``_findings``, ...), for DevTools, Charles, Insomnia,
+        Postman or k6. Takes the journal's filters as keywords."""
+        data = self._har(query).read()
+        return json.loads(data)
+
+    def save_har(self, path, **query):
+        # type: (str, Any) -> int
+        """Writes the scope's journal as HAR 1.2 to a file, as it comes (see :meth:`har`);
+        returns the bytes written."""
+        written = 0
+        with self._har(query) as resp, open(path, "wb") as out:
+            while True:
+                chunk = resp.read(64 << 10)
+                if not chunk:
+                    return written
+                out.write(chunk)
+                written += len(chunk)
+
+    def _har(self, query):
+        # type: (Dict[str, Any]) -> Any
+        query = dict({"limit": 100000}, **query)
+        query["format"] = "har"
+        url = self.control_url + "/journal?" + urllib.parse.urlencode(query)
+        headers = {"Authorization": "Bearer " + self.token} if self.token else {}
+        try:
+            return urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=60)
+        except urllib.error.HTTPError as err:
+            raise MediamockError("control_error", "GET /_mock/journal?format=har: %d %s" % (
+                err.code, err.read()[:300].decode("utf-8", "replace"))) from err
+        except OSError as err:
+            raise MediamockError("control_error", "GET %s: %s" % (url, err)) from err
+
     def coverage(self):
         # type: () -> Dict[str, Any]
         return self.call("GET", "/coverage")

@@ -4,6 +4,9 @@
 import type { components, paths } from "./generated/control";
 import { HttpClient, type CallResult, type Method, type PathsWith, type CallInit, type ResponseOf } from "./http";
 import { AssertionError } from "node:assert";
+import { createWriteStream } from "node:fs";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { MediamockError } from "./platform";
 
 /** The control API's schemas (`ControlSchemas["Sandbox"]`, `ControlSchemas["FailRule"]`, ...). */
@@ -20,6 +23,8 @@ export type NamedSnapshot = ControlSchemas["NamedSnapshot"];
 export type Journal = ControlSchemas["Journal"];
 export type JournalEntry = ControlSchemas["JournalEntry"];
 export type ClientReport = ControlSchemas["ClientReport"];
+/** A journal as an HTTP Archive, HAR 1.2 (`format=har`). */
+export type Har = ControlSchemas["HAR"];
 export type Ledger = ControlSchemas["Ledger"];
 export type Health = ControlSchemas["Health"];
 export type Clock = ControlSchemas["Clock"];
@@ -29,6 +34,9 @@ export type WorkspaceDetail = ControlSchemas["WorkspaceDetail"];
 export type JobAction = ControlSchemas["JobAction"];
 /** An operation of the service's API by its id (`getAccount`, `createGeneration`, ...), or `*` for all. */
 export type OperationId = ForcedResponse["operation"];
+
+/** The journal's filters (`operation`, `status`, `path`, `workspace_id`, `after`, `limit`, ...). */
+export type JournalQuery = Omit<NonNullable<ControlPaths["/journal"]["get"]["parameters"]["query"]>, "format">;
 
 /**
  * A client of the control API. Built with the server's control token (or
@@ -102,6 +110,31 @@ export class ControlClient extends HttpClient<ControlPaths> {
    */
   awaitRequest(query: NonNullable<ControlPaths["/journal/wait"]["get"]["parameters"]["query"]> = {}) {
     return this.must("get", "/journal/wait", { query });
+  }
+  /**
+   * The scope's journal as an HTTP Archive (HAR 1.2), oldest first: each exchange with its headers,
+   * bodies and timings, and the mock's annotations (`_operation`, `_fault`, `_answerCut`,
+   * `_findings`, ...), for DevTools, Charles, Insomnia, Postman or k6. Takes the journal's filters.
+   */
+  async har(query: JournalQuery = {}): Promise<Har> {
+    const res = await this.call("get", "/journal", { query: { limit: 100000, ...query, format: "har" } });
+    if (!res.ok) {
+      throw new MediamockError("control_error", `GET /_mock/journal?format=har: ${res.status} ${res.error.error?.code ?? ""} ${res.error.error?.message ?? ""}`.trim());
+    }
+    return JSON.parse(Buffer.from(res.data as unknown as ArrayBuffer).toString("utf8")) as Har;
+  }
+  /** Writes the scope's journal as HAR 1.2 to a file, as it comes (see {@link har}); resolves to the bytes written. */
+  async saveHar(file: string, query: JournalQuery = {}): Promise<number> {
+    const qs = new URLSearchParams();
+    for (const [k, v] of Object.entries({ limit: 100000, ...query, format: "har" })) if (v !== undefined) qs.set(k, String(v));
+    const res = await fetch(`${this.baseURL}/journal?${qs}`, { headers: this.token ? { Authorization: `Bearer ${this.token}` } : {} });
+    if (!res.ok || !res.body) {
+      throw new MediamockError("control_error", `GET /_mock/journal?format=har: ${res.status} ${(await res.text()).slice(0, 500)}`);
+    }
+    let written = 0;
+    const counted = Readable.fromWeb(res.body as import("node:stream/web").ReadableStream).on("data", (c: Buffer) => { written += c.length; });
+    await pipeline(counted, createWriteStream(file));
+    return written;
   }
   coverage() { return this.must("get", "/coverage"); }
   /**
