@@ -5,15 +5,14 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/mediamock/mediamock"
+	"github.com/mediamock/mediamock/internal/testkit"
 )
 
 // benchServer starts a server with a workspace whose rate limit and
@@ -132,28 +131,13 @@ func BenchmarkNew(b *testing.B) {
 	}
 }
 
-// benchLibrary writes, in dir, the fixtures of bench/compare: a workspace
-// of assets whose rate limit never bites, with the key mk_test_bench of
-// the scopes given, and returns their path.
-func benchLibrary(tb testing.TB, dir string, assets int, scopes ...string) string {
-	fix := dir + "/bench.json"
-	err := os.WriteFile(fix, []byte(`{"extends": "default",
-  "plans": {"bench": {"rate_limit_per_minute": 1000000000, "publishing_allowed": true}},
-  "workspaces": [{"name": "Bench", "plan": "bench", "credits": 1000000000000,
-    "api_keys": [{"token": "mk_test_bench", "scopes": ["`+strings.Join(scopes, `", "`)+`"]}], "assets": {"count": `+strconv.Itoa(assets)+`}}]}`), 0o600)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return fix
-}
-
 // BenchmarkListPage is a page of 20 assets of a 10,000-asset library, the
 // list path of the comparison in bench/compare: "bare" without the journal
 // and the log, "as served" as the command serves it (the journal on, a
 // JSON request line per request).
 func BenchmarkListPage(b *testing.B) {
 	dir := b.TempDir()
-	fix := benchLibrary(b, dir, 10000, "read")
+	fix := testkit.BenchLibrary(b, dir, 10000, "read")
 	for _, name := range []string{"bare", "bare, metrics off", "as served"} {
 		b.Run(name, func(b *testing.B) {
 			o := mediamock.Options{DBPath: b.TempDir() + "/state.db", FixturesPath: fix, Clock: mediamock.ClockManual, JournalSize: -1, NoListener: true}
@@ -195,7 +179,7 @@ func BenchmarkListPage(b *testing.B) {
 //	go test -run '^$' -bench CreateUnderLoad -cpu 2 -count 5 .
 func BenchmarkCreateUnderLoad(b *testing.B) {
 	dir := b.TempDir()
-	fix := benchLibrary(b, dir, 10000, "read", "generate")
+	fix := testkit.BenchLibrary(b, dir, 10000, "read", "generate")
 	const body = `{"modality":"image","model_id":"imagen-4","prompt":"a load test of lighthouses","aspect_ratio":"16:9"}`
 	for _, durable := range []bool{false, true} {
 		b.Run(map[bool]string{false: "ephemeral", true: "durable"}[durable], func(b *testing.B) {
@@ -253,7 +237,7 @@ func BenchmarkCreateUnderLoad(b *testing.B) {
 //	go test -run '^$' -bench MCPListPage -benchmem -count 5 .
 func BenchmarkMCPListPage(b *testing.B) {
 	dir := b.TempDir()
-	fix := benchLibrary(b, dir, 10000, "read")
+	fix := testkit.BenchLibrary(b, dir, 10000, "read")
 	srv, err := mediamock.New(mediamock.Options{DBPath: dir + "/state.db", FixturesPath: fix, Clock: mediamock.ClockManual,
 		NoListener: true, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
 	if err != nil {
@@ -286,7 +270,7 @@ func BenchmarkMCPListPage(b *testing.B) {
 		header                   http.Header
 	}{
 		{"REST", "GET", "/api/v1/assets?limit=20", "", http.Header{}},
-		{"MCP sessionless", "POST", "/mcp", mcpListPageSessionless, sessionless},
+		{"MCP sessionless", "POST", "/mcp", testkit.MCPListPageSessionless, sessionless},
 		{"MCP session", "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_assets","arguments":{"limit":20}}}`, session},
 	} {
 		b.Run(c.name, func(b *testing.B) {
@@ -304,8 +288,3 @@ func BenchmarkMCPListPage(b *testing.B) {
 		})
 	}
 }
-
-// mcpListPageSessionless is bench/compare's sessionless tools/call.
-const mcpListPageSessionless = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_assets","arguments":{"limit":20},` +
-	`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"compare","version":"1"},` +
-	`"io.modelcontextprotocol/clientCapabilities":{}}}}`

@@ -7,8 +7,3 @@ func WithoutMetrics(s *Server) { s.env.Metrics = nil }
 // Commits is the count of the engine's commits, for the benchmarks that
 // report the creations per commit.
 func Commits(s *Server) uint64 { return s.eng.Commits() }
-
-// WithoutParking keeps a server's waiting long polls on net/http's
-// goroutines (the plain fallback of parking), for the benchmark that
-// weighs parking.
-func WithoutParking(o *Options) { o.noParking = true }

@@ -77,6 +77,12 @@ type Options struct {
 	// rule or Mock-Fault header of kind evolve does it for some requests
 	// alone, or with some parts off.
 	Evolve bool
+	// SnapshotPacks are snapshot files (GET /_mock/snapshot's) put on the
+	// server's shelf of named snapshots at start, each checked as a
+	// restore checks one: "NAME=FILE", or "FILE", named after the file
+	// (its name without the extension). Restore one by name
+	// (RestoreSnapshot, POST /_mock/snapshots/{name}/restore).
+	SnapshotPacks []string
 	// Logger receives the server's log lines; nil discards them.
 	Logger *slog.Logger
 	// WallClock reads wall time for the real clock mode; nil is time.Now.
@@ -121,11 +127,6 @@ type Options struct {
 	// cut short leaves its marker in the file, so the next start seeds
 	// again. The command passes its signal context's Done.
 	Stop <-chan struct{}
-
-	// noParking keeps waiting long polls on net/http's goroutines, the
-	// plain fallback of parking (package parking), which it is weighed
-	// against (BenchmarkLongPollMemory).
-	noParking bool
 }
 
 // ErrStopped is wrapped by New's error when Options.Stop closed before

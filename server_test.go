@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/mediamock/mediamock"
 	"github.com/mediamock/mediamock/internal/contract"
+	"github.com/mediamock/mediamock/sim"
 )
 
 // A test written like a user's suite: start, inject a failure, move the
@@ -213,4 +215,29 @@ func TestGoAPIAssetsAndSnapshots(t *testing.T) {
 	a, err = srv.Asset(id)
 	require.NoError(t, err, "a refused snapshot leaves the state as it was")
 	assert.Equal(t, "queued", a.Status)
+}
+
+// The real clock follows wall time (here a fake one the test moves).
+func TestRealClockFollowsWallTime(t *testing.T) {
+	wall := time.Date(2030, 3, 1, 12, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return wall }
+	srv := mediamock.RunT(t, func(o *mediamock.Options) { o.Clock = sim.ClockReal; o.WallClock = now })
+	assert.Equal(t, wall, srv.Now(), "a new simulation starts at wall time")
+
+	req, _ := http.NewRequest("POST", srv.BaseURL()+"/generations", strings.NewReader(`{"modality":"image","model_id":"imagen-4","prompt":"x [mock:delay=30]"}`))
+	req.Header.Set("Authorization", "Bearer "+mediamock.KeyAllScopes)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := srv.Client().Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+
+	mu.Lock()
+	wall = wall.Add(31 * time.Second)
+	mu.Unlock()
+	assert.Equal(t, time.Date(2030, 3, 1, 12, 0, 31, 0, time.UTC), srv.Now())
+	require.NoError(t, srv.Engine().Settle(), "what the driver does when the timer fires")
+	pg, err := srv.Engine().ListAssets(sim.Principal{WorkspaceID: 1}, sim.AssetQuery{Query: "mock:delay", Limit: 1})
+	require.NoError(t, err)
+	assert.Equal(t, sim.StatusCompleted, pg.Data[0].Status)
 }

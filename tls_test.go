@@ -3,14 +3,12 @@ package mediamock_test
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/pem"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,9 +26,9 @@ func TestTLSJourney(t *testing.T) {
 	srv := mediamock.RunT(t, mediamock.WithTLS())
 	require.True(t, strings.HasPrefix(srv.URL(), "https://127.0.0.1:"), srv.URL())
 
-	url := generatedImage(t, srv, mediamock.KeyAllScopes)
+	url := testkit.GeneratedImage(t, srv, mediamock.KeyAllScopes)
 	assert.True(t, strings.HasPrefix(url, "https://"), url)
-	data, _ := fetch(t, srv, url)
+	data, _ := testkit.Fetch(t, srv, url)
 	assert.NotEmpty(t, data)
 	status, gen, _ := testkit.REST(t, srv, mediamock.KeyAllScopes, "POST", "/generations",
 		fmt.Sprintf(`{"modality":"video","model_id":"kling-2.5-i2v","prompt":"animate it","reference_image_urls":[%q]}`, url))
@@ -65,36 +63,6 @@ func TestTLSJourney(t *testing.T) {
 	assert.Equal(t, 200, resp.StatusCode)
 }
 
-// The authority is made once and kept beside the state file; the leaf is
-// made again when a host it must name is missing.
-func TestTLSCertificateKeptBesideTheState(t *testing.T) {
-	dir := t.TempDir()
-	db := filepath.Join(dir, "state.db")
-	open := func(public string) *mediamock.Server {
-		srv, err := mediamock.New(mediamock.Options{DBPath: db, TLS: true, PublicURL: public})
-		require.NoError(t, err)
-		return srv
-	}
-	srv := open("")
-	ca := srv.CACertificate()
-	assert.Equal(t, filepath.Join(dir, "state.db.tls", "ca.pem"), srv.CAFile())
-	require.NoError(t, srv.Close())
-	info, err := os.Stat(filepath.Join(dir, "state.db.tls", "key.pem"))
-	require.NoError(t, err)
-	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm(), "the keys are private")
-
-	srv = open("https://media.example.test")
-	defer srv.Close()
-	assert.Equal(t, ca, srv.CACertificate(), "the same authority: clients keep trusting it")
-	leafPEM, err := os.ReadFile(filepath.Join(dir, "state.db.tls", "cert.pem"))
-	require.NoError(t, err)
-	block, _ := pem.Decode(leafPEM)
-	leaf, err := x509.ParseCertificate(block.Bytes)
-	require.NoError(t, err)
-	assert.NoError(t, leaf.VerifyHostname("media.example.test"), "the leaf names the public host now")
-	assert.NoError(t, leaf.VerifyHostname("127.0.0.1"))
-}
-
 // A certificate of one's own: --tls-cert and --tls-key.
 func TestTLSGivenCertificate(t *testing.T) {
 	made := mediamock.RunT(t, mediamock.WithTLS())
@@ -111,32 +79,4 @@ func TestTLSGivenCertificate(t *testing.T) {
 	assert.ErrorContains(t, err, "both")
 	_, err = mediamock.New(mediamock.Options{NoListener: true, TLS: true})
 	assert.Error(t, err)
-}
-
-// The connection-level faults reach a client over https too.
-func TestTLSTransportFaults(t *testing.T) {
-	srv := mediamock.RunT(t, mediamock.WithTLS())
-	tr := srv.Client().Transport.(*http.Transport).Clone()
-	tr.DisableKeepAlives = true
-	c := &http.Client{Transport: tr}
-	account := srv.BaseURL() + "/account"
-
-	_, err := get(t, c, account, "Mock-Fault", "reset")
-	require.Error(t, err)
-	assert.ErrorIs(t, err, syscall.ECONNRESET, "reset: the client reads a connection reset by peer")
-
-	_, err = get(t, c, account, "Mock-Fault", "empty_reply")
-	require.Error(t, err, "empty_reply")
-
-	resp, err := get(t, c, account, "Mock-Fault", "truncate; after_bytes=10")
-	require.NoError(t, err, "truncate: the head arrives whole")
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
-	assert.Len(t, body, 10)
-
-	resp, err = get(t, c, account)
-	require.NoError(t, err)
-	resp.Body.Close()
-	assert.Equal(t, 200, resp.StatusCode, "and an ordinary request after them")
 }

@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock/controlapi"
+	"github.com/mediamock/mediamock/sim"
+	"github.com/mediamock/mediamock/spec"
 )
 
 // Every exported type of the package says what it is, and every exported
@@ -147,4 +150,81 @@ func TestCoverageWriteTable(t *testing.T) {
 		"",
 		"operations exercised 1/1, declared statuses 1/2, lifecycle paths 1/2, fault kinds met 1/2",
 	}, lines)
+}
+
+// jsonFields are the JSON names of a struct's fields, those of embedded
+// structs included, as encoding/json flattens them.
+func jsonFields(t reflect.Type) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct:
+			out = append(out, jsonFields(f.Type)...)
+		case name != "" && name != "-":
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// The Go types of what the control API shows have every field it shows,
+// and only those: a field added to control.json and not to the Go type
+// fails here. A schema is named by its path in components.schemas: a
+// property's name steps into it, [] into an array's items.
+func TestGoTypesHaveTheControlAPIFields(t *testing.T) {
+	var doc struct {
+		Components struct {
+			Schemas map[string]any `json:"schemas"`
+		} `json:"components"`
+	}
+	require.NoError(t, json.Unmarshal(spec.Control, &doc))
+	for _, tt := range []struct {
+		schema string
+		v      any
+	}{
+		{"Faults", controlapi.Faults{}},
+		{"FailRule", controlapi.FailRule{}},
+		{"Faults.forced_responses.[]", controlapi.ForcedResponse{}},
+		{"FaultSpec", controlapi.FaultSpec{}},
+		{"FaultRule", controlapi.FaultRule{}},
+		{"NamedSnapshot", controlapi.NamedSnapshot{}},
+		{"JournalEntry", controlapi.JournalEntry{}},
+		{"Coverage", controlapi.Coverage{}},
+		{"Coverage.operations.[]", controlapi.OperationCoverage{}},
+		{"Coverage.operations.[].statuses.[]", controlapi.StatusCoverage{}},
+		{"Coverage.failure_paths.[]", controlapi.FailurePath{}},
+		{"Coverage.summary", controlapi.CoverageSummary{}},
+	} {
+		t.Run(tt.schema, func(t *testing.T) {
+			path := strings.Split(tt.schema, ".")
+			schema, _ := doc.Components.Schemas[path[0]].(map[string]any)
+			for _, step := range path[1:] {
+				if step == "[]" {
+					schema, _ = schema["items"].(map[string]any)
+				} else {
+					props, _ := schema["properties"].(map[string]any)
+					schema, _ = props[step].(map[string]any)
+				}
+			}
+			props, _ := schema["properties"].(map[string]any)
+			var want []string
+			for name := range props {
+				want = append(want, name)
+			}
+			require.NotEmpty(t, want, "control.json has the schema %s", tt.schema)
+			assert.ElementsMatch(t, want, jsonFields(reflect.TypeOf(tt.v)), "the Go type of %s", tt.schema)
+		})
+	}
+}
+
+// A journal entry's times go on the wire in the format of every timestamp
+// of the API (sim.TimeLayout), to the second.
+func TestJournalTimesOnTheWire(t *testing.T) {
+	at := time.Date(2025, 6, 1, 12, 0, 7, 250_000_000, time.UTC)
+	var b bytes.Buffer
+	require.NoError(t, json.NewEncoder(&b).Encode(controlapi.JournalEntry{Time: at, SimTime: at.Add(time.Minute)}))
+	assert.Contains(t, b.String(), `"time":"`+sim.FormatTime(at)+`"`)
+	assert.Contains(t, b.String(), `"sim_time":"`+sim.FormatTime(at.Add(time.Minute))+`"`)
 }

@@ -45,7 +45,8 @@ func AsError(err error) *Error { return problem.AsError(err) }
 // IsKind reports whether err is an *Error of the given kind.
 func IsKind(err error, k Kind) bool { return problem.IsKind(err, k) }
 
-// InvalidError builds the validation_failed error that lists every violation.
+// InvalidError builds the validation_failed error of the violations: the first
+// ones it lists, and the count of the others.
 func InvalidError(v []Violation) *Error { return problem.InvalidError(v) }
 
 func notFound(resource string, id uint64) *Error {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/mediamock/mediamock/internal/contract"
@@ -128,6 +129,9 @@ func (k *Checker) requestProblems(p *Pending, x *Exchange) []Violation {
 			path += "." + v.Field
 		}
 		out = append(out, Violation{Path: path, Message: v.Reason})
+	}
+	if more, _ := e.Details["more_violations"].(int); more > 0 {
+		out = append(out, Violation{Path: "request", Message: strconv.Itoa(more) + " more violations (the first " + strconv.Itoa(len(vs)) + " are listed)"})
 	}
 	return out
 }

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/mediamock/mediamock/internal/bearer"
 )
 
 // Tokens never reach a report, a log line or a recording: a credential is
@@ -28,10 +30,8 @@ import (
 
 // Bearer is the token of an Authorization header, or "".
 func Bearer(authorization string) string {
-	if len(authorization) > 7 && strings.EqualFold(authorization[:7], "bearer ") {
-		return strings.TrimSpace(authorization[7:])
-	}
-	return ""
+	token, _ := bearer.Token(authorization)
+	return token
 }
 
 // Digest identifies a token without keeping it.

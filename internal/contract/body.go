@@ -5,27 +5,25 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"maps"
 	"mime"
 	"mime/multipart"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/mediamock/mediamock/internal/contract/jsonvalue"
 	"github.com/mediamock/mediamock/internal/problem"
 )
 
 // A request's body is read once by the front that received it and decoded
 // once, into a value: the validator judges that value (Validate) and the
 // handler's input is bound from it. A JSON body is read into one buffer of
-// its declared size and decoded by jsonvalue.Decode, whose strings share the
-// buffer's bytes (a 10 MB data URI is not copied); a multipart form is read
-// part by part into a Form; a body of another media type is kept as its
-// bytes, for the validator to decode as openapi.json says.
+// its declared size and decoded by the validator, bounded by the
+// operation's schema (bounded.go), its strings sharing the buffer's bytes
+// (a 10 MB data URI is not copied); a multipart form is read part by part
+// into a Form; a body of another media type is kept as its bytes, for the
+// validator to decode as openapi.json says.
 
 // Input is an operation's input as a front received it: its parameters as
 // the strings the front read (a path's variables, a query), and its body,
@@ -36,20 +34,25 @@ type Input struct {
 	Body  Body
 }
 
-// Body is a request's body, read and decoded once (ReadBody,
-// DecodeArguments). The zero Body is no body.
+// Body is a request's body, read once (ReadBody, ArgumentsBody) and decoded
+// once, by Validate. The zero Body is no body.
 type Body struct {
 	// ContentType is the Content-Type the body came with.
 	ContentType string
 	// Value is the body decoded: a JSON document as encoding/json decodes
 	// one into an any (map[string]any, []any, string, float64, bool, nil),
-	// or a multipart form as a *Form. Nil for a body of another media type
-	// or one that did not decode.
+	// once Validate has judged it (of a body it refuses, only what its
+	// error needs), or a multipart form as a *Form. Nil for a body of
+	// another media type or one that did not decode.
 	Value any
 
 	present bool   // some bytes came
-	isJSON  bool   // a JSON document for the operation, decoded into Value
-	raw     []byte // the bytes of a body of another media type
+	isJSON  bool   // a JSON document for the operation, decoded into Value by Validate
+	decoded bool   // Validate decoded it
+	raw     []byte // the bytes of a JSON body, or of a body of another media type
+	// dropped counts the violations the bounded decode found and did not
+	// keep the makings of (Validate's error counts them).
+	dropped int
 	// readErr is why the body could not be read whole (its cap, a
 	// timeout), decodeErr why its JSON did not decode.
 	readErr, decodeErr error
@@ -84,14 +87,29 @@ type FormPart struct {
 	Err error
 }
 
-// Decodes is how many JSON bodies the contract has decoded (ReadBody,
-// DecodeArguments): one for each call of an operation that carries one.
+// Decodes is how many JSON bodies the contract has decoded (Validate):
+// one for each call of an operation that carries one.
 func (c *Contract) Decodes() uint64 { return c.decodes.Load() }
 
-// decodeJSON decodes a JSON body, counted.
-func (c *Contract) decodeJSON(data []byte) (any, error) {
+// Decode decodes an input's JSON body once, as Validate judges it: bounded
+// by the operation's schema (bounded.go), its strings sharing the body's
+// bytes; own recognizes the server's own file addresses, as for Validate.
+// Validate decodes the body itself when no one did: what reads a field of
+// the body before the validator runs (the admission of a fault rule that
+// targets a modality) calls it first.
+func (c *Contract) Decode(opID string, in *Input, own func(string) bool) {
+	b := &in.Body
+	rules := c.inputs[opID]
+	if b.decoded || !b.isJSON || b.raw == nil || rules == nil || rules.body == nil {
+		return
+	}
+	b.decoded = true
 	c.decodes.Add(1)
-	return jsonvalue.Decode(data)
+	var sh *shape
+	if mt := rules.body.Content.Get(b.ContentType); mt != nil {
+		sh = rules.shapes[mt]
+	}
+	b.Value, b.dropped, b.decodeErr = decodeBounded(b.raw, sh, rules.bodyOpts, own)
 }
 
 // ReadBody reads a request's body (of size bytes, -1 when unknown) for an
@@ -117,6 +135,16 @@ func (c *Contract) ReadBody(opID, contentType string, r io.Reader, size int64) B
 	return c.bodyOf(b, route.Operation.RequestBody.Value, data, err)
 }
 
+// BodyOf is the body of a request a front read whole itself (data, and
+// err, why not all of it when it was cut short), as ReadBody reads one:
+// the bytes are the body's, not copied.
+func (c *Contract) BodyOf(opID, contentType string, data []byte, err error) Body {
+	if err != nil {
+		return c.ReadBody(opID, contentType, io.MultiReader(bytes.NewReader(data), &failingReader{err}), -1)
+	}
+	return c.ReadBody(opID, contentType, newBytesBody(data), int64(len(data)))
+}
+
 // bodyOf is a body of bytes read whole (err: why not all).
 func (c *Contract) bodyOf(b Body, rb *openapi3.RequestBody, data []byte, err error) Body {
 	b.present, b.readErr = len(data) > 0, err
@@ -124,10 +152,7 @@ func (c *Contract) bodyOf(b Body, rb *openapi3.RequestBody, data []byte, err err
 	case !takesJSON(rb, b.ContentType):
 		b.raw = data
 	case err == nil && len(data) > 0:
-		b.isJSON = true
-		if b.Value, err = c.decodeJSON(data); err != nil {
-			b.decodeErr = err
-		}
+		b.isJSON, b.raw = true, data // decoded by Validate
 	default:
 		b.isJSON = true // judged as JSON: a body that could not be read, or none
 	}
@@ -144,29 +169,12 @@ func takesJSON(rb *openapi3.RequestBody, ct string) bool {
 	return c != nil && c.Schema != nil
 }
 
-// DecodeArguments is the JSON body of an operation made of a tool call's
-// arguments (each value as sent): one object, decoded once.
-func (c *Contract) DecodeArguments(args map[string]json.RawMessage) Body {
-	b := Body{ContentType: "application/json", present: true, isJSON: true}
-	c.decodes.Add(1)
-	obj := make(map[string]any, len(args))
-	// In the order of the names, as the object's bytes would list them:
-	// the first that does not decode is the error.
-	for _, name := range slices.Sorted(maps.Keys(args)) {
-		raw := args[name]
-		if len(bytes.TrimSpace(raw)) == 0 {
-			obj[name] = nil
-			continue
-		}
-		v, err := jsonvalue.Decode(raw)
-		if err != nil {
-			b.decodeErr = err
-			return b
-		}
-		obj[name] = v
-	}
-	b.Value = obj
-	return b
+// ArgumentsBody is the JSON body of an operation made of a tool call's
+// arguments: data is one object of the arguments that are not parameters,
+// their names and values as sent. It is judged and decoded as a REST body
+// of these bytes is.
+func (c *Contract) ArgumentsBody(data []byte) Body {
+	return Body{ContentType: "application/json", present: true, isJSON: true, raw: data}
 }
 
 // readAll reads a body whole into one buffer of its declared size.

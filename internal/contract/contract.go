@@ -1,7 +1,8 @@
 // Package contract checks requests and responses against an OpenAPI
 // document (openapi.json for the service, control.json for the control
 // API) and turns what is wrong into the spec's error object: one
-// validation_failed listing every violation, invalid_json, 413 or 415.
+// validation_failed listing the first violations (problem.MaxViolations)
+// and counting the others, invalid_json, 413 or 415.
 package contract
 
 import (

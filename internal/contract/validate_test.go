@@ -77,9 +77,8 @@ func same(t *testing.T, c *Contract, tc validateCase) {
 		var args map[string]json.RawMessage
 		if rules := c.inputs[tc.op]; rules.body != nil && takesJSON(rules.body, tc.ct) && tc.ct == "application/json" && tc.limit == 0 &&
 			json.Unmarshal([]byte(tc.body), &args) == nil && args != nil {
-			// As MCP makes it: the object of the arguments, whatever
-			// the order of its names.
-			got := errorText(c.Validate(tc.op, &Input{Path: tc.vars, Query: tc.query, Body: c.DecodeArguments(args)}, own))
+			// As MCP makes it: the object of the arguments, as sent.
+			got := errorText(c.Validate(tc.op, &Input{Path: tc.vars, Query: tc.query, Body: c.ArgumentsBody([]byte(tc.body))}, own))
 			require.Equal(t, want, got, "as a tool call's arguments, own=%v: %s", own != nil, tc)
 		}
 	}
@@ -274,6 +273,13 @@ func FuzzValidateIsTheRequestValidator(f *testing.F) {
 		}
 	}
 	f.Add(uint8(1), uint8(1), "--x\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nfuzz\r\n--x--\r\n", "")
+	for op, bodies := range boundedCorpus() {
+		if i := slices.Index(ops, op); i >= 0 {
+			for _, b := range bodies {
+				f.Add(uint8(i), uint8(0), b, "")
+			}
+		}
+	}
 	f.Fuzz(func(t *testing.T, op, ct uint8, body, rawQuery string) {
 		query, err := url.ParseQuery(rawQuery)
 		if err != nil {
@@ -283,8 +289,9 @@ func FuzzValidateIsTheRequestValidator(f *testing.F) {
 	})
 }
 
-// A body is decoded once: ReadBody and DecodeArguments count one decode
-// each, and the validator judges the value without decoding it again.
+// A body is decoded once: a body that ReadBody read, or that ArgumentsBody
+// made, counts one decode, and the validator judges the value without
+// decoding it again.
 func TestBodiesAreDecodedOnce(t *testing.T) {
 	c := parseFile(t, "../../openapi.json")
 	for _, body := range []string{`{"modality":"image","model_id":"imagen-4","prompt":"a kite"}`, `{"modality":"image"}`, `{"modality":`,
@@ -299,11 +306,12 @@ func TestBodiesAreDecodedOnce(t *testing.T) {
 		assert.Equal(t, uint64(1), c.Decodes()-before, body)
 	}
 	before := c.Decodes()
-	b := c.DecodeArguments(map[string]json.RawMessage{"modality": json.RawMessage(`"image"`), "count": json.RawMessage(`9`)})
-	require.Error(t, c.Validate("createGeneration", &Input{Body: b}, nil))
+	b := c.ArgumentsBody([]byte(`{"modality":"image","count":9}`))
+	in := &Input{Body: b}
+	require.Error(t, c.Validate("createGeneration", in, nil))
 	assert.Equal(t, uint64(1), c.Decodes()-before)
 	// The strings of a body share its bytes.
-	m := b.Value.(map[string]any)
+	m := in.Body.Value.(map[string]any)
 	assert.Equal(t, "image", m["modality"])
 	assert.Equal(t, float64(9), m["count"])
 }

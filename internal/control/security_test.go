@@ -173,3 +173,42 @@ func TestCorruptedSnapshotsLeaveTheStateAlone(t *testing.T) {
 		`{"modality":"image","model_id":"imagen-4","prompt":"still alive"}`)
 	assert.Equal(t, 201, resp.StatusCode, "the server still writes")
 }
+
+// The Authorization scheme is case-insensitive (RFC 9110, section 11.1)
+// on every door: the control API (the server's token and a sandbox's), the
+// control MCP server, the API and the MCP server take "bearer" and "BEARER"
+// as they take "Bearer"; another scheme is still refused.
+func TestAuthSchemeIsCaseInsensitiveOnEveryDoor(t *testing.T) {
+	srv := mediamock.RunT(t, func(o *mediamock.Options) { o.ControlToken = "s3cret-token" })
+	status, body := testkit.Control(t, srv, "POST", "/sandboxes", "{}", "Authorization", "Bearer s3cret-token")
+	require.Equal(t, 201, status, body)
+	sandbox := testkit.JSON(t, body)["control_token"].(string)
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	mcp := map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+	doors := []struct {
+		name, method, path, token, body string
+		hdr                             map[string]string
+	}{
+		{"control API, the server's token", "GET", "/_mock/clock", "s3cret-token", "", nil},
+		{"control API, a sandbox's token", "GET", "/_mock/faults", sandbox, "", nil},
+		{"control MCP server", "POST", "/_mock/mcp", "s3cret-token", initialize, mcp},
+		{"API", "GET", "/api/v1/account", mediamock.KeyAllScopes, "", nil},
+		{"MCP server", "POST", "/mcp", mediamock.KeyAllScopes, initialize, mcp},
+	}
+	for _, d := range doors {
+		for _, scheme := range []string{"Bearer", "bearer", "BEARER", "bEaReR"} {
+			hdr := map[string]string{"Authorization": scheme + " " + d.token}
+			for k, v := range d.hdr {
+				hdr[k] = v
+			}
+			resp, body := testkit.Send(t, srv, d.method, d.path, "", hdr, d.body)
+			assert.Equal(t, 200, resp.StatusCode, "%s with %q: %s", d.name, scheme, body)
+		}
+		hdr := map[string]string{"Authorization": "Basic " + d.token}
+		for k, v := range d.hdr {
+			hdr[k] = v
+		}
+		resp, body := testkit.Send(t, srv, d.method, d.path, "", hdr, d.body)
+		assert.Equal(t, 401, resp.StatusCode, "%s with another scheme: %s", d.name, body)
+	}
+}

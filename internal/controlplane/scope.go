@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mediamock/mediamock/internal/bearer"
 	"github.com/mediamock/mediamock/sim"
 )
 
@@ -42,7 +43,10 @@ const opEvents = "streamEvents"
 // own (a suite holding a stale token must not steer every other). op ""
 // judges the credential alone.
 func (p *Plane) Credential(op, authorization string, query url.Values) (Scope, error) {
-	got, _ := strings.CutPrefix(authorization, "Bearer ")
+	got := authorization
+	if token, ok := bearer.Token(authorization); ok {
+		got = token // any other credential is compared whole, and refused
+	}
 	if got == "" && op == opEvents {
 		got = query.Get("token")
 	}

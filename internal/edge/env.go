@@ -1,11 +1,11 @@
 // Package edge is what every request to a server passes, whatever front
 // serves it (Env.Serve): a request id and a Date from the simulated clock,
-// the body cap, panic recovery, the capture of its bodies, the faults an
-// answer meets on its way out (latency, evolve, the delivery faults:
-// faults.go), and afterwards the exchange's journal entry, log line and
-// metrics. It also holds the one host and origin guard (hosts.go), the
-// file addresses' signatures, and the writers of the spec's JSON and
-// errors.
+// the body cap, panic recovery, the capture of its bodies, the faults it
+// meets (which ones, and latency: faults.go; the held answer evolved and
+// delivered broken: delivery.go), and afterwards the exchange's journal
+// entry, log line and metrics. It also holds the one host and origin guard
+// (hosts.go), the file addresses' signatures and the access stage of their
+// downloads (files.go), and the writers of the spec's JSON and errors.
 //
 // A front serves a request through a Writer, and hands the edge the
 // request's outcome once it knows it (Writer.Hand): who made it, which

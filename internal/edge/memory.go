@@ -1,9 +1,12 @@
 package edge
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 )
 
@@ -74,3 +77,46 @@ func (m *memResponse) response(r *http.Request) *http.Response {
 		ContentLength: int64(m.body.Len()), Request: r,
 	}
 }
+
+// Send and Break make the in-memory transport's answer a Breaker: a broken
+// exchange is the error a client over TCP meets.
+func (m *memResponse) Send(raw []byte)  { m.sent = append(m.sent, raw...) }
+func (m *memResponse) Break(reset bool) { m.broken, m.reset = true, reset }
+
+func (m *memResponse) brokenResponse(r *http.Request) (*http.Response, error) {
+	switch {
+	case m.reset && len(m.sent) == 0:
+		return nil, &net.OpError{Op: "read", Net: "tcp", Err: syscallReset}
+	case len(m.sent) == 0:
+		return nil, io.EOF
+	case !bytes.HasPrefix(m.sent, []byte("HTTP/")):
+		return nil, fmt.Errorf("net/http: malformed HTTP response %q", truncate(string(m.sent), 40))
+	}
+	// A head was sent, then part of the body: the body ends early.
+	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(m.sent)), r)
+	if err != nil {
+		return nil, err
+	}
+	end := error(io.ErrUnexpectedEOF)
+	if m.reset {
+		end = &net.OpError{Op: "read", Net: "tcp", Err: syscallReset}
+	}
+	resp.Body = &brokenBody{r: resp.Body, err: end}
+	return resp, nil
+}
+
+// brokenBody reads what was sent, then fails as a broken connection does.
+type brokenBody struct {
+	r   io.ReadCloser
+	err error
+}
+
+func (b *brokenBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+		return n, b.err
+	}
+	return n, err
+}
+
+func (b *brokenBody) Close() error { return b.r.Close() }

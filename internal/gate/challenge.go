@@ -1,8 +1,7 @@
 package gate
 
 import (
-	"strings"
-
+	"github.com/mediamock/mediamock/internal/bearer"
 	"github.com/mediamock/mediamock/sim"
 )
 
@@ -16,8 +15,7 @@ func Challenge(authorization string, err error) string {
 	e := sim.AsError(err)
 	switch {
 	case e.Kind == sim.EUNAUTHORIZED:
-		scheme, token, _ := strings.Cut(strings.TrimSpace(authorization), " ")
-		if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+		if token, ok := bearer.Token(authorization); !ok || token == "" {
 			return `Bearer realm="api"`
 		}
 		return `Bearer realm="api", error="invalid_token"`

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"mime"
 	"net/http"
 	"net/url"
@@ -136,14 +135,14 @@ func controlAnnotations(op contract.Operation, title string) *mcpserver.ToolAnno
 // success. The control plane applies the control API's rules, refusals
 // and scopes; the call counts as a control request of its own (serve).
 func (c *Control) call(ctx context.Context, t *tool, call *mcpserver.ToolCall, who controlCaller) *mcpserver.ToolResult {
-	args, bad := arguments(call)
-	if c.env.MCPMaxWait > 0 && !bad && slices.Contains(t.args.Query, "timeout") {
-		if args == nil {
-			args = map[string]json.RawMessage{}
+	args := t.split(call.Arguments, "", 0)
+	if c.env.MCPMaxWait > 0 && !args.bad && slices.Contains(t.args.Query, "timeout") {
+		if args.params == nil {
+			args.params = map[string]json.RawMessage{}
 		}
-		capSeconds(args, "timeout", c.env.MCPMaxWait, true)
+		capSeconds(args.params, "timeout", c.env.MCPMaxWait, true)
 	}
-	op, path, err := t.controlCall(args, bad)
+	op, path, err := t.controlCall(&args)
 	if err != nil {
 		_, body := wire.ErrorOf(err)
 		data, _ := json.Marshal(body)
@@ -156,44 +155,38 @@ func (c *Control) call(ctx context.Context, t *tool, call *mcpserver.ToolCall, w
 // operation, and the path the control API would serve it at; what is
 // wrong with the arguments themselves (a path parameter left out, an
 // argument the operation does not take) is the error.
-func (t *tool) controlCall(args map[string]json.RawMessage, bad bool) (*controlplane.Call, string, error) {
-	if bad {
+func (t *tool) controlCall(args *callArgs) (*controlplane.Call, string, error) {
+	if args.bad {
 		return nil, "", sim.InvalidError([]sim.Violation{{In: "arguments", Reason: "the arguments must be a JSON object"}})
 	}
-	if args == nil {
-		args = map[string]json.RawMessage{}
-	}
-	var violations []sim.Violation
+	var violations sim.Violations
 	call := &controlplane.Call{Op: t.op, Vars: map[string]string{}, Query: url.Values{}}
 	path := t.path
 	for _, name := range t.args.Path {
-		v, ok := args[name]
-		delete(args, name)
+		v, ok := args.params[name]
 		if !ok || string(v) == "null" {
-			violations = append(violations, sim.Violation{In: "path", Field: name, Reason: "is required"})
+			violations.Append(sim.Violation{In: "path", Field: name, Reason: "is required"})
 			v = json.RawMessage("1") // a valid stand-in: the violation says it all
 		}
 		call.Vars[name] = text(v)
 		path = strings.Replace(path, "{"+name+"}", call.Vars[name], 1)
 	}
 	for _, name := range t.args.Query {
-		if v, ok := args[name]; ok {
-			delete(args, name)
-			if string(v) != "null" {
-				call.Query.Set(name, text(v))
-			}
+		if v, ok := args.params[name]; ok && string(v) != "null" {
+			call.Query.Set(name, text(v))
 		}
 	}
 	switch {
-	case t.args.Body && (len(args) > 0 || t.args.BodyRequired):
-		call.Body = bodyOf(args)
-	case !t.args.Body:
-		for _, name := range slices.Sorted(maps.Keys(args)) {
-			violations = append(violations, sim.Violation{In: "arguments", Field: name, Reason: "unknown field", Allowed: t.names})
+	case t.args.Body && (args.body != nil || t.args.BodyRequired):
+		call.Body = args.body
+		if call.Body == nil {
+			call.Body = []byte("{}")
 		}
+	case !t.args.Body:
+		t.unknownArguments(args, &violations)
 	}
-	if len(violations) > 0 {
-		return nil, "", sim.InvalidError(violations)
+	if err := violations.Err(); err != nil {
+		return nil, "", err
 	}
 	if call.Body != nil || t.method != http.MethodGet {
 		// The control API takes a state-changing call only as JSON (an
@@ -269,32 +262,4 @@ func mediaType(v string) string {
 		return ""
 	}
 	return t
-}
-
-// bodyOf writes a control tool's body arguments as a JSON object, keys
-// sorted and values as sent, into one buffer of its size (json.Marshal
-// would copy each value twice, into a growing buffer and out of it): the
-// control plane takes a call's body as its bytes. (A service tool's
-// arguments are the operation's input as they are: ops.Invocation.)
-func bodyOf(args map[string]json.RawMessage) []byte {
-	keys := slices.Sorted(maps.Keys(args))
-	size := 2
-	for _, k := range keys {
-		size += len(k) + 8 + len(args[k])
-	}
-	buf := make([]byte, 0, size)
-	buf = append(buf, '{')
-	for i, k := range keys {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		name, _ := json.Marshal(k)
-		buf = append(append(buf, name...), ':')
-		if v := bytes.TrimSpace(args[k]); len(v) > 0 {
-			buf = append(buf, v...)
-		} else {
-			buf = append(buf, "null"...)
-		}
-	}
-	return append(buf, '}')
 }

@@ -258,14 +258,15 @@ func ControlToolsReference(doc *contract.Contract) ([]byte, error) {
 	}
 	p.Table([]string{"tool", "title", "operation", "annotations"}, rows)
 
-	var left []string
+	rows = nil
 	for _, op := range doc.Operations() {
 		if !ControlToolable(doc, op.ID) {
-			left = append(left, "`"+op.ID+"` (`"+op.Method+" /_mock"+op.Path+"`)")
+			reason, _ := doc.Extension(op.ID, "x-mcp-no-tool")
+			rows = append(rows, []string{"`" + op.ID + "`", "`" + op.Method + " /_mock" + op.Path + "`", fmt.Sprint(reason)})
 		}
 	}
-	p.Para("Left out, since no tool result carries what they move (an event stream as it comes, a binary state of up to gigabytes, the Prometheus text a scraper reads): " +
-		strings.Join(left, ", ") + ". Read them from the control API itself.")
+	p.Para("Every other operation is a tool. These are not, each for the reason `control.json` gives (`x-mcp-no-tool`); read them from the control API itself:")
+	p.Table([]string{"operation", "endpoint", "why it is no tool"}, rows)
 
 	p.Heading(2, "Tools")
 	for _, t := range tools {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -15,7 +14,6 @@ import (
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/gate"
-	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/mcpserver"
 	"github.com/mediamock/mediamock/internal/ops"
 	"github.com/mediamock/mediamock/sim"
@@ -83,10 +81,9 @@ func annotations(op contract.Operation, title string) *mcpserver.ToolAnnotations
 // toolCall is a call of a tool, as the front reads it.
 type toolCall struct {
 	tool *tool
-	// args are the call's arguments, each value as sent (the framing's
-	// reading of the message): they become the operation's input.
-	args map[string]json.RawMessage
-	bad  bool            // the arguments are not a JSON object
+	// args are the call's arguments taken apart, each value as sent:
+	// they become the operation's input.
+	args callArgs
 	raw  json.RawMessage // the arguments as sent, for the journal of a call over stdio
 	// progress, when the call carries a progress token, reports the
 	// statuses a long poll reads.
@@ -102,7 +99,7 @@ func (f *Front) toolHandler(t *tool) mcpserver.ToolHandler {
 	return func(ctx context.Context, call *mcpserver.ToolCall) *mcpserver.ToolResult {
 		c := callerFrom(ctx)
 		tc := toolCall{tool: t, raw: json.RawMessage(call.Arguments)}
-		tc.args, tc.bad = arguments(call)
+		tc.args = t.split(call.Arguments, "wait_seconds", f.env.MCPMaxWait)
 		if call.Progress != nil {
 			tc.progress = progress(call.Progress)
 		}
@@ -138,8 +135,8 @@ func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *mcpserver
 				c.out.rate(p.Rate)
 			}
 		}}
-	capSeconds(tc.args, "wait_seconds", env.MCPMaxWait, false)
-	t.input(f.ops.API, tc.args, tc.bad, &in)
+	capSeconds(tc.args.params, "wait_seconds", env.MCPMaxWait, false)
+	t.input(f.ops.API, &tc.args, &in)
 	if env.Strict {
 		in.Header = http.Header{} // the headers REST would send, for the strict check
 	}
@@ -156,15 +153,14 @@ func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *mcpserver
 			h.Call(streamDrop(tc.drop))
 		}
 	}
-	data := bytes.TrimSuffix(res.Body(), []byte("\n"))
-	call := edge.Call{Operation: t.op, Status: res.Status, ErrorCode: res.ErrorCode}
+	data := oneLine(bytes.TrimSuffix(res.Body(), []byte("\n")))
+	call := edge.Call{Operation: t.op, Status: res.Status, ErrorCode: res.ErrorCode, Outside: res.Outside}
 	if c.out != nil {
 		c.out.note(call)
 	} else {
-		e := journal.Entry{ID: env.NewRequestID(), Front: "mcp", MCPMethod: "tools/call", Operation: t.op, Status: res.Status,
-			ErrorCode: res.ErrorCode, WorkspaceID: res.Pass.Principal.WorkspaceID, InjectedLatencyMS: res.Latency.Milliseconds(),
-			RequestContentType: "application/json"}
-		env.RecordOffEdge(e, started, edge.Bodies{Request: tc.raw, Response: data, RequestBytes: int64(len(tc.raw)), ResponseBytes: int64(len(data))})
+		off := call // on the heap over stdio alone
+		env.RecordOffEdge("mcp", edge.Outcome{Principal: &res.Pass.Principal, MCPMethod: "tools/call", Call: &off}, res.Latency, started,
+			edge.Bodies{Request: tc.raw, Response: data, RequestBytes: int64(len(tc.raw)), ResponseBytes: int64(len(data))})
 	}
 	if l := res.List(); l != nil {
 		// What a list page says is known without reading its bytes.
@@ -173,7 +169,25 @@ func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *mcpserver
 		}
 		return result(t, res.Status, data, listDigest(l), res.ErrorCode != ""), res.Release
 	}
-	return result(t, res.Status, data, digestOf(data), res.ErrorCode != ""), res.Release
+	return result(t, res.Status, data, digestOf(data), res.ErrorCode != "" || res.Status >= 400), res.Release
+}
+
+// oneLine is a JSON body as one line: a body of a status rule, sent byte
+// for byte, may hold line breaks, which an MCP message on stdio or in an
+// event stream cannot. In JSON a raw line break is only ever whitespace
+// between tokens (inside a string it is escaped), so each becomes a space,
+// in a copy: the body is the rule's own. The server's own bodies have none.
+func oneLine(data []byte) []byte {
+	if !bytes.ContainsAny(data, "\r\n") {
+		return data
+	}
+	out := bytes.Clone(data)
+	for i, c := range out {
+		if c == '\r' || c == '\n' {
+			out[i] = ' '
+		}
+	}
+	return out
 }
 
 // streamDrop ends a call's stream, for a fault of the call stage (nil:
@@ -186,36 +200,15 @@ func (d streamDrop) DropStream() {
 	}
 }
 
-// arguments are a call's arguments: a JSON object (absent or null: none),
-// each value sharing the message's bytes; bad when they are something
-// else.
-func arguments(call *mcpserver.ToolCall) (args map[string]json.RawMessage, bad bool) {
-	switch call.Arguments.Kind() {
-	case 0, 'n':
-		return nil, false
-	case '{':
-	default:
-		return nil, true
-	}
-	args = make(map[string]json.RawMessage, len(call.Members))
-	for _, m := range call.Members {
-		args[m.Name] = json.RawMessage(m.Value)
-	}
-	return args, false
-}
-
 // input makes a tool's arguments the operation's input: path parameters
 // and query parameters as the strings a REST request would carry, the
-// other arguments as the properties of its JSON body, decoded once when
-// the pipeline asks for it; so that openapi.json judges the arguments as
-// it judges a REST request. The violations only a tool can commit (a
-// missing path parameter, an unknown argument of a tool without a body)
-// are the invocation's Extra.
-//
-// args are the call's arguments; input takes them apart (it deletes the
-// parameters from the map). bad says the arguments were not a JSON object.
-func (t *tool) input(api *contract.Contract, args map[string]json.RawMessage, bad bool, in *ops.Invocation) {
-	if bad {
+// other arguments as its JSON body (one object of them, as sent), decoded
+// once when the pipeline asks for it; so that openapi.json judges the
+// arguments as it judges a REST request. The violations only a tool can
+// commit (a missing path parameter, an unknown argument of a tool without
+// a body) are the invocation's Extra.
+func (t *tool) input(api *contract.Contract, args *callArgs, in *ops.Invocation) {
+	if args.bad {
 		in.Invalid = sim.InvalidError([]sim.Violation{{In: "arguments", Reason: "the arguments must be a JSON object"}})
 		return
 	}
@@ -224,29 +217,26 @@ func (t *tool) input(api *contract.Contract, args map[string]json.RawMessage, ba
 		in.Path = make(map[string]string, len(t.args.Path))
 	}
 	for _, name := range t.args.Path {
-		v, ok := args[name]
-		delete(args, name)
+		v, ok := args.params[name]
 		if !ok || string(v) == "null" {
-			in.Extra = append(in.Extra, sim.Violation{In: "path", Field: name, Reason: "is required"})
+			in.Extra.Append(sim.Violation{In: "path", Field: name, Reason: "is required"})
 			v = json.RawMessage("1") // a valid stand-in: the violation says it all
 		}
 		in.Path[name] = text(v)
 	}
 	for _, name := range t.args.Query {
-		if v, ok := args[name]; ok {
-			delete(args, name)
-			if string(v) != "null" {
-				in.Query.Set(name, text(v))
-			}
+		if v, ok := args.params[name]; ok && string(v) != "null" {
+			in.Query.Set(name, text(v))
 		}
 	}
-	switch {
-	case t.args.Body && (len(args) > 0 || t.args.BodyRequired):
-		in.Body = func() contract.Body { return api.DecodeArguments(args) }
-	case !t.args.Body:
-		for _, name := range slices.Sorted(maps.Keys(args)) {
-			in.Extra = append(in.Extra, sim.Violation{In: "arguments", Field: name, Reason: "unknown field", Allowed: t.names})
+	switch body := args.body; {
+	case t.args.Body && (body != nil || t.args.BodyRequired):
+		if body == nil {
+			body = []byte("{}")
 		}
+		in.Body = func() contract.Body { return api.ArgumentsBody(body) }
+	case !t.args.Body:
+		t.unknownArguments(args, &in.Extra)
 	}
 }
 

@@ -27,7 +27,7 @@ import (
 	"github.com/mediamock/mediamock"
 )
 
-var updateWire = flag.Bool("update-wire", false, "rewrite the transcripts of testdata/transcripts")
+var updateWire = flag.Bool("update-wire", false, "rewrite the transcripts of testdata/transcripts and testdata/list_page.golden")
 
 // The transcripts hold the bytes of every answer of a scripted
 // conversation with each MCP server (the service's /mcp and the control

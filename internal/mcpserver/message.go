@@ -471,17 +471,36 @@ func typeMismatchOf(v jsontext.Value, field, strct, typ string) string {
 	return fmt.Sprintf("json: cannot unmarshal %q into Go struct field %s.%s of type %s", value, strct, field, typ)
 }
 
-// A Member is a member of a JSON object: its name, and its value as sent.
-type Member struct {
-	Name  string
-	Value jsontext.Value
+// EachMember reads a JSON object's members in order, each name as sent
+// (quoted, its escapes as they are) and each value sharing v's bytes; false
+// when v is not an object. Reading them keeps nothing: a tool's arguments
+// of a million members cost no more than their bytes.
+func EachMember(v jsontext.Value, each func(name, value jsontext.Value)) bool {
+	if v.Kind() != '{' {
+		return false
+	}
+	d := getDecoder(v)
+	defer d.release()
+	dec := d.dec
+	dec.ReadToken()
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadValue()
+		if err != nil {
+			return false
+		}
+		value, err := dec.ReadValue()
+		if err != nil {
+			return false
+		}
+		each(name, value)
+	}
+	return true
 }
 
-// Members reads a JSON object's members in order, each value sharing v's
-// bytes; false when v is not an object.
-func Members(v jsontext.Value, each func(name string, value jsontext.Value)) bool {
-	return members(v, func(name []byte, value jsontext.Value) { each(string(name), value) })
-}
+// Unquote is the text of a JSON string as sent (a member's name), without
+// a copy when it has no escape: it shares the string's bytes then, and
+// must be copied to be kept.
+func Unquote(v jsontext.Value) []byte { return nameBytes(v) }
 
 // plainASCII reports whether a string's bytes are written back as they
 // are: printable ASCII without a quote or a backslash.

@@ -12,7 +12,6 @@ import (
 type params struct {
 	name       string         // tools/call, prompts/get
 	arguments  jsontext.Value // tools/call: as sent
-	members    []Member       // tools/call: the arguments' members, when they are an object
 	promptArgs map[string]string
 	uri        string // resources/read
 	cursor     string // the lists
@@ -156,19 +155,6 @@ func (m *Message) readParamsFrom(dec *jsontext.Decoder, data []byte) error {
 		key := paramName(name)
 		if key == "" {
 			return dec.SkipValue() // a member no method reads
-		}
-		if key == "arguments" && m.Method == "tools/call" && dec.PeekKind() == '{' {
-			// A call's arguments, read where they stand: their members
-			// and the object as sent.
-			start := valueStart(data, dec.InputOffset())
-			p.members = p.members[:0]
-			err := eachMember(dec, func(name []byte) error {
-				v, err := dec.ReadValue()
-				p.members = append(p.members, Member{Name: string(name), Value: v})
-				return err
-			}, nil)
-			p.arguments = jsontext.Value(data[start:dec.InputOffset()])
-			return err
 		}
 		if key == "_meta" {
 			kind := dec.PeekKind()

@@ -138,9 +138,6 @@ type ToolCall struct {
 	// share the message's bytes: the call must not keep them after it
 	// returns.
 	Arguments jsontext.Value
-	// Members are the arguments' members, in order, when they are an
-	// object (read with the message: no second pass over them).
-	Members []Member
 	// Progress sends a progress notification, nil when the call carries
 	// no progress token.
 	Progress func(progress, total float64, message string)
@@ -491,7 +488,7 @@ func (s *Server) handle(c *call) (*reply, *Error) {
 			return nil, Errorf(CodeInvalidParams, "unknown tool %q", c.msg.p.name)
 		}
 		tc := &c.tool
-		*tc = ToolCall{Name: t.def.Name, Arguments: c.msg.p.arguments, Members: c.msg.p.members, drop: c.drop}
+		*tc = ToolCall{Name: t.def.Name, Arguments: c.msg.p.arguments, drop: c.drop}
 		if token := c.msg.meta.progress; token != nil && c.notify != nil {
 			tc.Progress = func(progress, total float64, message string) {
 				c.notify(progressMessage(token, progress, total, message))

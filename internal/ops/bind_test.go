@@ -1,10 +1,10 @@
 package ops
 
 import (
-	"encoding/json"
 	"net/url"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"unsafe"
 
@@ -14,17 +14,29 @@ import (
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
+	"github.com/mediamock/mediamock/spec"
 )
 
-// bodyOf is a document decoded as the contract decodes a body.
-func bodyOf(t *testing.T, doc string) contract.Body {
+// testAPI is openapi.json's contract.
+var testAPI = func() func(t *testing.T) *contract.Contract {
+	api := sync.OnceValues(func() (*contract.Contract, error) { return contract.ParseEmbedded("openapi.json", spec.OpenAPI) })
+	return func(t *testing.T) *contract.Contract {
+		c, err := api()
+		require.NoError(t, err)
+		return c
+	}
+}()
+
+// bodyOf is a document decoded as the contract decodes the body of op,
+// valid or not.
+func bodyOf(t *testing.T, op, doc string) contract.Body {
 	t.Helper()
-	var args map[string]json.RawMessage
-	require.NoError(t, json.Unmarshal([]byte(doc), &args))
-	var api contract.Contract
-	b := api.DecodeArguments(args)
-	require.True(t, b.Present())
-	return b
+	api := testAPI(t)
+	in := &contract.Input{Body: api.ArgumentsBody([]byte(doc))}
+	api.Decode(op, in, nil)
+	require.True(t, in.Body.Present())
+	require.NotNil(t, in.Body.Value)
+	return in.Body
 }
 
 // Every input type of the handlers is bound from a decoded body as the
@@ -43,7 +55,7 @@ func TestBindingIsWhatJSONDecodes(t *testing.T) {
 		`{"modality":"audio","model_id":"m","prompt":"p","voice":null,"count":null,"reference_asset_ids":[]}`,
 	} {
 		var bound generationInput
-		require.NoError(t, binderOf[generationInput]().bind(&bound, &contract.Input{Body: bodyOf(t, doc)}))
+		require.NoError(t, binderOf[generationInput]().bind(&bound, &contract.Input{Body: bodyOf(t, "createGeneration", doc)}))
 		check(t, doc, &generationInput{}, &bound)
 	}
 	for _, doc := range []string{
@@ -51,12 +63,12 @@ func TestBindingIsWhatJSONDecodes(t *testing.T) {
 		`{"asset_ids":[16,17],"caption":"","social_account_ids":[3]}`,
 	} {
 		var bound sim.PublicationRequest
-		require.NoError(t, binderOf[sim.PublicationRequest]().bind(&bound, &contract.Input{Body: bodyOf(t, doc)}))
+		require.NoError(t, binderOf[sim.PublicationRequest]().bind(&bound, &contract.Input{Body: bodyOf(t, "createPublication", doc)}))
 		check(t, doc, &sim.PublicationRequest{}, &bound)
 	}
 	for _, doc := range []string{`{"effect":"golden-hour","asset_id":7,"wait_seconds":1}`, `{"effect":"e","image_url":"https://x/y.jpg","character_id":2}`} {
 		var bound encoreInput
-		require.NoError(t, binderOf[encoreInput]().bind(&bound, &contract.Input{Body: bodyOf(t, doc)}))
+		require.NoError(t, binderOf[encoreInput]().bind(&bound, &contract.Input{Body: bodyOf(t, "createEncoreCreation", doc)}))
 		check(t, doc, &encoreInput{}, &bound)
 	}
 }
@@ -82,12 +94,13 @@ func TestBindingParameters(t *testing.T) {
 // body alive).
 func TestBindingSharesDataURIsOnly(t *testing.T) {
 	uri := "data:image/png;base64," + strings.Repeat("A", 1<<10)
-	raw := []byte(`"` + uri + `"`)
-	title := []byte(`"a title"`)
-	var api contract.Contract
-	body := api.DecodeArguments(map[string]json.RawMessage{"image_url": raw, "title": title})
+	doc := []byte(`{"image_url":"` + uri + `","title":"a title"}`)
+	raw, title := doc[len(`{"image_url":`):], doc[len(doc)-len(`"a title"}`):]
+	api := testAPI(t)
+	input := &contract.Input{Body: api.ArgumentsBody(doc)}
+	require.NoError(t, api.Validate("createUpload", input, nil), "validated, and decoded")
 	var in uploadInput
-	require.NoError(t, binderOf[uploadInput]().bind(&in, &contract.Input{Body: body}))
+	require.NoError(t, binderOf[uploadInput]().bind(&in, input))
 	assert.Equal(t, uri, string(in.ImageURL))
 	assert.Equal(t, unsafe.Pointer(&raw[1]), unsafe.Pointer(unsafe.StringData(string(in.ImageURL))), "the data URI is the body's bytes")
 	assert.Equal(t, "a title", in.Title)
@@ -104,12 +117,12 @@ func TestBindingSharesDataURIsOnly(t *testing.T) {
 func TestBindingMismatch(t *testing.T) {
 	for _, doc := range []string{`{"count":1.5}`, `{"count":"2"}`, `{"reference_asset_ids":[-1]}`, `{"reference_asset_ids":{}}`, `{"generate_audio":1}`} {
 		var in generationInput
-		err := binderOf[generationInput]().bind(&in, &contract.Input{Body: bodyOf(t, doc)})
+		err := binderOf[generationInput]().bind(&in, &contract.Input{Body: bodyOf(t, "createGeneration", doc)})
 		require.Error(t, err, doc)
 		assert.Equal(t, "invalid_json", sim.AsError(err).Code, doc)
 	}
 	var in sim.PublicationRequest
-	err := binderOf[sim.PublicationRequest]().bind(&in, &contract.Input{Body: bodyOf(t, `{"scheduled_at":"tomorrow"}`)})
+	err := binderOf[sim.PublicationRequest]().bind(&in, &contract.Input{Body: bodyOf(t, "createPublication", `{"scheduled_at":"tomorrow"}`)})
 	var want sim.PublicationRequest
 	jsonErr := wire.UnmarshalJSON([]byte(`{"scheduled_at":"tomorrow"}`), &want)
 	require.Error(t, err)

@@ -15,7 +15,7 @@
 // says when it cannot be (TLS, HTTP/2, another server's request, a writer
 // that cannot be hijacked): such a poll waits where it is, on its own
 // goroutine, which is the plain fallback (internal/edge: Writer.Park).
-// BenchmarkLongPollMemory (the root package) weighs the two.
+// BenchmarkLongPollMemory weighs the two.
 package parking
 
 import (

@@ -73,63 +73,144 @@ type Violation struct {
 	Allowed []any  `json:"allowed,omitempty"`
 }
 
-// Violations collects rule violations and turns them into one error.
-type Violations []Violation
+// MaxViolations is how many violations an error lists, on every door:
+// the first ones found, in the order the validator finds them. Its
+// details.more_violations says how many more there were (absent when
+// none), and its message names the listed ones and the count of the rest.
+// A validator keeps no more than these: past them it counts, so that a
+// body with a million unknown fields costs no more to refuse than its own
+// bytes.
+const MaxViolations = 20
+
+// Violations collects the violations of a request as an error lists them:
+// it keeps the first MaxViolations and counts the others. The zero value
+// is empty.
+type Violations struct {
+	list []Violation
+	more int
+}
 
 // Add appends a body violation.
 func (v *Violations) Add(field, format string, args ...any) {
-	*v = append(*v, Violation{In: "body", Field: field, Reason: fmt.Sprintf(format, args...)})
+	if v.full() {
+		return
+	}
+	v.list = append(v.list, Violation{In: "body", Field: field, Reason: fmt.Sprintf(format, args...)})
 }
 
 // AddAllowed appends a body violation that lists the allowed values.
 func (v *Violations) AddAllowed(field string, allowed []any, format string, args ...any) {
-	*v = append(*v, Violation{In: "body", Field: field, Reason: fmt.Sprintf(format, args...), Allowed: allowed})
+	if v.full() {
+		return
+	}
+	v.list = append(v.list, Violation{In: "body", Field: field, Reason: fmt.Sprintf(format, args...), Allowed: allowed})
 }
+
+// Append appends violations, kept while there is room, counted past it.
+func (v *Violations) Append(x ...Violation) {
+	for i := range x {
+		if !v.full() {
+			v.list = append(v.list, x[i])
+		}
+	}
+}
+
+// Uncounted adds n violations found but not kept (a validator that stopped
+// keeping them); they come after every one appended so far.
+func (v *Violations) Uncounted(n int) { v.more += n }
+
+// full counts one more violation and reports whether it has no room.
+func (v *Violations) full() bool {
+	if len(v.list) < MaxViolations && v.more == 0 {
+		return false
+	}
+	v.more++
+	return true
+}
+
+// List is the violations kept: the first MaxViolations at most.
+func (v Violations) List() []Violation { return v.list }
+
+// Len is how many violations there were, kept or counted.
+func (v Violations) Len() int { return len(v.list) + v.more }
 
 // Err returns nil when there are no violations, else one validation_failed error.
 func (v Violations) Err() error {
-	if len(v) == 0 {
+	if v.Len() == 0 {
 		return nil
 	}
-	return InvalidError(v)
+	return Invalid(v.list, v.more)
 }
 
-// InvalidError builds the validation_failed error that lists every violation.
-func InvalidError(v []Violation) *Error {
-	parts := make([]string, 0, len(v))
-	for _, x := range v {
-		where := x.In
-		if x.Field != "" {
-			where += " " + x.Field
-		}
-		parts = append(parts, where+": "+x.Reason)
+// InvalidError builds the validation_failed error of the violations v: it
+// lists the first MaxViolations of them, and says how many more there
+// were.
+func InvalidError(v []Violation) *Error { return Invalid(v, 0) }
+
+// Invalid builds the validation_failed error of the violations v and more
+// found past them that v does not hold: it lists the first MaxViolations
+// of v, and says how many more there were (in details.more_violations, and
+// at the end of the message).
+func Invalid(v []Violation, more int) *Error {
+	if len(v) > MaxViolations {
+		more += len(v) - MaxViolations
+		v = v[:MaxViolations:MaxViolations]
 	}
+	var msg strings.Builder
+	total := len(v) + more
 	noun := "problem"
-	if len(v) != 1 {
+	if total != 1 {
 		noun = "problems"
 	}
-	return &Error{
-		Kind:    EINVALID,
-		Code:    "validation_failed",
-		Message: fmt.Sprintf("%d %s with the request: %s", len(v), noun, strings.Join(parts, "; ")),
-		Details: map[string]any{"violations": v},
+	fmt.Fprintf(&msg, "%d %s with the request: ", total, noun)
+	for i, x := range v {
+		if i > 0 {
+			msg.WriteString("; ")
+		}
+		msg.WriteString(x.In)
+		if x.Field != "" {
+			msg.WriteString(" " + x.Field)
+		}
+		msg.WriteString(": " + x.Reason)
 	}
+	details := map[string]any{"violations": v}
+	if more > 0 {
+		fmt.Fprintf(&msg, "; and %d more", more)
+		details["more_violations"] = more
+	}
+	return &Error{Kind: EINVALID, Code: "validation_failed", Message: msg.String(), Details: details}
+}
+
+// Of is what a validation_failed error lists and how many more it counts;
+// ok is false for any other error.
+func Of(err error) (v []Violation, more int, ok bool) {
+	e := AsError(err)
+	if e.Code != "validation_failed" {
+		return nil, 0, false
+	}
+	v, ok = e.Details["violations"].([]Violation)
+	more, _ = e.Details["more_violations"].(int)
+	return v, more, ok
 }
 
 // Merge adds violations a front found itself (an MCP tool's unknown
 // arguments) to a validator's verdict: nil, a validation_failed error, or
-// an error that answers on its own (invalid JSON), which wins.
-func Merge(err error, extra []Violation) error {
-	if len(extra) == 0 {
+// an error that answers on its own (invalid JSON), which wins. The extra
+// ones come after the validator's.
+func Merge(err error, extra Violations) error {
+	if extra.Len() == 0 {
 		return err
 	}
 	if err == nil {
-		return InvalidError(extra)
+		return extra.Err()
 	}
-	if e := AsError(err); e.Code == "validation_failed" {
-		if v, ok := e.Details["violations"].([]Violation); ok {
-			return InvalidError(append(append([]Violation{}, v...), extra...))
-		}
+	if v, more, ok := Of(err); ok {
+		var all Violations
+		all.Append(v...)
+		all.Uncounted(more)
+		all.Append(extra.list...)
+		all.Uncounted(extra.more)
+		return all.Err()
 	}
 	return err
 }

@@ -68,17 +68,17 @@ func TestViolations(t *testing.T) {
 	require.NoError(t, v.Err(), "no violation, no error")
 	v.Add("count", "must be at most %d", 4)
 	v.AddAllowed("modality", []any{"image", "video"}, "%q is not a modality", "smell")
-	assert.Equal(t, Violations{
+	assert.Equal(t, []Violation{
 		{In: "body", Field: "count", Reason: "must be at most 4"},
 		{In: "body", Field: "modality", Reason: `"smell" is not a modality`, Allowed: []any{"image", "video"}},
-	}, v)
+	}, v.List())
 	err := v.Err()
 	require.Error(t, err)
 	assert.True(t, IsKind(err, EINVALID))
 	assert.Contains(t, err.Error(), "2 problems")
 
 	// The wire shape: allowed only when there are allowed values.
-	data, err := json.Marshal([]Violation(v))
+	data, err := json.Marshal(v.List())
 	require.NoError(t, err)
 	assert.JSONEq(t, `[{"in":"body","field":"count","reason":"must be at most 4"},
 		{"in":"body","field":"modality","reason":"\"smell\" is not a modality","allowed":["image","video"]}]`, string(data))
@@ -105,7 +105,7 @@ func TestMerge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Merge(tt.err, tt.extra)
+			got := Merge(tt.err, violations(tt.extra...))
 			switch {
 			case tt.same != nil:
 				assert.Same(t, tt.same, got)
@@ -120,8 +120,15 @@ func TestMerge(t *testing.T) {
 	// Merging never writes into the validator's own list, even where it
 	// has room.
 	own := append(make([]Violation, 0, 4), found...)
-	_ = Merge(InvalidError(own), extra)
+	_ = Merge(InvalidError(own), violations(extra...))
 	assert.Equal(t, Violation{}, own[:2][1])
+}
+
+// violations collects v.
+func violations(v ...Violation) Violations {
+	var out Violations
+	out.Append(v...)
+	return out
 }
 
 func TestTooLarge(t *testing.T) {

@@ -148,7 +148,7 @@ func (f *Front) answer(w *edge.Writer, in *ops.Invocation, res *ops.Result, pk *
 		w.Park(held.in.Ctx, pk, held.resume(f, pk))
 		return
 	}
-	out := edge.Outcome{Operation: res.Operation, ErrorCode: res.ErrorCode}
+	out := edge.Outcome{Operation: res.Operation, ErrorCode: res.ErrorCode, Outside: res.Outside}
 	if res.Pass.Authenticated() {
 		out.Principal = &res.Pass.Principal
 	}

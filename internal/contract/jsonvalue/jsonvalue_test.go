@@ -85,3 +85,28 @@ func BenchmarkDecode(b *testing.B) {
 		})
 	}
 }
+
+// A Reader reads part of a document: what it skips costs nothing kept,
+// but a number float64 cannot hold there is the document's error still,
+// the first one, as json.Unmarshal reports it.
+func TestReaderSkips(t *testing.T) {
+	doc := []byte(`{"keep":{"a":[1,"x"]},"skip":{"deep":[{"n":-2e999}],"s":"a\"}b"},"last":1e400}`)
+	r, err := NewReader(doc)
+	require.NoError(t, err)
+	kept := map[string]any{}
+	r.Object(func(name string) {
+		if name == "skip" {
+			r.Skip()
+			return
+		}
+		kept[name] = r.Value()
+	})
+	assert.Equal(t, map[string]any{"keep": map[string]any{"a": []any{1.0, "x"}}, "last": nil}, kept)
+	var want any
+	wantErr := json.Unmarshal(doc, &want)
+	require.Error(t, r.Err())
+	assert.Equal(t, wantErr.Error(), r.Err().Error(), "the skipped member's number, the first")
+
+	_, err = NewReader([]byte(`{"a":}`))
+	assert.Equal(t, json.Unmarshal([]byte(`{"a":}`), &want).Error(), err.Error())
+}

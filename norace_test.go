@@ -1,5 +1,0 @@
-//go:build !race
-
-package mediamock_test
-
-const raceEnabled = false
