@@ -17,8 +17,8 @@ import (
 // workspace, the clock and the sandbox's keys as they are.
 
 // wsBuckets are the buckets whose keys start with a workspace id: a
-// workspace's records and its indexes.
-var wsBuckets = [][]byte{bAssets, bAssetKind, bAssetStatus, bAssetProject, bAssetText, bQueue, bSlots, bLedger,
+// workspace's records and its index (with its mark).
+var wsBuckets = [][]byte{bAssets, bAssetIndex, bQueue, bSlots, bLedger,
 	bEncore, bPubs, bPubStatus, bBrandKits, bProjects, bCharacters, bSocial}
 
 // CheckSnapshot receives a snapshot and checks it as Restore does, and
