@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/mediamock/mediamock/internal/contract"
+	"github.com/mediamock/mediamock/internal/contract/prepared"
 	"github.com/mediamock/mediamock/spec"
 )
 
@@ -17,9 +18,15 @@ var OpenAPIDocument = spec.OpenAPI
 var ControlDocument = spec.Control
 
 // The two documents are parsed once per process (TestEmbeddedDocumentsAreValid
-// checks them against the OpenAPI rules).
+// checks them against the OpenAPI rules). openapi.json, which every first
+// request needs, is built from its form prepared at build time (package
+// prepared) while it is the document that form was made from; control.json
+// is parsed on the control plane's first use of it.
 var (
 	loadService = sync.OnceValues(func() (*contract.Contract, error) {
+		if doc := prepared.Service(OpenAPIDocument); doc != nil {
+			return contract.ParsePrepared("openapi.json", OpenAPIDocument, doc)
+		}
 		return contract.ParseEmbedded("openapi.json", OpenAPIDocument)
 	})
 	loadControl = sync.OnceValues(func() (*contract.Contract, error) {
@@ -27,8 +34,8 @@ var (
 	})
 )
 
-// Preload starts parsing the OpenAPI document in the background, the
-// longest part of a first server's start; New waits for it. A program that
+// Preload starts building the OpenAPI document's contract in the
+// background, the longest part of a first server's start; New waits for it. A program that
 // will start a server calls it first thing, to overlap it with the rest of
 // its own start.
 func Preload() { go loadService() }

@@ -47,11 +47,28 @@ func ParseEmbedded(name string, data []byte) (*Contract, error) {
 	return parse(name, data, false)
 }
 
+// ParsePrepared is ParseEmbedded of a document already decoded (doc, the
+// same data as Go values, package prepared): its references are resolved
+// by kin-openapi's loader, as a load of data would resolve them. The
+// contract keeps doc.
+func ParsePrepared(name string, data []byte, doc *openapi3.T) (*Contract, error) {
+	if err := openapi3.NewLoader().ResolveRefsIn(doc, nil); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return build(name, data, doc, false)
+}
+
 func parse(name string, data []byte, validate bool) (*Contract, error) {
 	doc, err := load(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	return build(name, data, doc, validate)
+}
+
+// build makes the contract of a loaded document.
+func build(name string, data []byte, doc *openapi3.T, validate bool) (*Contract, error) {
+	var err error
 	if validate {
 		if err := doc.Validate(context.Background()); err != nil {
 			return nil, fmt.Errorf("%s is not valid: %w", name, err)

@@ -59,6 +59,7 @@ type File struct {
 var Files = []File{
 	{"spec/control.json", controlDocument},
 	{"controlapi/faultspec.go", page(fault.FaultSpecSource)},
+	{"internal/contract/prepared/service.go", preparedService},
 	{"docs/reference/fault-kinds.md", faultKinds},
 	{"docs/reference/cli.md", page(cli.Reference)},
 	{"docs/reference/client-findings.md", page(report.Reference)},
