@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -26,7 +27,7 @@ import (
 //	[mock:moderation=processing] accepted and charged, then failed with content_moderated, refunded
 //	[mock:fail-outputs=K]        K outputs of the generation fail (at most all but one), each refunded
 //	[mock:disconnected=ACCOUNT]  publications: the delivery to ACCOUNT (an id, or a platform) fails with account_disconnected
-var magicPattern = regexp.MustCompile(`\[mock:([a-z-]+)(?:=([A-Za-z0-9_.-]+))?\]`)
+var magicPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[mock:([a-z-]+)(?:=([A-Za-z0-9_.-]+))?\]`) })
 
 // MaxMagicDelay bounds [mock:delay=...]: longer delays are cut to it.
 const MaxMagicDelay = 30 * 24 * time.Hour
@@ -50,7 +51,7 @@ func ParseMagic(text string) Magic {
 	if !strings.Contains(text, "[mock:") {
 		return m
 	}
-	for _, sub := range magicPattern.FindAllStringSubmatch(text, -1) {
+	for _, sub := range magicPattern().FindAllStringSubmatch(text, -1) {
 		switch arg := sub[2]; sub[1] {
 		case "fail":
 			m.Fail, m.FailStage = true, StatusProcessing

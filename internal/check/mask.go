@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/mediamock/mediamock/internal/bearer"
 )
@@ -90,19 +91,21 @@ func credentialName(name string) bool {
 }
 
 // tokenForms are strings that look like tokens wherever they stand.
-var tokenForms = regexp.MustCompile(`(?:mk|oat|sbc)_[A-Za-z0-9_-]{4,}|eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*`)
+var tokenForms = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:mk|oat|sbc)_[A-Za-z0-9_-]{4,}|eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*`)
+})
 
 // tokenChars are the characters of an opaque token.
-var tokenChars = regexp.MustCompile(`^[A-Za-z0-9._~+/=-]{16,}$`)
+var tokenChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._~+/=-]{16,}$`) })
 
 // looksLikeToken says whether a whole value looks like an opaque token:
 // a fixture form or a JWT, or at least 16 token characters mixing upper
 // and lower case letters and digits, or 32 hex digits and more.
 func looksLikeToken(v string) bool {
-	if tokenForms.MatchString(v) {
+	if tokenForms().MatchString(v) {
 		return true
 	}
-	if !tokenChars.MatchString(v) {
+	if !tokenChars().MatchString(v) {
 		return false
 	}
 	upper, lower, digit, hexOnly := false, false, false, len(v) >= 32
@@ -124,7 +127,7 @@ func looksLikeToken(v string) bool {
 
 // ScrubTokens masks every part of a text that has a token's form.
 func ScrubTokens(text string) string {
-	return tokenForms.ReplaceAllStringFunc(text, MaskValue)
+	return tokenForms().ReplaceAllStringFunc(text, MaskValue)
 }
 
 // minSecret is the shortest secret masked wherever it appears in a text;
@@ -225,7 +228,7 @@ func walkSecrets(v any, named bool, add func(string)) {
 		if named || looksLikeToken(t) {
 			add(t)
 		}
-		for _, m := range tokenForms.FindAllString(t, -1) {
+		for _, m := range tokenForms().FindAllString(t, -1) {
 			add(m)
 		}
 	}

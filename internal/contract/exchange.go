@@ -127,7 +127,7 @@ func (c *Contract) ExchangeFindings(r *http.Request, status int, h http.Header, 
 		if !errors.As(err, &re) {
 			return out, err
 		}
-		if m := headerReason.FindStringSubmatch(re.Reason); m != nil {
+		if m := headerReason().FindStringSubmatch(re.Reason); m != nil {
 			name := m[1] // as the document spells it (X-RateLimit-Limit)
 			out = append(out, Finding{In: "header", Name: name, Reason: strings.TrimPrefix(re.Error(), "response ")})
 			if seen[http.CanonicalHeaderKey(name)] {
@@ -141,9 +141,9 @@ func (c *Contract) ExchangeFindings(r *http.Request, status int, h http.Header, 
 	}
 }
 
-var headerReason = regexp.MustCompile(`header "([^"]+)"`)
+var headerReason = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`header "([^"]+)"`) })
 
-var missingProperty = regexp.MustCompile(`^property "([^"]+)" is missing$`)
+var missingProperty = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^property "([^"]+)" is missing$`) })
 
 func findingsOf(re *openapi3filter.ResponseError) []Finding {
 	switch {
@@ -162,7 +162,7 @@ func findingsOf(re *openapi3filter.ResponseError) []Finding {
 			continue
 		}
 		reason := se.Reason
-		if missingProperty.MatchString(reason) {
+		if missingProperty().MatchString(reason) {
 			reason = "is required" // the pointer names the property
 		}
 		ptr := se.JSONPointer()

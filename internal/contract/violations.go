@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -89,7 +90,7 @@ func classify(err error, ct string, exempt func(string) bool, exempted *int) ([]
 		return nil, unsupportedMediaType(re, ct)
 	case re.Reason == "failed to decode request body":
 		if strings.HasPrefix(ct, "multipart/") {
-			if m := undefinedPart.FindStringSubmatch(re.Err.Error()); m != nil {
+			if m := undefinedPart().FindStringSubmatch(re.Err.Error()); m != nil {
 				var allowed []any
 				if mt := re.RequestBody.Content.Get("multipart/form-data"); mt != nil && mt.Schema != nil {
 					allowed = propertyNames(mt.Schema.Value)
@@ -124,9 +125,9 @@ func paramReason(re *openapi3filter.RequestError) string {
 	return paramReasonOf(re.Err, re.Parameter)
 }
 
-var undefinedPart = regexp.MustCompile(`part ([^:\s]+): undefined`)
+var undefinedPart = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`part ([^:\s]+): undefined`) })
 
-var unsupportedProperty = regexp.MustCompile(`^property "([^"]+)" is unsupported$`)
+var unsupportedProperty = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^property "([^"]+)" is unsupported$`) })
 
 // schemaViolations lists the schema errors inside err, each with its field.
 // A pattern that allows the server's own file addresses (x-own-file-urls)
@@ -150,8 +151,8 @@ func schemaViolations(err error, in, base, fallback string, param *openapi3.Para
 		field := joinPointer(base, se.JSONPointer())
 		v := problem.Violation{In: in, Field: field, Reason: se.Reason}
 		switch {
-		case unsupportedProperty.MatchString(se.Reason):
-			v.Field = joinPointer(field, []string{unsupportedProperty.FindStringSubmatch(se.Reason)[1]})
+		case unsupportedProperty().MatchString(se.Reason):
+			v.Field = joinPointer(field, []string{unsupportedProperty().FindStringSubmatch(se.Reason)[1]})
 			v.Reason = "unknown field"
 			v.Allowed = propertyNames(se.Schema)
 		case se.SchemaField == "required":

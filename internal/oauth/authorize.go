@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mediamock/mediamock/internal/edge"
@@ -283,11 +284,13 @@ func (s *Server) consent(w *edge.Writer, status int, req authRequest, c *client,
 	w.Header().Set("X-Frame-Options", "DENY")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	_ = consentPage.Execute(w, map[string]any{"Client": name, "ClientID": c.ID, "Redirect": redirect, "Request": req, "Scopes": scopes,
+	_ = consentPage().Execute(w, map[string]any{"Client": name, "ClientID": c.ID, "Redirect": redirect, "Request": req, "Scopes": scopes,
 		"Workspaces": ws, "Problem": problem, "Closed": s.env.ControlToken != "", "Sandbox": sandboxChoice})
 }
 
-var consentPage = template.Must(template.New("consent").Parse(`<!doctype html>
+// consentPage is the consent form, parsed on its first showing.
+var consentPage = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("consent").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Authorize {{.Client}} (mediamock)</title>
 <style>body{font:15px system-ui,sans-serif;max-width:34em;margin:3em auto;padding:0 1em}fieldset{margin:1em 0}.problem{color:#a00}code{word-break:break-all}</style></head>
 <body><h1>Authorize {{.Client}}</h1>
@@ -317,3 +320,4 @@ var consentPage = template.Must(template.New("consent").Parse(`<!doctype html>
 <button name="decision" value="approve">Approve</button> <button name="decision" value="deny">Deny</button>
 </form></body></html>
 `))
+})

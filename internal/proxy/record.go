@@ -207,7 +207,7 @@ func walkAssets(v any, fn func(map[string]any)) {
 	}
 }
 
-var planID = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,99}$`)
+var planID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,99}$`) })
 
 var projectStates = []string{"active", "completed", "archived"}
 
@@ -274,7 +274,7 @@ func (rc *recorder) write() (string, error) {
 			a := rc.accounts[id]
 			ws.Name, ws.Credits, ws.RateLimitPerMinute = a.name, int(max(a.balance, 0)), int(max(a.rateLimit, 0))
 			ws.Plan = strings.ToLower(a.plan)
-			if !planID.MatchString(ws.Plan) {
+			if !planID().MatchString(ws.Plan) {
 				ws.Plan = "recorded"
 			}
 			if _, ok := base.Plans[ws.Plan]; !ok {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mediamock/mediamock/internal/journal"
 )
@@ -396,7 +397,7 @@ func (t *Traffic) summary() TrafficSummary {
 }
 
 var (
-	statusArg   = regexp.MustCompile(`^([1-5][0-9][0-9]|[1-5]XX|default)$`)
+	statusArg   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([1-5][0-9][0-9]|[1-5]XX|default)$`) })
 	locationArg = map[string]bool{"query": true, "path": true, "header": true, "cookie": true}
 )
 
@@ -422,7 +423,7 @@ func (t *Traffic) use(c Change, args, shared []string) Use {
 	absent := strings.HasPrefix(id, "new-required-") || strings.Contains(id, "became-required")
 	var status []int
 	for _, a := range args {
-		if statusArg.MatchString(a) {
+		if statusArg().MatchString(a) {
 			if n, err := strconv.Atoi(a); err == nil {
 				status = append(status, n)
 			}

@@ -58,8 +58,9 @@ const (
 	DefaultMaxBytes    = 16 << 30
 )
 
-// NameRule is what a snapshot's name must match.
-var NameRule = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+// NameRule is the expression a snapshot's name must match, compiled on
+// first use.
+var NameRule = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`) })
 
 // ShelfError is a refusal of a shelf: a name it does not take, a bound
 // reached, a snapshot it does not have. Kind says which.
@@ -134,7 +135,7 @@ func (s *Shelf) find(scope, name string) int {
 // in place of one of that name: within the bounds, or refused (and
 // nothing kept).
 func (s *Shelf) Save(e Shelved, write func(w io.Writer) (int64, error)) (Shelved, error) {
-	if !NameRule.MatchString(e.Name) {
+	if !NameRule().MatchString(e.Name) {
 		return Shelved{}, &ShelfError{Kind: "invalid", Message: "A snapshot's name is 1 to 64 lower-case letters, digits, dots, dashes and underscores, starting with a letter or a digit."}
 	}
 	if err := s.room(e.Scope, e.Name, 0); err != nil {
