@@ -58,6 +58,7 @@ type File struct {
 // of its own.
 var Files = []File{
 	{"spec/control.json", controlDocument},
+	{"internal/control/routes.gen.go", controlRoutes},
 	{"controlapi/faultspec.go", page(fault.FaultSpecSource)},
 	{"internal/contract/prepared/service.go", preparedService},
 	{"docs/reference/fault-kinds.md", faultKinds},
