@@ -21,7 +21,7 @@ import (
 var testKeys = []string{mediamock.KeyReadOnly, mediamock.KeyGenerateOnly, mediamock.KeyPublishOnly, mediamock.KeyAllScopes}
 
 // buildMockserver builds the command as a user gets it: one binary.
-func buildMockserver(t *testing.T) string {
+func buildMockserver(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the mockserver binary")
