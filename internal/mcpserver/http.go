@@ -407,7 +407,10 @@ func (x *exchange) post() {
 		version = v20250326
 	}
 	if b.batch && version >= v20250618 {
-		x.refuse(http.StatusBadRequest, fmt.Sprintf("JSON-RPC batching is not supported in %s and later (request version: %s)", v20250618, version))
+		// What the revision does not read as a message is JSON-RPC's
+		// -32600 with "id": null, as over stdio; the session goes on.
+		writeRaw(x.w, http.StatusBadRequest, appendError(nil, ID{}, &Error{Code: CodeInvalidRequest, html: true,
+			Message: fmt.Sprintf("Invalid request: JSON-RPC batching is not supported in %s and later (request version: %s).", v20250618, version)}), false)
 		return
 	}
 	calls := 0
