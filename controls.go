@@ -2,9 +2,11 @@ package mediamock
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"github.com/mediamock/mediamock/internal/controlplane"
+	"github.com/mediamock/mediamock/internal/har"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/report"
 )
@@ -16,7 +18,8 @@ import (
 // journal and coverage hold every request; a sandbox's hold its own.
 type Controls struct {
 	plane *controlplane.Plane
-	ws    uint64 // 0: the whole server
+	ws    uint64        // 0: the whole server
+	url   func() string // the server's root address
 }
 
 // --- faults
@@ -42,7 +45,12 @@ func (c Controls) SetLatency(operation string, d time.Duration) error {
 }
 
 // ForceResponses answers the next count requests of an operation ("*" for
-// any) with status 500, 503 or 429, after authentication and the rate limit.
+// any) with status, after authentication and the rate limit: any status
+// the operation declares in openapi.json (for "*", an error status every
+// operation declares), in the spec's error object with the document's
+// code for it; another is refused with the list of those it declares. A
+// rule of kind status (AddFault) also takes a code and message, a body
+// checked against the operation's response, an example, or drift.
 func (c Controls) ForceResponses(operation string, status, count int) error {
 	return c.plane.ForceResponses(c.ws, operation, status, count)
 }
@@ -105,11 +113,11 @@ func (c Controls) AwaitRequest(ctx context.Context, f JournalFilter) (JournalEnt
 // ring is the journal of the scope, nil when journals are off.
 func (c Controls) ring() *journal.Journal { return c.plane.Ring(c.ws) }
 
-// Report grades the clients of the scope from its journal (GET
-// /_mock/report): how they polled their jobs, spent their rate window,
-// repeated paid creations, fetched files and wasted requests. failOn
-// names finding ids or severities (info, warning, error) that make it
-// Failed.
+// Report grades the clients of the scope from every request it recorded
+// of them, whatever the journal's size (GET /_mock/report): how they
+// polled their jobs, spent their rate window, repeated paid creations,
+// fetched files and wasted requests. failOn names finding ids or
+// severities (info, warning, error) that make it Failed.
 func (c Controls) Report(failOn ...string) (ClientReport, error) {
 	if err := report.ValidFailOn(failOn); err != nil {
 		return ClientReport{}, err
@@ -118,7 +126,7 @@ func (c Controls) Report(failOn ...string) (ClientReport, error) {
 	if sb, ok := c.plane.Eng.SandboxOf(c.ws); ok && c.ws != 0 {
 		scope = "sandbox " + sb.ID
 	}
-	return report.Of(c.ring(), JournalFilter{}, scope, c.plane.Eng, failOn)
+	return report.Of(c.ring(), 0, scope, c.plane.Eng.Clock().Now(), failOn)
 }
 
 // AssertGoodClient fails the test when the scope's report has a finding
@@ -139,6 +147,20 @@ func (c Controls) AssertGoodClient(t TB, failOn ...string) {
 	if r.Failed {
 		t.Errorf("the client broke rules of good behaviour:\n%s", report.Text(r))
 	}
+}
+
+// HAR writes the scope's journal to w as an HTTP Archive (HAR 1.2, GET
+// /_mock/journal?format=har): every entry it holds, oldest first, with
+// headers, bodies, timings and the mock's annotations (_operation,
+// _fault, _answerCut, _findings, ...), for DevTools, Charles, Insomnia,
+// Postman or k6.
+func (c Controls) HAR(w io.Writer) error {
+	scope := "the server"
+	if sb, ok := c.plane.Eng.SandboxOf(c.ws); ok && c.ws != 0 {
+		scope = "sandbox " + sb.ID
+	}
+	j := c.ring()
+	return har.Write(w, j, har.Options{Base: c.url(), Scope: scope, Findings: report.Cited(j, 0)})
 }
 
 // ClearJournal forgets every recorded request of the scope.

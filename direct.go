@@ -185,10 +185,7 @@ func (s *Server) Snapshot(w io.Writer) (int64, error) { return s.eng.Snapshot(w)
 // snapshot is checked completely before anything is replaced: a damaged one
 // is refused and the state is left as it was.
 func (s *Server) Restore(r io.Reader) error {
-	if err := s.eng.Restore(r); err != nil {
-		return err
-	}
-	return s.plane.Restored()
+	return s.plane.RestoreState(r)
 }
 
 // Reset puts the whole simulation back to its fixtures: state, clock,

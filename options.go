@@ -77,6 +77,12 @@ type Options struct {
 	// rule or Mock-Fault header of kind evolve does it for some requests
 	// alone, or with some parts off.
 	Evolve bool
+	// SnapshotPacks are snapshot files (GET /_mock/snapshot's) put on the
+	// server's shelf of named snapshots at start, each checked as a
+	// restore checks one: "NAME=FILE", or "FILE", named after the file
+	// (its name without the extension). Restore one by name
+	// (RestoreSnapshot, POST /_mock/snapshots/{name}/restore).
+	SnapshotPacks []string
 	// Logger receives the server's log lines; nil discards them.
 	Logger *slog.Logger
 	// WallClock reads wall time for the real clock mode; nil is time.Now.

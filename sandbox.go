@@ -87,7 +87,7 @@ func (s *Server) NewSandbox(spec SandboxSpec) (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Sandbox{Controls: Controls{plane: s.plane, ws: sb.WorkspaceID}, srv: s, ID: sb.ID, Name: sb.Name,
+	out := &Sandbox{Controls: Controls{plane: s.plane, ws: sb.WorkspaceID, url: s.URL}, srv: s, ID: sb.ID, Name: sb.Name,
 		WorkspaceID: sb.WorkspaceID, Keys: sb.Keys(), APIKey: sb.APIKey(), ControlToken: sb.ControlToken}
 	return out, nil
 }

@@ -49,6 +49,7 @@ import (
 	"github.com/mediamock/mediamock/internal/ops"
 	"github.com/mediamock/mediamock/internal/parking"
 	"github.com/mediamock/mediamock/internal/router"
+	"github.com/mediamock/mediamock/internal/store"
 	"github.com/mediamock/mediamock/internal/tlsca"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -190,6 +191,7 @@ func New(o Options) (*Server, error) {
 	s.plane = &controlplane.Plane{Eng: s.eng, Rules: rules, Service: api, Document: loadControl, Journal: s.env.Journal,
 		Journals: s.env.Journals, Coverage: s.env.Coverage, Operations: operations(api), Start: resetStart, WallClock: o.WallClock,
 		MaxSandboxes: o.MaxSandboxes, ControlToken: o.ControlToken, Stop: s.stop}
+	s.plane.FollowReports()
 	s.env.Metrics = metrics.New(metricOperations(api), metrics.Sources{
 		Engine: s.eng, Faults: rules, JournalWaits: s.env.Journal.Waiting, FaultKinds: fault.Kinds(), HeaderKinds: fault.RequestKinds(),
 		MCPSessions: func() int { return s.fronts.MCPSessions() }})
@@ -199,8 +201,17 @@ func New(o Options) (*Server, error) {
 		s.removeTemp()
 		return nil, err
 	}
+	if s.plane.Shelf, err = store.OpenShelf(path); err == nil {
+		err = loadPacks(s.plane, o.SnapshotPacks)
+	}
+	if err != nil {
+		s.closeListener()
+		s.eng.Close()
+		s.removeTemp()
+		return nil, err
+	}
 	s.eng.SetOwnFiles(s.env.OwnFile)
-	s.Controls = Controls{plane: s.plane}
+	s.Controls = Controls{plane: s.plane, url: s.URL}
 	s.fronts = router.New(s.env, router.Config{Service: OpenAPIDocument, Control: ControlDocument, LoadControl: loadControl,
 		Plane: s.plane, CAPath: CAPath, OAuthApprove: o.OAuthApprove})
 	s.driver.Add(1)

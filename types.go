@@ -76,6 +76,9 @@ type (
 	// ForcedResponse is controlapi.ForcedResponse: the next Remaining
 	// requests of an operation answer a status.
 	ForcedResponse = controlapi.ForcedResponse
+	// NamedSnapshot is controlapi.NamedSnapshot: a snapshot saved on the
+	// server under a name (Controls.SaveSnapshot).
+	NamedSnapshot = controlapi.NamedSnapshot
 	// JournalEntry is controlapi.JournalEntry: one recorded request, as GET
 	// /_mock/journal shows it.
 	JournalEntry = controlapi.JournalEntry

@@ -45,11 +45,12 @@ func TestRateLimitHeadersOnEveryAnswer(t *testing.T) {
 			assert.NotEmpty(t, res.Header.Get("X-RateLimit-Reset"))
 		})
 	}
-	// Without a credential there is no workspace, so no window; an
-	// oversized upload is refused for its credential before its size.
+	// Without a credential there is no workspace: the 401 carries the
+	// anonymous window's headers (D-46); an oversized upload is refused
+	// for its credential before its size.
 	res := e.call(req{method: "POST", path: "/uploads", body: `{"image_url":"` + big + `"}`})
 	assert.Equal(t, 401, res.Status)
-	assert.Empty(t, res.Header.Get("X-RateLimit-Limit"))
+	assert.Equal(t, "20", res.Header.Get("X-RateLimit-Limit"), "the anonymous window's")
 	// The client saw createUpload answer 413: the coverage says so.
 	cov := e.srv.Coverage()
 	found := false

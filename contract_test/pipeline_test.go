@@ -173,9 +173,10 @@ func TestRateLimitHeadersAndWindow(t *testing.T) {
 	e.post(keyFree, "/generations", map[string]any{}).expect(http.StatusTooManyRequests)
 	// Another workspace has its own window.
 	e.get(keyAll, "/account").expect(http.StatusOK)
-	// Unauthenticated requests neither count nor carry the headers.
+	// Unauthenticated requests count in the anonymous window (D-46), whose
+	// headers their 401 carries, never in a workspace's.
 	res = e.call(req{method: http.MethodGet, path: "/account"}).expect(http.StatusUnauthorized)
-	assert.Empty(t, res.Header.Get("X-RateLimit-Limit"))
+	assert.Equal(t, "20", res.Header.Get("X-RateLimit-Limit"))
 
 	e.advance(time.Duration(retry) * time.Second)
 	res = e.get(keyFree, "/account").expect(http.StatusOK)

@@ -189,6 +189,7 @@ func TestGoTypesHaveTheControlAPIFields(t *testing.T) {
 		{"Faults.forced_responses.[]", controlapi.ForcedResponse{}},
 		{"FaultSpec", controlapi.FaultSpec{}},
 		{"FaultRule", controlapi.FaultRule{}},
+		{"NamedSnapshot", controlapi.NamedSnapshot{}},
 		{"JournalEntry", controlapi.JournalEntry{}},
 		{"Coverage", controlapi.Coverage{}},
 		{"Coverage.operations.[]", controlapi.OperationCoverage{}},

@@ -81,7 +81,7 @@ type FailRule struct {
 type ForcedResponse struct {
 	// Operation is the operationId whose requests answer Status; "*" is any.
 	Operation string `json:"operation"`
-	// Status is 429, 500 or 503.
+	// Status is a status the operation declares.
 	Status int `json:"status"`
 	// Remaining is how many requests still answer Status.
 	Remaining int `json:"remaining"`

@@ -2,6 +2,8 @@
 
 package controlapi
 
+import "encoding/json"
+
 // FaultSpec is a fault to inject: its kind, whom it targets, how often it
 // strikes and the kind's parameters. A parameter belongs to some kinds alone;
 // control.json's FaultSpec says which, and the server refuses a spec that gives
@@ -32,8 +34,31 @@ type FaultSpec struct {
 	// RetryAfterSeconds is the retry_after_seconds parameter of mcp_unavailable:
 	// the Retry-After; 1 when absent.
 	RetryAfterSeconds *int64 `json:"retry_after_seconds,omitempty"`
-	// Status is the status parameter of status: the status to answer.
+	// Status is the status parameter of status: the status to answer: one the
+	// targeted operation declares (an error status every operation declares when
+	// the rule targets none); absent with example: the operation's success status.
 	Status int `json:"status,omitempty"`
+	// Code is the code parameter of status and job_failure. For status, the error
+	// object's code, one of those the document allows for the status
+	// (x-error-codes of its response); absent: the first of them. For job_failure,
+	// the failure's error code: provider_error (default), provider_unavailable,
+	// content_policy, timeout, or any other.
+	Code string `json:"code,omitempty"`
+	// Message is the message parameter of status: the error object's message;
+	// absent: the server's for the status.
+	Message string `json:"message,omitempty"`
+	// Example is the example parameter of status: the body is this named example
+	// of the document for the operation's answer of the status (Prism's Prefer:
+	// example=).
+	Example string `json:"example,omitempty"`
+	// Body is the body parameter of status: the answer's body, a JSON object sent
+	// byte for byte: checked against the operation's response schema for the
+	// status when the rule is made (a success answer needs one, or an example).
+	Body json.RawMessage `json:"body,omitempty"`
+	// Drift is the drift parameter of status: the answer rehearses drift: a
+	// status, code or body the document does not allow is answered, and the
+	// journal (outside_contract) and the client report mark it.
+	Drift bool `json:"drift,omitempty"`
 	// TTLSeconds is the ttl_seconds parameter of file_expiry: how long a file
 	// address lives, on the simulated clock.
 	TTLSeconds *int64 `json:"ttl_seconds,omitempty"`
@@ -93,10 +118,6 @@ type FaultSpec struct {
 	// FailStage is the stage parameter of job_failure: where the job fails:
 	// processing (default) or queued (it never starts).
 	FailStage string `json:"stage,omitempty"`
-	// Code is the code parameter of job_failure: the failure's error code:
-	// provider_error (default), provider_unavailable, content_policy, timeout, or
-	// any other.
-	Code string `json:"code,omitempty"`
 	// At is the at parameter of moderation: creation (default): the creation is
 	// refused with 422 content_moderated, nothing charged; processing: the job is
 	// accepted and charged, then fails with content_moderated and is refunded.

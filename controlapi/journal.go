@@ -72,6 +72,16 @@ type JournalEntry struct {
 	// Mock-Fault header or "server" for the server's evolve mode, in the
 	// order of Fault.
 	FaultRule string `json:"fault_rule,omitempty"`
+	// OutsideContract says why the answer is outside the contract: a
+	// status fault that rehearses drift (drift: true) forced a status, code
+	// or body the document does not allow ("getAccount does not declare
+	// 418"). The client report names these answers (outside-contract).
+	OutsideContract string `json:"outside_contract,omitempty"`
+	// AnswerCut says a fault that breaks an answer struck it (reset,
+	// truncate, empty_reply, garbage_then_close, file_truncate): the
+	// client never got the answer whole. The bodies are what the server
+	// wrote.
+	AnswerCut bool `json:"answer_cut,omitempty"`
 	// Evolved names what an evolve fault added to the answer: fields by
 	// path ($.assets[0].region), enum values by path and values
 	// ($.status: moderating (was processing)), headers ("header
@@ -129,4 +139,7 @@ type JournalFilter struct {
 	Limit int
 	// After keeps the entries numbered after it (Seq); 0 keeps all.
 	After int64
+	// Before keeps the entries numbered before it (Seq): the page after
+	// one whose oldest entry was Before; 0 keeps all.
+	Before int64
 }

@@ -24,10 +24,13 @@ type ClientReport struct {
 
 // ClientSummary counts what a client report read.
 type ClientSummary struct {
-	// Requests are the requests read from the journal.
+	// Requests counts every request of the scope the report followed,
+	// since the scope began (or was reset, or its journal cleared): the
+	// report is kept as each is recorded, whatever the journal's size.
 	Requests int `json:"requests"`
-	// Dropped counts requests the journal recorded but no longer holds:
-	// the report covers the last Requests only.
+	// Dropped counts the requests the journal no longer holds (it keeps
+	// the last ones): the findings still count them, but cannot cite them
+	// as examples.
 	Dropped int64 `json:"dropped"`
 	// Jobs counts the jobs the clients made or read.
 	Jobs int `json:"jobs"`
@@ -67,9 +70,16 @@ type ClientFinding struct {
 	Count int `json:"count"`
 	// Detail says what the report saw, in a sentence.
 	Detail string `json:"detail"`
-	// RequestIDs are the X-Request-Id of requests that show it (at most
-	// 20), for the journal.
+	// RequestIDs are the X-Request-Id of requests that show it, of those
+	// the journal still holds (at most 20): Seqs, by their ids.
 	RequestIDs []string `json:"request_ids"`
+	// Seqs are the journal's numbers (seq) of the same requests, oldest
+	// first: GET /_mock/journal?after=<seq-1>&limit=1 reads one.
+	Seqs []int64 `json:"seqs"`
+	// ExamplesDropped counts the requests the report kept as examples of
+	// the finding that the journal no longer holds (they are not cited):
+	// the finding and its count stand all the same.
+	ExamplesDropped int `json:"examples_dropped"`
 	// Credits is what the finding cost the workspace (a duplicate
 	// creation's charge).
 	Credits int64 `json:"credits,omitempty"`

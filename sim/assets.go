@@ -302,6 +302,11 @@ func (c *pageCache) put(ws uint64, q AssetQuery, commits uint64, ids []uint64, m
 // file addresses are valid within one epoch.
 func (e *Engine) Epoch() uint64 { return e.epoch.Load() }
 
+// Renders counts what makes a kept rendering of an asset stale: the
+// resets and restores of the state (Epoch), and the workspaces restored
+// from a snapshot (RestoreWorkspace), whose assets are again as they were.
+func (e *Engine) Renders() uint64 { return e.epoch.Load() + e.wsRestores.Load() }
+
 // Commits counts the groups of writes the writer committed since Open: the
 // writes per commit are the group commit's batch.
 func (e *Engine) Commits() uint64 { return e.db.Commits() }

@@ -94,17 +94,20 @@ type Engine struct {
 	dueChanged chan struct{}
 	dueMu      sync.Mutex
 
-	rate    *rateLimiter
-	hub     *hub
-	feed    feed // committed changes, for subscribers
-	cov     coverage
-	meter   meter                  // counters for metrics (metrics.go)
-	polls   atomic.Int64           // long polls waiting
-	epoch   atomic.Uint64          // resets and restores so far; part of file addresses
-	pages   pageCache              // the ids of recent list pages, until the next write
-	fileKey []byte                 // of file address tokens, from Config.FileSecret; nil: seeded
-	signKey atomic.Pointer[[]byte] // signs expiring file addresses (secrets.go)
-	log     *slog.Logger
+	rate  *rateLimiter
+	hub   *hub
+	feed  feed // committed changes, for subscribers
+	cov   coverage
+	meter meter         // counters for metrics (metrics.go)
+	polls atomic.Int64  // long polls waiting
+	epoch atomic.Uint64 // resets and restores so far; part of file addresses
+	// wsRestores counts the workspaces restored from a snapshot
+	// (RestoreWorkspace): renderings kept before one are stale (Renders).
+	wsRestores atomic.Uint64
+	pages      pageCache              // the ids of recent list pages, until the next write
+	fileKey    []byte                 // of file address tokens, from Config.FileSecret; nil: seeded
+	signKey    atomic.Pointer[[]byte] // signs expiring file addresses (secrets.go)
+	log        *slog.Logger
 
 	// incomplete is set when a bulk write failed half-way: the state is not
 	// served until a reset (or a restart) seeds it again.

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mediamock/mediamock/internal/fault"
+	"github.com/mediamock/mediamock/internal/problem"
 )
 
 // Tokens of the default fixture.
@@ -231,9 +232,23 @@ func rulesOf(e *Engine) *fault.Set { return e.fates.(*fault.Set) }
 // addRule keeps a fault rule in scope ws of the engine's store, checked as
 // the control API checks it.
 func addRule(e *Engine, ws uint64, spec fault.Spec) error {
-	if err := fault.Validate(&spec, "body", func(string) bool { return true }); err != nil {
+	if err := fault.Validate(&spec, "body", testService); err != nil {
 		return err
 	}
 	_, err := rulesOf(e).Add(ws, spec)
 	return err
 }
+
+// testService is a service of every operation, for the rules the
+// simulation's kinds make (they target no operation's answers).
+var testService fault.Service = anyService{}
+
+type anyService struct{}
+
+func (anyService) Has(string) bool                                     { return true }
+func (anyService) DeclaredStatuses(string) []int                       { return nil }
+func (anyService) ErrorStatuses() []int                                { return nil }
+func (anyService) Success(string) int                                  { return 200 }
+func (anyService) ErrorCodes(string, int) []string                     { return nil }
+func (anyService) Examples(string, int) []string                       { return nil }
+func (anyService) CheckAnswer(string, int, []byte) []problem.Violation { return nil }

@@ -32,6 +32,32 @@ type rateLimiter struct {
 	mu      sync.Mutex
 	windows map[uint64]*rateWindow
 	dirty   map[uint64]bool
+	// anonymous is the window of the requests without a usable
+	// credential: in memory only, no workspace's.
+	anonymous rateWindow
+}
+
+// AnonymousRateLimit is the limit the anonymous window reports: the
+// smallest plan's (the specification's Free plan).
+const AnonymousRateLimit = 20
+
+// AllowAnonymous counts a request without a usable credential in the
+// server's anonymous window, which no workspace shares, and returns what
+// its rate-limit headers report. It never refuses: the request is
+// answered 401 whatever the window holds (its Remaining stops at 0).
+func (e *Engine) AllowAnonymous() RateDecision {
+	r := e.rate
+	now := e.clock.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	w := &r.anonymous
+	if start := now.Truncate(RateWindow).Unix(); w.Start != start {
+		w.Start, w.Count = start, 0
+	}
+	w.Count++
+	d := decision(w, AnonymousRateLimit, now)
+	d.Allowed = true
+	return d
 }
 
 func newRateLimiter() *rateLimiter {

@@ -109,9 +109,50 @@ func runReport(ctx context.Context, args []string, getenv func(string) string, s
 		}
 		fmt.Fprintf(stdout, "client report for %s: %d findings, %d requests; written to %s\n", r.Scope, len(r.Findings), r.Summary.Requests, s.Output)
 	}
+	if s.HAR != "" {
+		q.Del("fail_on")
+		q.Set("format", "har")
+		q.Set("limit", "100000")
+		n, err := saveHAR(ctx, s, q, getenv)
+		if err != nil {
+			fmt.Fprintln(stderr, "mockserver report: --har:", err)
+			return 2
+		}
+		fmt.Fprintf(stdout, "the journal as HAR: %d bytes written to %s\n", n, s.HAR)
+	}
 	if r.Failed {
 		fmt.Fprintf(stderr, "mockserver report: a finding matches --fail-on %s\n", s.FailOn)
 		return 1
 	}
 	return 0
+}
+
+// saveHAR writes the scope's journal as HAR (GET /_mock/journal?format=har)
+// to the file --har names, as it comes.
+func saveHAR(ctx context.Context, s *cli.Report, q url.Values, getenv func(string) string) (int64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(s.URL, "/")+"/_mock/journal?"+q.Encode(), nil)
+	if err != nil {
+		return 0, err
+	}
+	if s.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+s.Token)
+	}
+	resp, err := healthClient(s.DB, getenv).Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		return 0, fmt.Errorf("%s: %s", resp.Status, strings.TrimSpace(string(body)))
+	}
+	f, err := os.Create(s.HAR)
+	if err != nil {
+		return 0, err
+	}
+	n, err := io.Copy(f, resp.Body)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return n, err
 }

@@ -53,6 +53,26 @@ func TestRunReport(t *testing.T) {
 		t.Errorf("--format junit --output: exit %d, %v: %s\n%s", code, err, out, xml)
 	}
 
+	harFile := filepath.Join(t.TempDir(), "run.har")
+	code, out, errs = run("--har", harFile)
+	var archive struct {
+		Log struct {
+			Version string `json:"version"`
+			Entries []struct {
+				Request struct {
+					URL string `json:"url"`
+				} `json:"request"`
+				Findings []string `json:"_findings"`
+			} `json:"entries"`
+		} `json:"log"`
+	}
+	data, err := os.ReadFile(harFile)
+	if code != 0 || err != nil || json.Unmarshal(data, &archive) != nil || archive.Log.Version != "1.2" || len(archive.Log.Entries) != 2 ||
+		archive.Log.Entries[0].Request.URL != srv.BaseURL()+"/generations/999999" || len(archive.Log.Entries[1].Findings) != 1 ||
+		!strings.Contains(out, "written to "+harFile) {
+		t.Errorf("--har: exit %d, %v: %s%s\n%.600s", code, err, out, errs, data)
+	}
+
 	for _, bad := range [][]string{{"--format", "yaml"}, {"--fail-on", "slowness"}, {"extra"}} {
 		if code, _, errs := run(bad...); code != 2 || errs == "" {
 			t.Errorf("%v: exit %d, want 2 with a message", bad, code)

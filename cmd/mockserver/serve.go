@@ -113,7 +113,7 @@ func (s *settings) options(log *slog.Logger) (mediamock.Options, error) {
 	}
 	return mediamock.Options{
 		Addr: s.Addr, DBPath: s.DB, Durable: s.Durable, Reset: s.Reset, Seed: s.Seed, Clock: mode, StartTime: start,
-		Speed: s.Speed, FixturesPath: s.Fixtures, PublicURL: s.PublicURL, MaxBodyBytes: s.MaxBody, Strict: s.Strict, Evolve: s.Evolve, Logger: log,
+		Speed: s.Speed, FixturesPath: s.Fixtures, PublicURL: s.PublicURL, MaxBodyBytes: s.MaxBody, Strict: s.Strict, Evolve: s.Evolve, SnapshotPacks: s.Snapshots, Logger: log,
 		FetchImages: s.FetchImages, ControlToken: s.ControlToken, JournalSize: journal, JournalBodyBytes: s.JournalBody,
 		AllowedHosts: hosts, FileSecret: s.FileSecret, MaxSandboxes: s.MaxSandboxes, MCPMaxWait: s.MCPMaxWait, OAuthApprove: s.OAuthApprove, ReadTimeout: s.ReadTimeout, WriteTimeout: s.WriteTimeout, IdleTimeout: s.IdleTimeout,
 		TLS: s.TLS, TLSCert: s.TLSCert, TLSKey: s.TLSKey,

@@ -133,3 +133,8 @@ def test_the_client_report_grades_polling(mediamock: MediamockSandbox):
         raise AssertionError("the report found nothing")
     except AssertionError as err:
         assert "poll-unknown-id" in str(err) and "Fix:" in str(err), err
+    # The sandbox's journal as HAR 1.2, for DevTools, Postman or k6: the
+    # report's findings annotate the requests they cite.
+    har = mediamock.control.har()
+    assert har["log"]["version"] == "1.2"
+    assert sum("poll-unknown-id" in e.get("_findings", []) for e in har["log"]["entries"]) == 2

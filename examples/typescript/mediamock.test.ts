@@ -148,4 +148,10 @@ test("the client report grades polling", async () => {
   assert.ok(report.failed);
   assert.deepEqual(report.findings.map((f) => f.id), ["poll-unknown-id"]);
   await assert.rejects(control.assertGoodClient(), (err: Error) => err.message.includes("poll-unknown-id") && err.message.includes("Fix:"));
+  // The sandbox's journal as HAR 1.2, for DevTools, Postman or k6: the
+  // report's findings annotate the requests they cite.
+  const har = await control.har();
+  assert.equal(har.log.version, "1.2");
+  const cited = har.log.entries.filter((e) => ((e as { _findings?: string[] })._findings ?? []).includes("poll-unknown-id"));
+  assert.equal(cited.length, 2);
 });

@@ -21,14 +21,15 @@ func ReportEnvName(flagName string) string {
 // Report is what the report command's flags set (Token is
 // --control-token, Workspace --workspace-id).
 type Report struct {
-	URL, Token, Sandbox, Format, FailOn, Output, DB string
-	Workspace                                       uint64
-	Timeout                                         time.Duration
+	URL, Token, Sandbox, Format, FailOn, Output, DB, HAR string
+	Workspace                                            uint64
+	Timeout                                              time.Duration
 }
 
 // reportAbout is what the report command does.
-const reportAbout = `Grades the clients of a running server from its journal: each finding has a stable id,
-a severity, a count and the request ids that prove it (docs/reference/client-findings.md).
+const reportAbout = `Grades the clients of a running server from every request it recorded of them: each finding
+has a stable id, a severity, a count and the requests that prove it, by journal seq
+(docs/reference/client-findings.md). With --har, writes the scope's journal as HAR 1.2 too.
 Exit 0 when no finding matches --fail-on, 1 when one does, 2 on a usage error or when the
 server cannot be asked.`
 
@@ -44,6 +45,7 @@ func ReportFlags() (*Report, *flag.FlagSet) {
 	fs.StringVar(&s.Format, "format", "text", "text, json or junit (JUnit XML)")
 	fs.StringVar(&s.FailOn, "fail-on", "", "comma-separated finding ids and severities (info, warning, error) that fail the report: exit 1")
 	fs.StringVar(&s.Output, "output", "", "write the report to this file instead of stdout (a one-line summary goes to stdout)")
+	fs.StringVar(&s.HAR, "har", "", "also write the scope's journal to this file as HAR 1.2 (an HTTP Archive, for DevTools, Charles, Insomnia, Postman, k6)")
 	fs.StringVar(&s.DB, "db", "mediamock.db", "the server's state file, beside which a TLS server keeps the CA to trust")
 	fs.DurationVar(&s.Timeout, "timeout", 30*time.Second, "how long to wait for the answer")
 	fs.Usage = func() {

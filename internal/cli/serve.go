@@ -3,6 +3,7 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mediamock/mediamock"
@@ -29,6 +30,25 @@ type Serve struct {
 	APIKey, URL string
 	MCP         bool
 	Control     bool
+	// Snapshots are the snapshot packs --snapshot names, in order.
+	Snapshots Packs
+}
+
+// Packs is a repeatable flag: each value (or each of its comma-separated
+// parts, as its variable gives several) is one more.
+type Packs []string
+
+// String lists the values, separated by commas.
+func (p *Packs) String() string { return strings.Join(*p, ",") }
+
+// Set adds a value, or its comma-separated parts.
+func (p *Packs) Set(v string) error {
+	for part := range strings.SplitSeq(v, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			*p = append(*p, part)
+		}
+	}
+	return nil
 }
 
 // ServeFlags makes the flag set of the serve command, or of the mcp
@@ -77,6 +97,7 @@ func ServeFlags(mcp bool) (*Serve, *flag.FlagSet) {
 	fs.IntVar(&s.MaxSandboxes, "max-sandboxes", 1000, "how many sandboxes may exist at once (one more is refused with 409)")
 	fs.IntVar(&s.MCPMaxWait, "mcp-max-wait", 0, "cap the wait_seconds of MCP tool calls (and the timeout of the control MCP server's wait_journal) at this many seconds, 1 to 55 (0: no cap); many MCP clients give up on a call after 60 s")
 	fs.Uint64Var(&s.OAuthApprove, "oauth-approve", 0, "approve every OAuth authorization request at once for this workspace id, without the consent page (for OAuth clients in tests)")
+	fs.Var(&s.Snapshots, "snapshot", "put a snapshot pack (a file of GET /_mock/snapshot) on the server's shelf of named snapshots at start, checked first: NAME=FILE, or FILE named after its file name; repeat it for several (restore one with POST /_mock/snapshots/NAME/restore)")
 	fs.BoolVar(&s.Coverage, "coverage-report", false, "print the coverage table to stderr at shutdown")
 	fs.DurationVar(&s.ShutdownTimeout, "shutdown-timeout", 10*time.Second, "how long requests in flight may take at shutdown")
 	if !mcp {

@@ -3,6 +3,7 @@ package contract
 import (
 	"encoding/json"
 	"hash/maphash"
+	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
@@ -30,6 +31,10 @@ import (
 //   - a value of a kind its schema's type does not allow (an object where
 //     a string goes) is read past and kept empty ({} or []): the validator
 //     gives it the same one violation;
+//   - an object whose schema says nothing of its members (no properties,
+//     none required, any others: a forced answer's body, judged later
+//     against another document) is read past and kept empty: the
+//     validator judges no more of it than that it is an object;
 //   - the items of an array past those whose violations fill the list
 //     (more than MaxViolations) are judged one by one as they are read, and
 //     counted, not kept; past its minItems and maxItems+1 first items, so
@@ -59,6 +64,9 @@ type shape struct {
 	props  map[string]*shape
 	closed bool
 	others *shape
+	// opaque: an object whose members the schema does not judge (no
+	// properties, none required, any others); read past, kept empty.
+	opaque bool
 	// An array's items (nil: decoded whole, the validator does not judge
 	// them), the number of first items always kept (minItems, and
 	// maxItems+1), and whether they must be unique.
@@ -124,6 +132,8 @@ func (c *shapes) of(ref *openapi3.SchemaRef) *shape {
 	} else if s.AdditionalProperties.Schema != nil {
 		sh.others = c.of(s.AdditionalProperties.Schema)
 	}
+	sh.opaque = sh.props == nil && !sh.closed && sh.others == nil && len(s.Required) == 0 && len(s.Enum) == 0 &&
+		strings.Trim(sh.kinds, "n") == "{"
 	if s.Items != nil && s.Items.Value != nil {
 		sh.items = c.of(s.Items)
 		sh.keep = int(s.MinItems)
@@ -209,6 +219,9 @@ func (d *boundedDecode) value(sh *shape) (v any, dropped int) {
 			return map[string]any{}, 0
 		}
 		return []any{}, 0
+	case k == '{' && sh.opaque:
+		d.r.Skip()
+		return map[string]any{}, 0
 	case k == '{':
 		return d.object(sh)
 	case k == '[' && sh.items != nil && sh.items.s != nil:

@@ -193,7 +193,7 @@ func (f *Front) Serve(w *edge.Writer, r *http.Request) {
 // call is a request as a call of the control plane's operation m.
 func (f *Front) call(r *http.Request, m routes.Match) *controlplane.Call {
 	return &controlplane.Call{Op: m.Name, Authorization: r.Header.Get("Authorization"), Vars: m.Vars, Query: r.URL.Query(),
-		ContentType: r.Header.Get("Content-Type"), View: f.env.View(r)}
+		ContentType: r.Header.Get("Content-Type"), Accept: r.Header.Get("Accept"), View: f.env.View(r)}
 }
 
 // readBody reads a request's body once, into one buffer of its declared
@@ -215,8 +215,8 @@ func readBody(r *http.Request) ([]byte, error) {
 }
 
 // answer writes what an operation answered: the error object, or the body
-// as JSON (a controlplane.Raw as it is, a controlplane.Streamed as it is
-// written).
+// (a controlplane.Raw as it is, a controlplane.Stream as it is written, any
+// other as JSON).
 func answer(w *edge.Writer, status int, body any, err error) {
 	if err != nil {
 		edge.WriteError(w, err)
@@ -228,11 +228,14 @@ func answer(w *edge.Writer, status int, body any, err error) {
 		w.Header().Set("Content-Length", strconv.Itoa(len(b.Data)))
 		w.WriteHeader(status)
 		w.Write(b.Data)
-	case controlplane.Streamed:
-		// Sent as it is written, in parts of its own length.
-		w.Header().Set("Content-Type", "application/json")
+	case controlplane.Stream:
+		// Written as it is made: past the head, an error can only end it.
+		w.Header().Set("Content-Type", b.ContentType)
+		if b.Filename != "" {
+			w.Header().Set("Content-Disposition", `attachment; filename="`+b.Filename+`"`)
+		}
 		w.WriteHeader(status)
-		b.WriteJSON(w)
+		b.Write(w)
 	default:
 		edge.WriteJSON(w, status, body)
 	}
@@ -307,15 +310,11 @@ func (f *Front) snapshot(w *edge.Writer, _ *http.Request, _ routes.Match, _ cont
 // it comes, and answers with the clock of the restored state.
 func (f *Front) restore(w *edge.Writer, r *http.Request, _ routes.Match, _ controlplane.Scope) {
 	body := &readErr{r: r.Body}
-	if err := f.env.Eng.Restore(body); err != nil {
+	if err := f.plane.RestoreState(body); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(body.err, &mbe) {
 			err = problem.TooLarge(mbe.Limit)
 		}
-		edge.WriteError(w, err)
-		return
-	}
-	if err := f.plane.Restored(); err != nil {
 		edge.WriteError(w, err)
 		return
 	}

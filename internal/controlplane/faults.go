@@ -1,6 +1,7 @@
 package controlplane
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -71,7 +72,7 @@ func (p *Plane) ClearFaults(ws uint64) error {
 // AddFaultRule checks a fault spec and keeps it as a rule of scope ws
 // (fault.Global: every workspace's).
 func (p *Plane) AddFaultRule(ws uint64, spec fault.Spec) (fault.Rule, error) {
-	if err := fault.Validate(&spec, "body", p.Service.Has); err != nil {
+	if err := fault.Validate(&spec, "body", p.Service); err != nil {
 		return fault.Rule{}, err
 	}
 	return p.Rules.Add(ws, spec)
@@ -111,7 +112,7 @@ func (p *Plane) SetFailureRate(ws uint64, rate *float64) error {
 // every one) fail, a rule of fault.PlatformFailure; fail false removes it.
 func (p *Plane) FailPlatform(ws uint64, platform string, fail bool) error {
 	spec := fault.Spec{Kind: fault.PlatformFailure, Platform: platform}
-	if err := fault.Validate(&spec, "path", p.Service.Has); err != nil {
+	if err := fault.Validate(&spec, "path", p.Service); err != nil {
 		return err
 	}
 	same := func(s fault.Spec) bool { return s.Platform == platform }
@@ -147,14 +148,22 @@ func (p *Plane) SetLatency(ws uint64, operation string, d time.Duration) error {
 
 // ForceResponses answers the next count requests of an operation of
 // openapi.json ("*" for any) by workspace ws (fault.Global: by any) with
-// status 500, 503 or 429: a status rule spent after count hits.
+// status, one the operation declares (an error status every operation
+// declares, for "*"), in the spec's error object: a status rule spent
+// after count hits.
 func (p *Plane) ForceResponses(ws uint64, operation string, status, count int) error {
-	return p.addVia(ws, fault.ViaResponses, fault.Spec{Kind: fault.Status, Operation: operation, Status: status, First: max(1, count)})
+	return p.Force(ws, fault.Spec{Kind: fault.Status, Operation: operation, Status: status, First: max(1, count)})
+}
+
+// Force keeps a status rule that the shorthand POST /faults/responses
+// made (its code, message, body or example; First its count).
+func (p *Plane) Force(ws uint64, spec fault.Spec) error {
+	return p.addVia(ws, fault.ViaResponses, spec)
 }
 
 // addVia checks a spec a shorthand made and keeps it as a rule.
 func (p *Plane) addVia(ws uint64, via string, spec fault.Spec) error {
-	if err := fault.Validate(&spec, "body", p.Service.Has); err != nil {
+	if err := fault.Validate(&spec, "body", p.Service); err != nil {
 		return err
 	}
 	_, err := p.Rules.AddVia(ws, spec, via)
@@ -164,7 +173,7 @@ func (p *Plane) addVia(ws uint64, via string, spec fault.Spec) error {
 // replace checks a spec a shorthand made and keeps it in place of the
 // rule that shorthand made for the same thing (same).
 func (p *Plane) replace(ws uint64, via string, spec fault.Spec, same func(fault.Spec) bool) (fault.Rule, error) {
-	if err := fault.Validate(&spec, "body", p.Service.Has); err != nil {
+	if err := fault.Validate(&spec, "body", p.Service); err != nil {
 		return fault.Rule{}, err
 	}
 	return p.Rules.Replace(ws, via, same, &spec)
@@ -280,14 +289,21 @@ func clearLatency(r *request, in clearLatencyInput) (int, any, error) {
 
 type forceInput struct {
 	Body struct {
-		Operation string `json:"operation"`
-		Status    int    `json:"status"`
-		Count     int    `json:"count"`
+		Operation string          `json:"operation"`
+		Status    int             `json:"status"`
+		Count     int             `json:"count"`
+		Code      string          `json:"code"`
+		Message   string          `json:"message"`
+		Example   string          `json:"example"`
+		Body      json.RawMessage `json:"body"`
+		Drift     bool            `json:"drift"`
 	} `body:""`
 }
 
 func force(r *request, in forceInput) (int, any, error) {
-	if err := r.p.ForceResponses(r.scope.WS, in.Body.Operation, in.Body.Status, in.Body.Count); err != nil {
+	b := in.Body
+	if err := r.p.Force(r.scope.WS, fault.Spec{Kind: fault.Status, Operation: b.Operation, Status: b.Status, Code: b.Code,
+		Message: b.Message, Example: b.Example, Body: b.Body, Drift: b.Drift, First: max(1, b.Count)}); err != nil {
 		return 0, nil, err
 	}
 	return r.faults()

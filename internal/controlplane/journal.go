@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mediamock/mediamock/internal/har"
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/report"
 	"github.com/mediamock/mediamock/sim"
@@ -21,11 +22,12 @@ type journalHead struct {
 	Size     int   `json:"size"`
 	BodyCap  int   `json:"body_cap_bytes"`
 	Recorded int64 `json:"recorded"`
+	Held     int   `json:"held"`
 	Seq      int64 `json:"seq"`
 	Waiting  int   `json:"waiting"`
 }
 
-// journalAnswer is a journal's answer, written as it is read (Stream): its
+// journalAnswer is a journal's answer, written as it is read (a Stream): its
 // entries, newest first, a page at a time, so that a read of 20,000
 // entries holds one page of them, not the answer. Entries recorded while
 // it is written are not in it, as they were not when it began.
@@ -82,15 +84,6 @@ func (a *journalAnswer) WriteJSON(w io.Writer) error {
 	return err
 }
 
-// MarshalJSON is the answer whole, for whoever encodes it as one value.
-func (a *journalAnswer) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	if err := a.WriteJSON(&buf); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
 // ring is the journal of the call's scope: a sandbox's own, or the
 // server's (a workspace's entries are the server's, filtered).
 func (r *request) ring() *journal.Journal {
@@ -109,7 +102,10 @@ func (r *request) journal(f journal.Filter) (int, any, error) {
 	a.head.Seq = j.Seq() // before the entries: a wait after it misses nothing listed or not
 	a.head.Waiting = j.Waiting()
 	a.head.Size, a.head.BodyCap, a.head.Recorded = j.Stats()
-	return http.StatusOK, a, nil
+	all := f
+	all.After, all.Before, all.Limit = 0, 0, 0
+	a.head.Held = j.Count(all)
+	return http.StatusOK, Stream{ContentType: "application/json", Write: a.WriteJSON}, nil
 }
 
 // journalFilter are the journal's filters (validated by control.json).
@@ -135,14 +131,57 @@ func (r *request) filter(in journalFilter, after int64) journal.Filter {
 
 type journalInput struct {
 	journalFilter
-	After int64 `query:"after"`
-	Limit int   `query:"limit" default:"100"`
+	After  int64  `query:"after"`
+	Before int64  `query:"before"`
+	Limit  int    `query:"limit" default:"100"`
+	Format string `query:"format"`
 }
 
 func getJournal(r *request, in journalInput) (int, any, error) {
 	f := r.filter(in.journalFilter, in.After)
+	f.Before = in.Before
+	if in.Format == "har" || in.Format == "" && accepts(r.accept, har.ContentType) {
+		return http.StatusOK, r.har(f, in.Limit), nil
+	}
 	f.Limit = in.Limit
 	return r.journal(f)
+}
+
+// har is the scope's journal as HAR 1.2 (internal/har), streamed: the
+// newest limit entries that match f, oldest first, annotated with the
+// findings of the scope's client report that cite them. Credentials are
+// hidden as the scope's reads hide tokens.
+func (r *request) har(f journal.Filter, limit int) Stream {
+	j := r.ring()
+	opt := har.Options{Base: r.view.Base, Scope: "the server", Filter: f, Limit: limit}
+	if r.scope.Sandbox != nil {
+		opt.Scope = "sandbox " + r.scope.Sandbox.ID
+	}
+	if j != nil {
+		opt.Findings = report.Cited(j, f.WorkspaceID)
+	}
+	if r.hideTokens() {
+		opt.Hide = func(v string) string {
+			scheme, tok, ok := strings.Cut(v, " ")
+			if !ok {
+				return hidden(v)
+			}
+			return scheme + " " + hidden(tok)
+		}
+	}
+	return Stream{ContentType: har.ContentType, Filename: "mediamock.har", Write: func(w io.Writer) error { return har.Write(w, j, opt) }}
+}
+
+// accepts reports whether an Accept header's value names a media type
+// (not by a wildcard).
+func accepts(accept, mediaType string) bool {
+	for part := range strings.SplitSeq(accept, ",") {
+		t, _, _ := strings.Cut(part, ";")
+		if strings.EqualFold(strings.TrimSpace(t), mediaType) {
+			return true
+		}
+	}
+	return false
 }
 
 type waitInput struct {
@@ -189,8 +228,8 @@ type reportInput struct {
 	FailOn      string `query:"fail_on"`
 }
 
-// getReport grades the clients of the call's scope from its journal
-// (internal/report): as JSON, text or JUnit XML.
+// getReport grades the clients of the call's scope from its journal's
+// running aggregates (report.Tally): as JSON, text or JUnit XML.
 func getReport(r *request, in reportInput) (int, any, error) {
 	var failOn []string
 	for v := range strings.SplitSeq(in.FailOn, ",") {
@@ -202,16 +241,16 @@ func getReport(r *request, in reportInput) (int, any, error) {
 		return 0, nil, &sim.Error{Kind: sim.EINVALID, Code: "validation_failed", Message: err.Error() + ".",
 			Details: map[string]any{"violations": []map[string]any{{"field": "fail_on", "in": "query", "message": err.Error()}}}}
 	}
-	f := journal.Filter{}
+	var ws uint64
 	scope := "the server"
 	switch {
 	case r.scope.Sandbox != nil:
 		scope = "sandbox " + r.scope.Sandbox.ID
 	case in.WorkspaceID != "":
-		f.WorkspaceID, _ = strconv.ParseUint(in.WorkspaceID, 10, 64)
+		ws, _ = strconv.ParseUint(in.WorkspaceID, 10, 64)
 		scope = "workspace " + in.WorkspaceID
 	}
-	rep, err := report.Of(r.ring(), f, scope, r.p.Eng, failOn)
+	rep, err := report.Of(r.ring(), ws, scope, r.p.Eng.Clock().Now(), failOn)
 	if err != nil {
 		return 0, nil, err
 	}

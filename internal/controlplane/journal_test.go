@@ -39,11 +39,12 @@ func TestAJournalReadIsStreamed(t *testing.T) {
 	status, answer, err := p.Invoke(context.Background(), &Call{Op: "getJournal", Authorization: "Bearer operator", Query: map[string][]string{"limit": {"5000"}}})
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, status)
-	s, ok := answer.(Streamed)
+	s, ok := answer.(Stream)
 	require.True(t, ok, "a journal's answer is streamed, not a value held whole: %T", answer)
+	assert.Equal(t, "application/json", s.ContentType)
 
 	var w writes
-	require.NoError(t, s.WriteJSON(&w))
+	require.NoError(t, s.Write(&w))
 	assert.Greater(t, w.parts, 3000/journalPage, "written in pages")
 	assert.Less(t, w.largest, w.Len()/20, "no part near the whole answer (%d of %d bytes)", w.largest, w.Len())
 

@@ -31,6 +31,9 @@ type Call struct {
 	ContentType string
 	Body        []byte
 	BodyErr     error
+	// Accept is the media types the caller accepts (an Accept header's
+	// value), "" for any.
+	Accept string
 	// View renders records with the links the caller can reach.
 	View wire.View
 }
@@ -42,10 +45,11 @@ const opHealth = "getHealth"
 // call's context, the plane, the scope its credential reaches and the
 // view its records render with.
 type request struct {
-	ctx   context.Context
-	p     *Plane
-	scope Scope
-	view  wire.View
+	ctx    context.Context
+	p      *Plane
+	scope  Scope
+	view   wire.View
+	accept string
 }
 
 // operation serves one operation of control.json: it binds a call's
@@ -115,7 +119,7 @@ func (p *Plane) Serve(ctx context.Context, c *Call, s Scope) (int, any, error) {
 			return 0, nil, err
 		}
 	}
-	return h.serve(&request{ctx: ctx, p: p, scope: s, view: c.View}, c)
+	return h.serve(&request{ctx: ctx, p: p, scope: s, view: c.View, accept: c.Accept}, c)
 }
 
 // Validate checks a call against control.json: the control API validates
@@ -137,19 +141,20 @@ func (p *Plane) Validate(_ context.Context, c *Call) error {
 	return doc.Validate(c.Op, &in, nil)
 }
 
-// Streamed is a JSON answer written as it is read (a journal's, of up to
-// its whole ring): the control API sends it as WriteJSON writes it, so
-// that its memory does not grow with the answer; Encode writes it whole.
-// WriteJSON writes what wire.Marshal would write of the answer as one
-// value, its final newline included.
-type Streamed interface {
-	WriteJSON(w io.Writer) error
-}
-
 // Raw is an answer that is not JSON (a report as text, as JUnit XML).
 type Raw struct {
 	ContentType string
 	Data        []byte
+}
+
+// Stream is an answer written as it is made (a journal, as JSON or as
+// HAR), of any size, whose memory does not grow with it: a front that can stream calls Write with its body's writer once
+// the head is sent; Encode buffers it for one that cannot. Filename, when
+// set, names the file a browser saves it as.
+type Stream struct {
+	ContentType string
+	Filename    string
+	Write       func(w io.Writer) error
 }
 
 // bind fills in (a pointer to a struct) from a call: the field tagged
@@ -276,48 +281,52 @@ type none struct{}
 // operationId; the control API serves the rest itself (what only HTTP
 // carries), and a start-time check holds the two to the document.
 var operations = map[string]operation{
-	opHealth:              op[none](health),
-	"getClock":            op[none](getClock),
-	"advanceClock":        op[advanceInput](advance),
-	"setClock":            op[setClockInput](setClock),
-	"setClockMode":        op[clockModeInput](clockMode),
-	"resyncClock":         op[none](resyncClock),
-	"getFaults":           op[none](getFaults),
-	"clearFaults":         op[none](clearFaults),
-	"failNext":            op[failNextInput](failNext),
-	"setFailureRate":      op[failureRateInput](failureRate),
-	"failPlatform":        platform(true),
-	"unfailPlatform":      platform(false),
-	"setLatency":          op[latencyInput](setLatency),
-	"clearLatency":        op[clearLatencyInput](clearLatency),
-	"forceResponses":      op[forceInput](force),
-	"addFaultRule":        op[addRuleInput](addFaultRule),
-	"deleteFaultRule":     op[ruleInput](deleteFaultRule),
-	"controlAsset":        op[jobInput](controlAsset),
-	"controlEncore":       op[jobInput](controlEncore),
-	"cancelPublication":   op[idInput](cancelPublication),
-	"listJobs":            op[jobsInput](listJobs),
-	"listAllAssets":       op[assetsInput](listAllAssets),
-	"listAllPublications": op[publicationsInput](listAllPublications),
-	"listWorkspaces":      op[none](listWorkspaces),
-	"addWorkspace":        op[addWorkspaceInput](addWorkspace),
-	"getWorkspace":        op[idInput](getWorkspace),
-	"addToken":            op[addTokenInput](addToken),
-	"grantCredits":        op[grantInput](grant),
-	"getLedger":           op[idInput](ledger),
-	"getJournal":          op[journalInput](getJournal),
-	"clearJournal":        op[none](clearJournal),
-	"waitJournal":         op[waitInput](waitJournal),
-	"getCoverage":         op[none](getCoverage),
-	"resetCoverage":       op[none](resetCoverage),
-	"getReport":           op[reportInput](getReport),
-	"reset":               op[none](reset),
-	"listSandboxes":       op[none](listSandboxes),
-	"createSandbox":       op[createSandboxInput](createSandbox),
-	"getSandbox":          op[sandboxInput](getSandbox),
-	"deleteSandbox":       op[sandboxInput](deleteSandbox),
-	"resetSandbox":        op[sandboxInput](resetSandbox),
-	"runSandbox":          op[runInput](runSandbox),
+	opHealth:               op[none](health),
+	"getClock":             op[none](getClock),
+	"advanceClock":         op[advanceInput](advance),
+	"setClock":             op[setClockInput](setClock),
+	"setClockMode":         op[clockModeInput](clockMode),
+	"resyncClock":          op[none](resyncClock),
+	"getFaults":            op[none](getFaults),
+	"clearFaults":          op[none](clearFaults),
+	"failNext":             op[failNextInput](failNext),
+	"setFailureRate":       op[failureRateInput](failureRate),
+	"failPlatform":         platform(true),
+	"unfailPlatform":       platform(false),
+	"setLatency":           op[latencyInput](setLatency),
+	"clearLatency":         op[clearLatencyInput](clearLatency),
+	"forceResponses":       op[forceInput](force),
+	"addFaultRule":         op[addRuleInput](addFaultRule),
+	"deleteFaultRule":      op[ruleInput](deleteFaultRule),
+	"controlAsset":         op[jobInput](controlAsset),
+	"controlEncore":        op[jobInput](controlEncore),
+	"cancelPublication":    op[idInput](cancelPublication),
+	"listJobs":             op[jobsInput](listJobs),
+	"listAllAssets":        op[assetsInput](listAllAssets),
+	"listAllPublications":  op[publicationsInput](listAllPublications),
+	"listWorkspaces":       op[none](listWorkspaces),
+	"addWorkspace":         op[addWorkspaceInput](addWorkspace),
+	"getWorkspace":         op[idInput](getWorkspace),
+	"addToken":             op[addTokenInput](addToken),
+	"grantCredits":         op[grantInput](grant),
+	"getLedger":            op[idInput](ledger),
+	"getJournal":           op[journalInput](getJournal),
+	"clearJournal":         op[none](clearJournal),
+	"waitJournal":          op[waitInput](waitJournal),
+	"getCoverage":          op[none](getCoverage),
+	"resetCoverage":        op[none](resetCoverage),
+	"getReport":            op[reportInput](getReport),
+	"reset":                op[none](reset),
+	"listSandboxes":        op[none](listSandboxes),
+	"createSandbox":        op[createSandboxInput](createSandbox),
+	"getSandbox":           op[sandboxInput](getSandbox),
+	"deleteSandbox":        op[sandboxInput](deleteSandbox),
+	"resetSandbox":         op[sandboxInput](resetSandbox),
+	"runSandbox":           op[runInput](runSandbox),
+	"listNamedSnapshots":   op[none](listSnapshots),
+	"saveNamedSnapshot":    op[saveSnapshotInput](saveSnapshot),
+	"restoreNamedSnapshot": op[snapshotInput](restoreSnapshot),
+	"deleteNamedSnapshot":  op[snapshotInput](deleteSnapshot),
 }
 
 // TakesBody reports whether an operation the plane serves takes a JSON
@@ -342,13 +351,13 @@ func Encode(status int, body any, err error) (int, string, []byte) {
 	if raw, ok := body.(Raw); ok {
 		return status, raw.ContentType, raw.Data
 	}
-	if s, ok := body.(Streamed); ok {
-		var buf bytes.Buffer
-		if err := s.WriteJSON(&buf); err != nil {
-			status, body = wire.ErrorOf(err)
-		} else {
-			return status, "application/json", buf.Bytes()
+	if st, ok := body.(Stream); ok {
+		var b bytes.Buffer
+		if err := st.Write(&b); err != nil {
+			status, body := wire.ErrorOf(err)
+			return Encode(status, body, nil)
 		}
+		return status, st.ContentType, b.Bytes()
 	}
 	b, ok := wire.Marshal(body)
 	defer b.Release()

@@ -24,6 +24,8 @@ import (
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/internal/report"
+	"github.com/mediamock/mediamock/internal/store"
 	"github.com/mediamock/mediamock/sim"
 )
 
@@ -59,6 +61,8 @@ type Plane struct {
 	// Stop ends when shutdown begins: waits answer at once, the health
 	// check says stopping.
 	Stop context.Context
+	// Shelf keeps the named snapshots, beside the state file.
+	Shelf *store.Shelf
 	// SandboxDeleted, when set, is told each sandbox deleted, by its
 	// workspace, so that what a front keeps for it goes at once (the
 	// authorization server's clients, codes and tokens: the router sets it
@@ -71,6 +75,15 @@ func (p *Plane) untilStop(ctx context.Context) (context.Context, context.CancelF
 	ctx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(p.Stop, cancel)
 	return ctx, func() { stop(); cancel() }
+}
+
+// FollowReports makes the client report's running aggregates
+// (report.Tally) follow the server's journal and each sandbox's, from
+// their first entry: a report then covers every request of its scope,
+// whatever the journal's size.
+func (p *Plane) FollowReports() {
+	p.Journal.Follow(func() journal.Observer { return report.NewTally(p.Eng.JobOf) })
+	p.Journals.Follow(func(uint64) journal.Observer { return report.NewTally(p.Eng.JobOf) })
 }
 
 // Reset puts the whole simulation back to its fixtures: state, clock,
@@ -87,6 +100,9 @@ func (p *Plane) Reset() error {
 	p.Journal.Clear()
 	p.Journals.CloseAll()
 	p.ResetCoverage(0)
+	if p.Shelf != nil {
+		return p.Shelf.DropScope("") // the sandboxes' went with them
+	}
 	return nil
 }
 
@@ -96,6 +112,7 @@ func (p *Plane) Reset() error {
 // workspace. The faults an older snapshot kept in itself become rules.
 func (p *Plane) Restored() error {
 	p.Journals.CloseAll()
+	report.TallyOf(p.Journal).ForgetAll()
 	p.Rules.ClearScoped()
 	p.Coverage.ResetScoped()
 	return p.AdoptLegacyFaults()
@@ -149,6 +166,9 @@ func (p *Plane) DeleteSandbox(id string) error {
 	p.forget(sb.WorkspaceID)
 	p.Journals.Close(sb.WorkspaceID)
 	p.sandboxDeleted(sb.WorkspaceID)
+	if p.Shelf != nil {
+		return p.Shelf.DropScope(sb.ID) // its named snapshots go with it
+	}
 	return nil
 }
 
@@ -171,8 +191,10 @@ func (p *Plane) sandboxDeleted(ws uint64) {
 	}
 }
 
-// forget drops what the server keeps of a workspace.
+// forget drops what the server keeps of a workspace: its faults, its
+// coverage, what the server's client report keeps of it.
 func (p *Plane) forget(ws uint64) {
 	p.Rules.Clear(ws)
 	p.ResetCoverage(ws)
+	report.TallyOf(p.Journal).Forget(ws)
 }

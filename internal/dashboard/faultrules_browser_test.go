@@ -179,7 +179,7 @@ func TestDashboardFaultRulesInBrowser(t *testing.T) {
 	// A status rule on one operation: its counts follow the requests.
 	b.choose("choose status", kind, "status")
 	b.do("fill it in",
-		chromedp.SetValue(chromedp.CSS(`#fault-rule select[name="status"]`), "503"),
+		chromedp.SetValue(chromedp.CSS(`#fault-rule input[name="status"]`), "503"),
 		chromedp.SetValue(chromedp.CSS(`#fault-rule select[name="class"]`), ""),
 		chromedp.SetValue(chromedp.CSS(`#fault-rule select[name="operation"]`), "getAccount"),
 		chromedp.SetValue(chromedp.CSS(`#fault-rule input[name="first"]`), ""))

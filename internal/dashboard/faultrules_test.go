@@ -165,7 +165,7 @@ func TestDashboardFaultRuleFormMatchesTheServer(t *testing.T) {
 		case name == "kind":
 		case params[name]:
 			assert.NotEmpty(t, s.Title, "%s has a title, the form's label", name)
-			assert.Contains(t, []string{"integer", "number", "string", "boolean"}, s.Type, "the form has an input for %s", name)
+			assert.Contains(t, []string{"integer", "number", "string", "boolean", "object"}, s.Type, "the form has an input for %s", name)
 			assert.False(t, targets[name], "%s is a parameter or targeting, not both", name)
 		default:
 			assert.True(t, targets[name], "%s is a kind's parameter or targeting", name)
@@ -185,7 +185,16 @@ func TestDashboardFaultRuleFormMatchesTheServer(t *testing.T) {
 	sample := map[string]any{"after_bytes": 10, "after_fraction": 0.25, "bytes_per_second": 100, "bytes": 16, "ms": 1,
 		"min_ms": 1, "max_ms": 2, "median_ms": 1, "sigma": 0.5, "status": 503, "ttl_seconds": 60, "expired_status": 404, "retry_after_seconds": 2,
 		"fields": false, "enums": false, "headers": false, "reorder": false,
-		"model": "imagen-4", "stage": "queued", "code": "content_policy", "rate": 0.5, "platform": "instagram", "at": "processing", "outputs": 2, "social_account_id": 1}
+		"model": "imagen-4", "stage": "queued", "code": "content_policy", "rate": 0.5, "platform": "instagram", "at": "processing", "outputs": 2, "social_account_id": 1,
+		"message": "Down for maintenance.", "example": "pro_workspace", "body": map[string]any{"error": map[string]any{"code": "service_unavailable", "message": "Down."}}, "drift": true}
+	// What a parameter needs beside it, for a kind (a status rule's code is
+	// one its operation's answer allows; a body or an example is of an
+	// operation, an example of a success).
+	alongside := map[string]map[string]any{
+		"status/code":    {"code": "service_unavailable"},
+		"status/body":    {"operation": "getAccount"},
+		"status/example": {"operation": "getAccount", "status": 200, "example": "pro_workspace"},
+	}
 	// A parameter without a sample here takes one made from its schema.
 	for p := range params {
 		if _, ok := sample[p]; !ok && p != "distribution" {
@@ -245,7 +254,9 @@ func TestDashboardFaultRuleFormMatchesTheServer(t *testing.T) {
 			if p == "distribution" || slices.ContainsFunc(slices.Collect(maps.Values(dists)), func(ps []string) bool { return slices.Contains(ps, p) }) {
 				continue // with its distribution, below
 			}
-			status, out := add(with(kind, map[string]any{p: sample[p]}))
+			extra := map[string]any{p: sample[p]}
+			maps.Copy(extra, alongside[kind+"/"+p])
+			status, out := add(with(kind, extra))
 			assert.Equal(t, http.StatusCreated, status, "%s takes %s, as the document says: %s", kind, p, out)
 		}
 		if taken["distribution"] {

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -192,6 +193,9 @@ type Outcome struct {
 	// Operation is the operation of openapi.json or control.json the
 	// request was, ErrorCode its error object's code ("" for a success).
 	Operation, ErrorCode string
+	// Outside says why the answer is outside the contract (a fault that
+	// rehearses drift forced it); "" for any other.
+	Outside string
 	// MCPMethod is the JSON-RPC method of an MCP message (a batch's,
 	// joined by commas).
 	MCPMethod string
@@ -212,6 +216,8 @@ type Call struct {
 	// Status is what the operation answered, as REST would have: 201, 403, 429.
 	Status    int
 	ErrorCode string
+	// Outside says why the operation's answer is outside the contract.
+	Outside string
 }
 
 // Hand gives the edge the request's outcome, whole, once the front knows
@@ -333,9 +339,20 @@ func (env *Env) record(w *Writer, r *http.Request, started time.Time) {
 	if w.resCapture != nil {
 		bodies.Response, bodies.ResponseBytes = w.resCapture.Bytes(), w.resCapture.Total()
 	}
+	hdr := headerBufs.Get().(*headerBuf)
+	bodies.RequestHeaders = journal.AppendHeaders(append(append(append(hdr.req[:0], "Host: "...), r.Host...), '\n'), r.Header)
+	bodies.ResponseHeaders = journal.AppendHeaders(hdr.res[:0], w.Header())
 	env.Record(e, started, bodies)
+	hdr.req, hdr.res = bodies.RequestHeaders, bodies.ResponseHeaders
+	headerBufs.Put(hdr)
 	w.releaseCaptures()
 }
+
+// headerBuf holds the lines of an exchange's headers while the journal
+// copies them.
+type headerBuf struct{ req, res []byte }
+
+var headerBufs = sync.Pool{New: func() any { return new(headerBuf) }}
 
 // logRequest logs the line of a request served. The handler is called
 // directly: the logger would record the caller's program counter for a
@@ -357,20 +374,24 @@ var methods = map[string]string{http.MethodGet: http.MethodGet, http.MethodPost:
 	http.MethodHead: http.MethodHead, http.MethodPut: http.MethodPut, http.MethodPatch: http.MethodPatch, http.MethodOptions: http.MethodOptions}
 
 // Bodies are what the journal keeps of an exchange's bodies: the bytes
-// captured (up to the journal's cap) and how many there were in all.
+// captured (up to the journal's cap) and how many there were in all; and
+// its headers, as journal.Headers lines (none for an exchange that passed
+// no edge).
 type Bodies struct {
-	Request, Response           []byte
-	RequestBytes, ResponseBytes int64
+	Request, Response               []byte
+	RequestBytes, ResponseBytes     int64
+	RequestHeaders, ResponseHeaders []byte
 }
 
 // describe fills what a journal entry says of the front's outcome: the
-// MCP method, the operation (the call's, with its status and error code,
+// MCP method, the operation (the call's, with its status, error code and
+// why its answer is outside the contract, if it is,
 // when the request carried one) and the workspace (who made it, or whose
 // file it was for).
 func (o *Outcome) describe(e *journal.Entry) {
-	e.MCPMethod, e.Operation = o.MCPMethod, o.Operation
+	e.MCPMethod, e.Operation, e.OutsideContract = o.MCPMethod, o.Operation, o.Outside
 	if c := o.Call; c != nil {
-		e.Operation, e.Status, e.ErrorCode = c.Operation, c.Status, c.ErrorCode
+		e.Operation, e.Status, e.ErrorCode, e.OutsideContract = c.Operation, c.Status, c.ErrorCode, c.Outside
 	}
 	if p := o.Principal; p != nil {
 		e.WorkspaceID = p.WorkspaceID
@@ -422,13 +443,28 @@ func (env *Env) Record(e journal.Entry, started time.Time, b Bodies) {
 	kept := func(b []byte) int64 { return int64(min(len(b), env.Journal.BodyCap())) }
 	e.RequestBodyTruncated = e.RequestBytes > kept(b.Request)
 	e.ResponseBodyTruncated = e.ResponseBytes > kept(b.Response)
+	e.AnswerCut = cut(e.Fault)
+	p := journal.Parts{Request: b.Request, Response: b.Response, RequestHeaders: b.RequestHeaders, ResponseHeaders: b.ResponseHeaders}
 	if sb, ok := env.Eng.SandboxOf(e.WorkspaceID); ok {
 		e.SandboxID = sb.ID
 		if ring, ok := env.Journals.Of(e.WorkspaceID); ok {
-			ring.Add(e, b.Request, b.Response)
+			ring.Keep(e, p)
 		}
 	}
-	env.Journal.Add(e, b.Request, b.Response)
+	env.Journal.Keep(e, p)
+}
+
+// cut reports whether the faults an exchange met (its journal entry's
+// Fault) broke its answer.
+func cut(faults string) bool {
+	for faults != "" {
+		var kind string
+		kind, faults, _ = strings.Cut(faults, ",")
+		if fault.Breaks(kind) {
+			return true
+		}
+	}
+	return false
 }
 
 // WriteError answers with the spec's error object for err.

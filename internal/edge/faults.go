@@ -13,6 +13,7 @@ import (
 	"github.com/mediamock/mediamock/internal/journal"
 	"github.com/mediamock/mediamock/internal/metrics"
 	"github.com/mediamock/mediamock/internal/wire"
+	"github.com/mediamock/mediamock/sim"
 )
 
 // faultClass is the path class of a request that passed a faultable door:
@@ -32,6 +33,9 @@ type faultState struct {
 	class string
 	// header is the request's own fault (Mock-Fault), nil when none.
 	header *fault.Hit
+	// prefer is the answer the request's Prefer header asks for (Prism's
+	// convention), nil when none: a fault of the admit stage.
+	prefer *fault.Hit
 	// modality is set once it is known (a file's media type, a
 	// generation's modality).
 	modality string
@@ -78,22 +82,53 @@ func (w *Writer) held() bool {
 // request's error.
 func (env *Env) readFaultHeader(w *Writer, r *http.Request) error {
 	values := r.Header.Values(fault.Header)
+	if len(values) > 0 {
+		if env.ControlToken != "" {
+			env.Log.Warn("Mock-Fault header ignored: the server's test controls are closed by its control token",
+				"request_id", w.Header().Get("X-Request-Id"), "path", r.URL.Path, "value", truncate(values[0], 200))
+			return nil
+		}
+		spec, err := fault.ParseHeader(values, env.API)
+		if err != nil {
+			return err
+		}
+		if err := fault.Fits(spec.Kind, w.faults.class); err != nil {
+			return err
+		}
+		w.faults.header = fault.FromHeader(spec, env.Eng.Seed(), w.Header().Get("X-Request-Id"))
+	}
+	return env.readPrefer(w, r)
+}
+
+// readPrefer reads Prism's Prefer header (and its query parameters,
+// __code=404) where the Mock-Fault header is read (a server whose test
+// controls are open), for the service's operations: code=404 and
+// example=NAME are a status fault of the request
+// (fault.ParsePrefer), met at its admission; dynamic=... alone asks for
+// nothing (the simulation answers). A Mock-Fault header of the same stage
+// and a Prefer that asks for an answer contradict each other.
+func (env *Env) readPrefer(w *Writer, r *http.Request) error {
+	if env.ControlToken != "" || w.faults.class != fault.API {
+		return nil
+	}
+	values := r.Header.Values(fault.PreferHeader)
+	if strings.Contains(r.URL.RawQuery, "__") { // Prism's query parameters: __code=404
+		if q := fault.PreferQuery(r.URL.Query()); q != "" {
+			values = append([]string{q}, values...) // the query's first, as Prism reads them
+		}
+	}
 	if len(values) == 0 {
 		return nil
 	}
-	if env.ControlToken != "" {
-		env.Log.Warn("Mock-Fault header ignored: the server's test controls are closed by its control token",
-			"request_id", w.Header().Get("X-Request-Id"), "path", r.URL.Path, "value", truncate(values[0], 200))
-		return nil
-	}
-	spec, err := fault.ParseHeader(values, env.API.Has)
-	if err != nil {
+	spec, ok, err := fault.ParsePrefer(values, env.API)
+	if err != nil || !ok {
 		return err
 	}
-	if err := fault.Fits(spec.Kind, w.faults.class); err != nil {
-		return err
+	if h := w.faults.header; h != nil && h.Stage() == fault.Admit {
+		return sim.InvalidError([]sim.Violation{{In: "header", Field: fault.PreferHeader,
+			Reason: "asks for an answer, and so does the Mock-Fault header: give one of them"}})
 	}
-	w.faults.header = fault.FromHeader(spec, env.Eng.Seed(), w.Header().Get("X-Request-Id"))
+	w.faults.prefer = fault.FromPrefer(spec)
 	return nil
 }
 
@@ -133,7 +168,7 @@ func (w *Writer) faultWorkspace() uint64 {
 // Faultable reports whether the request may meet a fault: its door lets
 // faults in, and it asks for one or a rule is set somewhere.
 func (w *Writer) Faultable() bool {
-	return w.faults.class != "" && !w.faults.off && (w.faults.header != nil || w.env.Rules.Active())
+	return w.faults.class != "" && !w.faults.off && (w.faults.header != nil || w.faults.prefer != nil || w.env.Rules.Active())
 }
 
 // NoFaults takes the request out of every fault, its Mock-Fault header's
@@ -142,7 +177,7 @@ func (w *Writer) Faultable() bool {
 // exactly as without them.
 func (w *Writer) NoFaults() {
 	w.faults.off = true
-	w.faults.header = nil
+	w.faults.header, w.faults.prefer = nil, nil
 }
 
 // Admission is the admit stage of a request (an operation's call, or a
@@ -191,6 +226,8 @@ func (w *Writer) pick(p fault.Stage, req fault.Request) *fault.Hit {
 		if hd.Strikes(req) {
 			h = hd
 		}
+	} else if pf := w.faults.prefer; pf != nil && pf.Stage() == p {
+		h = pf
 	} else {
 		h = w.env.Rules.Pick(ws, p, req)
 	}
@@ -253,7 +290,7 @@ func (st *faultState) countHeaderFaults(m *metrics.Metrics) (forced bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	for _, h := range st.met {
-		if h.Rule == "header" {
+		if h.Rule == fault.HeaderRule || h.Rule == fault.PreferRule {
 			m.HeaderFault(h.Kind)
 		}
 		forced = forced || h.Stage() == fault.Admit

@@ -67,7 +67,7 @@ func (w *Writer) FileAccess(ref sim.FileRef, made time.Time) error {
 		return nil
 	}
 	struck, err := h.Access(fileRequest{w: w, ref: ref, made: made})
-	if h.Rule != "header" {
+	if h.Rule != fault.HeaderRule {
 		w.env.Rules.Count(ref.WS, h.Rule, struck)
 	}
 	if struck {

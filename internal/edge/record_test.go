@@ -1,6 +1,8 @@
 package edge
 
 import (
+	"bytes"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/mediamock/mediamock/fixtures"
 	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/internal/report"
 	"github.com/mediamock/mediamock/internal/testkit"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -86,9 +89,43 @@ func BenchmarkRecord(b *testing.B) {
 	b.Cleanup(func() { eng.Close() })
 	env := &Env{Eng: eng, WallClock: time.Now, Journal: journal.New(500, 1024), Journals: journal.NewRings(100, 1024)}
 	body := []byte(`{"modality":"image","model_id":"imagen-4","prompt":"a benchmark of lighthouses at dusk"}`)
-	b.ReportAllocs()
-	for b.Loop() {
-		env.Record(journal.Entry{ID: "req_1", Front: "rest", Method: "POST", Path: "/api/v1/generations", Operation: "createGeneration",
-			Status: 201, WorkspaceID: 1}, time.Now(), Bodies{Request: body, Response: body, RequestBytes: int64(len(body)), ResponseBytes: int64(len(body))})
+	b.Run("creation", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			env.Record(journal.Entry{ID: "req_1", Front: "rest", Method: "POST", Path: "/api/v1/generations", Operation: "createGeneration",
+				Status: 201, WorkspaceID: 1}, time.Now(), Bodies{Request: body, Response: body, RequestBytes: int64(len(body)), ResponseBytes: int64(len(body))})
+		}
+	})
+	// A list page as the edge records it, with the headers it keeps, and
+	// then with the client report following the journal (report.Tally):
+	// what the report costs every request.
+	page := bytes.Repeat([]byte(`{"id":61,"object":"asset","status":"completed"},`), 40)
+	reqHeaders := journal.AppendHeaders([]byte("Host: 127.0.0.1:8080\n"), http.Header{"Authorization": {"Bearer mk_test_bench"},
+		"User-Agent": {"Go-http-client/1.1"}, "Accept-Encoding": {"gzip"}})
+	resHeaders := journal.AppendHeaders(nil, http.Header{"Content-Type": {"application/json"}, "Content-Length": {"19342"},
+		"X-Request-Id": {"req_000000000001"}, "X-Ratelimit-Limit": {"1000000000"}, "X-Ratelimit-Remaining": {"999999999"},
+		"X-Ratelimit-Reset": {"1767603660"}, "Date": {"Mon, 05 Jan 2026 09:00:00 GMT"}})
+	list := func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			env.Record(journal.Entry{ID: "req_1", Front: "rest", Method: "GET", Path: "/api/v1/assets", Query: "limit=20", Operation: "listAssets",
+				Status: 200, WorkspaceID: 1}, time.Now(), Bodies{Response: page, ResponseBytes: int64(len(page)),
+				RequestHeaders: reqHeaders, ResponseHeaders: resHeaders})
+		}
 	}
+	b.Run("list page", list)
+	env.Journal.Follow(func() journal.Observer { return report.NewTally(eng.JobOf) })
+	b.Run("list page, reported", list)
+	b.Run("headers kept", func(b *testing.B) {
+		req := http.Header{"Authorization": {"Bearer mk_test_bench"}, "User-Agent": {"Go-http-client/1.1"}, "Accept-Encoding": {"gzip"}}
+		res := http.Header{"Content-Type": {"application/json"}, "Content-Length": {"19342"}, "X-Request-Id": {"req_000000000001"},
+			"X-Ratelimit-Limit": {"1000000000"}, "X-Ratelimit-Remaining": {"999999999"}, "X-Ratelimit-Reset": {"1767603660"},
+			"Date": {"Mon, 05 Jan 2026 09:00:00 GMT"}}
+		var buf []byte
+		b.ReportAllocs()
+		for b.Loop() {
+			buf = journal.AppendHeaders(append(buf[:0], "Host: 127.0.0.1:8080\n"...), req)
+			buf = journal.AppendHeaders(buf[:0], res)
+		}
+	})
 }

@@ -73,7 +73,8 @@ func TestKindTable(t *testing.T) {
 	// reads one) gives each, as set says.
 	full := map[string]any{}
 	for _, p := range params {
-		full[p.Name] = map[string]any{"integer": 1, "number": 0.5, "string": "x", "boolean": false}[p.schemaType]
+		// (true: a boolean that is no pointer is absent when false.)
+		full[p.Name] = map[string]any{"integer": 1, "number": 0.5, "string": "x", "boolean": true, "object": map[string]any{}}[p.schemaType]
 	}
 	var s Spec
 	b, _ := json.Marshal(full)

@@ -8,10 +8,19 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/problem"
+	"github.com/mediamock/mediamock/spec"
 )
 
-func known(op string) bool { return op == "getAccount" }
+// known is the service the kinds' tests hold rules to: openapi.json.
+var known = func() Service {
+	c, err := contract.ParseEmbedded("openapi.json", spec.OpenAPI)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}()
 
 // Latencies follow their distribution, and the same seed draws the same.
 func TestLatencyDistributions(t *testing.T) {

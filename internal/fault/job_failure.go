@@ -16,14 +16,13 @@ func init() { Register(JobFailure, new(jobFailure)) }
 type jobFailure struct {
 	ModelTarget
 	FailStage string `json:"stage,omitempty"`
-	Code      string `json:"code,omitempty"`
+	ErrorCode
 }
 
 func (k *jobFailure) Params() []*Param {
 	return []*Param{
 		Field(&k.FailStage, "Stage", "where the job fails: `processing` (default) or `queued` (it never starts).").Enum(anys(JobStages)...).Default("processing"),
-		Field(&k.Code, "Code", "the failure's error code: `provider_error` (default), `provider_unavailable`, `content_policy`, `timeout`, or any other.").
-			Pattern(`^[a-z][a-z0-9_]{0,63}$`, "must be lower case letters, digits and underscores, starting with a letter, at most 64 characters"),
+		Note(&k.Code, "the failure's error code: `provider_error` (default), `provider_unavailable`, `content_policy`, `timeout`, or any other."),
 	}
 }
 

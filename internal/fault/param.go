@@ -1,6 +1,7 @@
 package fault
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
@@ -87,8 +88,15 @@ func (p *Param) Format(f string) *Param { p.format = f; return p }
 // Required makes the parameter required.
 func (p *Param) Required() *Param { p.required = true; return p }
 
+// rawJSON is the type of a parameter that is a JSON value of its own (a
+// body): an object, in the control API; it has no place in a header.
+var rawJSON = reflect.TypeFor[json.RawMessage]()
+
 // schemaType is the JSON schema type of a Go type.
 func schemaType(t reflect.Type) string {
+	if t == rawJSON {
+		return "object"
+	}
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -218,7 +226,7 @@ func (p *Param) check(s *Spec, bad func(reason string, allowed ...any)) {
 		case p.pattern != nil && !p.pattern.MatchString(str):
 			bad(p.patternDoc)
 		}
-	case reflect.Bool:
+	case reflect.Bool, reflect.Slice: // a JSON value: its kind checks it
 	default:
 		var n float64
 		switch {
@@ -294,6 +302,9 @@ func orList(values []any) string {
 
 // parse sets the parameter of a spec from a header's value.
 func (p *Param) parse(s *Spec, value string) error {
+	if p.goType == rawJSON {
+		return fmt.Errorf("is a JSON value: give it in a rule of the control API (POST /_mock/faults/rules), not in a header")
+	}
 	v := reflect.ValueOf(s).Elem().FieldByIndex(p.specIndex)
 	t := p.goType
 	if t.Kind() == reflect.Pointer {

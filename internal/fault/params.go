@@ -74,3 +74,15 @@ type PlatformTarget struct {
 func (p *PlatformTarget) Params() []*Param {
 	return []*Param{Field(&p.Platform, "Platform", "the social platform (`all`: every one).").Enum(anys(Platforms)...)}
 }
+
+// ErrorCode is the code of an error a kind makes (a job's failure, a
+// forced answer's error object).
+type ErrorCode struct {
+	Code string `json:"code,omitempty"`
+}
+
+// Params declares the code.
+func (e *ErrorCode) Params() []*Param {
+	return []*Param{Field(&e.Code, "Code", "the error code.").
+		Pattern(`^[a-z][a-z0-9_]{0,63}$`, "must be lower case letters, digits and underscores, starting with a letter, at most 64 characters")}
+}

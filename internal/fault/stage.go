@@ -132,16 +132,35 @@ type MCPRequest interface {
 // the admit stage: the operations' pipeline and the files' front
 // implement it.
 type Admission interface {
-	// Forced is the error of a forced status (429, 500, 503), as the gate
-	// makes it for the call.
-	Forced(status int) error
+	// Answer is the error that answers the call as f says, instead of
+	// its operation: the spec's error object for the status, or the body
+	// f gives, with the headers the gate gives any answer of the call (the
+	// rate window; a 429's Retry-After). What f asks is held to what the
+	// call's operation declares (Forced.Check) unless f rehearses drift.
+	Answer(f Forced) error
+}
+
+// Forced is an answer a kind forces instead of the operation's.
+type Forced struct {
+	// Status is the status; 0 with an Example: the operation's success.
+	Status int
+	// Code and Message are the error object's (""): the code the
+	// document gives the status first, the server's message for it.
+	Code, Message string
+	// Example names an example of the document the answer's body is.
+	Example string
+	// Body is the answer's body, sent as it is; nil: the error object.
+	Body []byte
+	// Drift: the answer rehearses drift, outside what the document
+	// declares; the journal and the client report mark it so.
+	Drift bool
 }
 
 // ForceFunc is an Admission of a function.
-type ForceFunc func(status int) error
+type ForceFunc func(f Forced) error
 
-// Forced calls f.
-func (f ForceFunc) Forced(status int) error { return f(status) }
+// Answer calls fn.
+func (fn ForceFunc) Answer(f Forced) error { return fn(f) }
 
 // A FileRequest is a request for a file, as a kind of the access stage
 // judges it; the edge implements it.
@@ -205,7 +224,8 @@ type Delivery interface {
 // kind's parameters decoded.
 type Hit struct {
 	Spec
-	// Rule is the id of the rule that struck, or "header".
+	// Rule is the id of the rule that struck, or HeaderRule, or
+	// PreferRule.
 	Rule string
 	// rng draws the hit's own random values (a latency, garbage bytes).
 	rng  *seed.RNG
@@ -217,7 +237,13 @@ type Hit struct {
 // from the server's seed and the request's id.
 func FromHeader(s Spec, serverSeed uint64, requestID string) *Hit {
 	r := lookup(s.Kind)
-	return &Hit{Spec: s, Rule: "header", rng: seed.For(serverSeed, "fault/header/"+requestID, 0), kind: r.decode(&s), reg: r}
+	return &Hit{Spec: s, Rule: HeaderRule, rng: seed.For(serverSeed, "fault/header/"+requestID, 0), kind: r.decode(&s), reg: r}
+}
+
+// FromPrefer is the hit of a Prefer header's spec (ParsePrefer).
+func FromPrefer(s Spec) *Hit {
+	r := lookup(s.Kind)
+	return &Hit{Spec: s, Rule: PreferRule, kind: r.decode(&s), reg: r}
 }
 
 // Stage is the stage of the hit's kind.

@@ -17,6 +17,51 @@ type Checks struct {
 	reg   *registered
 	bad   func(field, reason string, allowed ...any)
 	names map[uintptr]string
+	svc   Service
+	spec  *Spec
+	in    string
+	add   func(v problem.Violation)
+}
+
+// Service is what validation knows of the service's operations
+// (openapi.json): which exist, and the answers each declares.
+// *contract.Contract implements it.
+type Service interface {
+	// Has reports whether an operation exists.
+	Has(op string) bool
+	// DeclaredStatuses lists the statuses an operation declares, in order.
+	DeclaredStatuses(op string) []int
+	// ErrorStatuses are the error statuses every operation declares.
+	ErrorStatuses() []int
+	// Success is an operation's success status.
+	Success(op string) int
+	// ErrorCodes lists the error codes an operation's answer of status
+	// allows, the one a forced answer carries first; with op "", those of
+	// any operation.
+	ErrorCodes(op string, status int) []string
+	// Examples names the examples of an operation's answer of status.
+	Examples(op string, status int) []string
+	// CheckAnswer judges a JSON body as an operation's answer of status.
+	CheckAnswer(op string, status int, body []byte) []problem.Violation
+}
+
+// Service is the service's operations, for checks that hold a
+// parameter to what an operation declares.
+func (c *Checks) Service() Service { return c.svc }
+
+// Operation is the operation the spec targets ("" or "*": any), and
+// whether it is known now: a Mock-Fault header's fault strikes its own
+// request, whose operation is known when the request is admitted (the
+// kind checks it then).
+func (c *Checks) Operation() (op string, known bool) {
+	return c.spec.Operation, c.in != "header" || c.spec.Operation != ""
+}
+
+// Violation reports a violation found by another check (a body held to
+// a schema), its In set to where the spec was given.
+func (c *Checks) Violation(v problem.Violation) {
+	v.In = c.in
+	c.add(v)
 }
 
 // Bad reports a violation of the parameter field points to.
@@ -44,10 +89,10 @@ func (c *Checks) name(field any) string {
 // path): its kind, the parameters it gives (each a parameter of the kind,
 // within the facts declared for it, the required ones given), the
 // targeting the kind takes, and the kind's own checks. Every violation is
-// reported, and nothing of a spec with one is kept. known tells which
-// operationIds exist. The control API's body, the Mock-Fault header and
-// the Go API all come here.
-func Validate(s *Spec, in string, known func(string) bool) error {
+// reported, and nothing of a spec with one is kept. svc tells which
+// operations exist and what each declares. The control API's body, the
+// Mock-Fault header and the Go API all come here.
+func Validate(s *Spec, in string, svc Service) error {
 	var v []problem.Violation
 	bad := func(field, reason string, allowed ...any) {
 		v = append(v, problem.Violation{In: in, Field: field, Reason: reason, Allowed: allowed})
@@ -97,7 +142,7 @@ func Validate(s *Spec, in string, known func(string) bool) error {
 		switch {
 		case s.Class == Files:
 			bad("operation", "files are not operations: leave operation out, or target the api or mcp class")
-		case s.Operation != "*" && !known(s.Operation):
+		case s.Operation != "*" && !svc.Has(s.Operation):
 			bad("operation", fmt.Sprintf("unknown operation %q", s.Operation))
 		}
 	}
@@ -114,7 +159,7 @@ func Validate(s *Spec, in string, known func(string) bool) error {
 	// Its own checks, over several parameters.
 	kind := k.decode(s)
 	if c, ok := kind.(checker); ok {
-		c.Check(&Checks{kind: kind, reg: k, bad: bad})
+		c.Check(&Checks{kind: kind, reg: k, bad: bad, svc: svc, spec: s, in: in, add: func(x problem.Violation) { v = append(v, x) }})
 	}
 	if len(v) > 0 {
 		return problem.InvalidError(v)

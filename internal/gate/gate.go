@@ -31,8 +31,24 @@ func New(eng *sim.Engine) *Gate { return &Gate{eng: eng} }
 // authenticating it.
 type Pass struct {
 	Principal sim.Principal
-	// Rate is the workspace's window after this request.
+	// Rate is the workspace's window after this request, or the anonymous
+	// window's (Anonymous).
 	Rate sim.RateDecision
+	// Anonymous: the request had no usable credential, and was counted in
+	// the server's anonymous window (Gate.Anonymous), whose headers its
+	// 401 carries.
+	Anonymous bool
+}
+
+// Counted reports whether the pass carries a window the answer's
+// rate-limit headers report: the workspace's, or the anonymous one.
+func (p Pass) Counted() bool { return p.Authenticated() || p.Anonymous }
+
+// Anonymous counts a request without a usable credential in the server's
+// anonymous window (never a workspace's), for the rate-limit headers of
+// its 401.
+func (g *Gate) Anonymous() Pass {
+	return Pass{Rate: g.eng.AllowAnonymous(), Anonymous: true}
 }
 
 // Authenticated reports whether the credential identified a workspace, so

@@ -34,7 +34,7 @@ func match(f Filter, e *Entry) bool {
 		(f.Operation == "" || f.Operation == e.Operation) &&
 		(f.WorkspaceID == 0 || f.WorkspaceID == e.WorkspaceID) &&
 		(f.SandboxID == "" || f.SandboxID == e.SandboxID) &&
-		e.Seq > f.After
+		e.Seq > f.After && (f.Before == 0 || e.Seq < f.Before)
 }
 
 // Journal is a ring of the most recent requests. Its memory is bounded: at
@@ -57,12 +57,40 @@ type Journal struct {
 	// for every waiter: a wait costs no buffer), then made again.
 	arrived chan struct{}
 	waiting int
+	// follow makes the observer of the journal's entries (Follow); obs is
+	// the one that follows them since the journal was made or cleared.
+	follow func() Observer
+	obs    Observer
+	parts  Parts // what the observer is handed: a field, so that no call allocates it
 }
 
 type journalSlot struct {
 	used     bool
-	entry    Entry // bodies are kept in the buffers below
+	entry    Entry // bodies and headers are kept in the buffers below
 	req, res []byte
+	// reqHdr and resHdr are the headers, as Headers lines.
+	reqHdr, resHdr []byte
+}
+
+// Parts are what a journal keeps of an exchange besides its entry: the
+// first bytes of its bodies, and its headers as Headers lines (see
+// AppendHeaders), each cut at its cap.
+type Parts struct {
+	Request, Response               []byte
+	RequestHeaders, ResponseHeaders []byte
+}
+
+// MaxHeaderBytes caps the headers kept of each side of an exchange.
+const MaxHeaderBytes = 8 << 10
+
+// Observer follows what a journal records, one entry at a time in the
+// order of their numbers (Seq), as each is added: the client report's
+// running aggregates (internal/report) are one. Observe is called with the
+// journal's lock held: it must not call the journal back, and should be
+// quick, for every request waits on it. The entry's bodies are in p, not
+// in its fields; neither may be kept after Observe returns.
+type Observer interface {
+	Observe(e *Entry, p *Parts)
 }
 
 // New returns a journal of size entries, or nil when size is not positive.
@@ -73,8 +101,36 @@ func New(size, bodyCap int) *Journal {
 	return &Journal{size: size, bodyCap: bodyCap}
 }
 
+// Follow makes an observer with make now, and again each time the journal
+// is cleared, and tells it every entry recorded from then on.
+func (j *Journal) Follow(make func() Observer) {
+	if j == nil {
+		return
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.follow, j.obs = make, make()
+}
+
+// Observer is the observer that follows the journal (Follow), nil when
+// none does.
+func (j *Journal) Observer() Observer {
+	if j == nil {
+		return nil
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.obs
+}
+
 // Add records an entry with the first bytes of its bodies.
 func (j *Journal) Add(e Entry, req, res []byte) {
+	j.Keep(e, Parts{Request: req, Response: res})
+}
+
+// Keep records an entry with what is kept of its bodies and headers, and
+// tells the observer.
+func (j *Journal) Keep(e Entry, p Parts) {
 	if j == nil {
 		return
 	}
@@ -93,8 +149,15 @@ func (j *Journal) Add(e Entry, req, res []byte) {
 		close(j.arrived)
 		j.arrived = nil
 	}
-	s.req = append(s.req[:0], req[:min(len(req), j.bodyCap)]...)
-	s.res = append(s.res[:0], res[:min(len(res), j.bodyCap)]...)
+	s.req = append(s.req[:0], p.Request[:min(len(p.Request), j.bodyCap)]...)
+	s.res = append(s.res[:0], p.Response[:min(len(p.Response), j.bodyCap)]...)
+	s.reqHdr = append(s.reqHdr[:0], p.RequestHeaders[:min(len(p.RequestHeaders), MaxHeaderBytes)]...)
+	s.resHdr = append(s.resHdr[:0], p.ResponseHeaders[:min(len(p.ResponseHeaders), MaxHeaderBytes)]...)
+	if j.obs != nil {
+		j.parts = Parts{Request: s.req, Response: s.res, RequestHeaders: s.reqHdr, ResponseHeaders: s.resHdr}
+		j.obs.Observe(&s.entry, &j.parts)
+		j.parts = Parts{}
+	}
 	j.feed.Publish(Recorded{Entry: e})
 }
 
@@ -139,6 +202,22 @@ func (j *Journal) List(f Filter) []Entry {
 		}
 	}
 	return out
+}
+
+// Count is how many entries match f.
+func (j *Journal) Count(f Filter) int {
+	if j == nil {
+		return 0
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	n := 0
+	for i := range j.slots {
+		if s := &j.slots[i]; s.used && match(f, &s.entry) {
+			n++
+		}
+	}
+	return n
 }
 
 // Page appends to out the matching entries numbered before before,
@@ -246,6 +325,97 @@ func (j *Journal) Clear() {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.slots, j.next, j.recorded = nil, 0, 0 // seq goes on: a wait's after still means what it meant
+	if j.follow != nil {
+		j.obs = j.follow()
+	}
+}
+
+// Held returns the request id of each numbered entry the journal still
+// holds, "" for one it no longer does (dropped, or cleared).
+func (j *Journal) Held(seqs []int64) []string {
+	out := make([]string, len(seqs))
+	if j == nil {
+		return out
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for i, seq := range seqs {
+		if s := j.slotOf(seq); s != nil {
+			out[i] = s.entry.ID
+		}
+	}
+	return out
+}
+
+// slotOf is the slot of the entry numbered seq, nil when the journal no
+// longer holds it. Entries are numbered one after the other into the
+// ring, so the newest is at next-1 and seq k before it k slots back.
+// Requires j.mu.
+func (j *Journal) slotOf(seq int64) *journalSlot {
+	back := j.seq - seq
+	if seq <= 0 || back < 0 || back >= int64(len(j.slots)) {
+		return nil
+	}
+	s := &j.slots[(j.next-1-int(back)+2*j.size)%j.size]
+	if !s.used || s.entry.Seq != seq {
+		return nil
+	}
+	return s
+}
+
+// Kept is an entry as the journal keeps it whole, with its headers: what
+// an export of the journal (HAR) writes of each request.
+type Kept struct {
+	Entry
+	// RequestHeaders and ResponseHeaders are Headers lines.
+	RequestHeaders, ResponseHeaders Headers
+}
+
+// Since returns at most n entries numbered after after that match f,
+// oldest first, with their bodies and headers: an export reads the
+// journal a chunk at a time, without holding it while it writes, and
+// goes on after the last entry of a chunk. Entries the ring dropped in
+// between are not seen.
+func (j *Journal) Since(f Filter, after int64, n int) []Kept {
+	if j == nil || n <= 0 {
+		return nil
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var out []Kept
+	held := int64(len(j.slots))
+	for seq := max(after+1, j.seq-held+1); seq <= j.seq && len(out) < n; seq++ {
+		s := j.slotOf(seq)
+		if s == nil || !match(f, &s.entry) {
+			continue
+		}
+		x := Kept{Entry: s.entry, RequestHeaders: Headers(s.reqHdr), ResponseHeaders: Headers(s.resHdr)}
+		x.RequestBody, x.ResponseBody = string(s.req), string(s.res)
+		out = append(out, x)
+	}
+	return out
+}
+
+// Start is the number after which the newest limit entries matching f
+// begin (0 for every one): an export of the last limit entries, oldest
+// first, reads Since(f, Start(f, limit), ...).
+func (j *Journal) Start(f Filter, limit int) int64 {
+	if j == nil {
+		return 0
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	found := 0
+	for i := 1; i <= len(j.slots); i++ {
+		s := &j.slots[(j.next-i+j.size)%j.size]
+		if !s.used || !match(f, &s.entry) {
+			continue
+		}
+		if found++; limit > 0 && found == limit {
+			return s.entry.Seq - 1
+		}
+	}
+	return f.After
 }
 
 // Capture keeps the first bytes of a stream for the journal.
@@ -321,19 +491,33 @@ type Rings struct {
 	mu            sync.RWMutex
 	m             map[uint64]*Journal
 	size, bodyCap int
+	follow        func(ws uint64) Observer
 }
 
 // NewRings returns rings of size entries, each with bodyCap bytes of body.
 func NewRings(size, bodyCap int) *Rings { return &Rings{size: size, bodyCap: bodyCap} }
 
-// Open gives workspace ws a journal of its own, empty.
-func (r *Rings) Open(ws uint64) {
+// Follow makes each ring opened from now on followed by an observer of
+// its own (Journal.Follow), made by make with the ring's workspace.
+func (r *Rings) Follow(make func(ws uint64) Observer) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.follow = make
+}
+
+// Open gives workspace ws a journal of its own, empty.
+func (r *Rings) Open(ws uint64) {
+	j := New(r.size, r.bodyCap)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.follow != nil {
+		make := r.follow
+		j.Follow(func() Observer { return make(ws) })
+	}
 	if r.m == nil {
 		r.m = map[uint64]*Journal{}
 	}
-	r.m[ws] = New(r.size, r.bodyCap)
+	r.m[ws] = j
 }
 
 // Close forgets the journal of workspace ws.

@@ -3,7 +3,9 @@ package journal
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -170,6 +172,64 @@ func BenchmarkThousandWaits(b *testing.B) {
 	for range 1000 {
 		<-done
 	}
+}
+
+// observed remembers what an observer was told.
+type observed struct{ seqs []int64 }
+
+func (o *observed) Observe(e *Entry, p *Parts) { o.seqs = append(o.seqs, e.Seq) }
+
+// A journal numbers its entries one after the other into its ring: an
+// entry is found by its number while the ring holds it, pages run back
+// with Before, an export reads forward with Since from Start, and an
+// observer is told every entry in order, a new one after a clear.
+func TestJournalByNumber(t *testing.T) {
+	j := New(4, 16)
+	var made []*observed
+	j.Follow(func() Observer { o := &observed{}; made = append(made, o); return o })
+	for i := range 6 {
+		j.Keep(Entry{ID: fmt.Sprintf("req_%d", i+1), Status: 200 + i%2}, Parts{Request: []byte("body"),
+			RequestHeaders: []byte("Host: h\nAuthorization: Bearer k\n"), ResponseHeaders: []byte("Content-Type: application/json\n")})
+	}
+	assert.Equal(t, []int64{1, 2, 3, 4, 5, 6}, made[0].seqs, "every entry, in order")
+	assert.Equal(t, []string{"", "", "req_3", "req_6", ""}, j.Held([]int64{1, 2, 3, 6, 7}), "the ring holds the last 4")
+	assert.Equal(t, 4, j.Count(Filter{}))
+	assert.Equal(t, 2, j.Count(Filter{Status: 201}))
+
+	page := j.List(Filter{Before: 5, Limit: 10})
+	require.Len(t, page, 2)
+	assert.Equal(t, []int64{4, 3}, []int64{page[0].Seq, page[1].Seq}, "newest first, before 5")
+
+	assert.Equal(t, int64(4), j.Start(Filter{}, 2), "the last 2 begin after 4")
+	assert.Equal(t, int64(0), j.Start(Filter{}, 0), "no limit: all it holds")
+	kept := j.Since(Filter{}, j.Start(Filter{}, 3), 2)
+	require.Len(t, kept, 2)
+	assert.Equal(t, int64(4), kept[0].Seq)
+	assert.Equal(t, "Bearer k", kept[0].RequestHeaders.Get("authorization"))
+	assert.Equal(t, "application/json", kept[0].ResponseHeaders.Get("Content-Type"))
+	assert.Equal(t, "body", kept[0].RequestBody)
+	assert.Len(t, j.Since(Filter{}, 5, 10), 1)
+
+	j.Clear()
+	assert.Equal(t, []string{""}, j.Held([]int64{6}), "a cleared journal holds nothing")
+	j.Add(Entry{ID: "req_7"}, nil, nil)
+	require.Len(t, made, 2, "a new observer after the clear")
+	assert.Equal(t, []int64{7}, made[1].seqs)
+	assert.Equal(t, []string{"req_7"}, j.Held([]int64{7}))
+	assert.Same(t, made[1], j.Observer())
+}
+
+func TestAppendHeaders(t *testing.T) {
+	h := map[string][]string{"X-B": {"2", "3"}, "Authorization": {"Bearer k"}, "Content-Type": {"application/json"}}
+	got := Headers(AppendHeaders(nil, h))
+	assert.Equal(t, Headers("Authorization: Bearer k\nContent-Type: application/json\nX-B: 2\nX-B: 3\n"), got, "by name, values in order")
+	var names []string
+	for n := range got.All() {
+		names = append(names, n)
+	}
+	assert.Equal(t, []string{"Authorization", "Content-Type", "X-B", "X-B"}, names)
+	big := map[string][]string{"X-Big": {strings.Repeat("v", MaxHeaderBytes)}, "A": {"1"}}
+	assert.Equal(t, "A: 1\n", string(AppendHeaders(nil, big)), "a line past the cap is left out")
 }
 
 // Reading a journal a page at a time gives what one List gives, in the

@@ -238,7 +238,7 @@ func (c *Control) serve(ctx context.Context, method, path string, call *controlp
 // answer as structured content when the answer is a JSON array
 // (list_workspaces): MCP's structured content is an object, so the array
 // is {"items": [...]}; the text content is the array as the control API
-// answers it (decision D-45).
+// answers it (decision D-49).
 const ArrayKey = "items"
 
 // controlResult is a control tool's answer: the control API's body as

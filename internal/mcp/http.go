@@ -35,6 +35,7 @@ func (f *Front) Serve(w *edge.Writer, r *http.Request) {
 		// 9728, the MCP authorization specification).
 		w.Header().Set("WWW-Authenticate", gate.Challenge(r.Header.Get("Authorization"), err)+
 			`, resource_metadata="`+gate.ResourceMetadataURL(f.env.View(r).Base, gate.ResourceMCP)+`"`)
+		wire.SetRateHeaders(w.Header(), f.env.Gate.Anonymous().Rate) // the anonymous window's, as every 401
 		edge.WriteError(w, err)
 		return
 	}

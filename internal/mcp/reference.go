@@ -245,7 +245,7 @@ func ControlToolsReference(doc *contract.Contract) ([]byte, error) {
 		"named after its operationId in snake case, listed here in the document's order (see [Control API](control-api.md)); `tools/list` lists them in the order of their names. A tool call is a call of the control plane's operation, "+
 		"with the caller's credential: the same guard, scope, validation against `control.json`, handler and answer as the control API's. "+
 		"Its result carries the control API's JSON as text and as structured content (an object as it is; an array, such as `list_workspaces`'s, "+
-		"in an object as its `"+ArrayKey+"`: MCP's structured content is an object; decision D-45); an answer that is not a success is a tool error carrying the control API's error object. "+
+		"in an object as its `"+ArrayKey+"`: MCP's structured content is an object; decision D-49); an answer that is not a success is a tool error carrying the control API's error object. "+
 		"Nothing it does counts against a workspace's rate limit, and its requests stay out of the journal. "+
 		"How to configure it in an agent: [Steer the mock from an agent](../how-to/steer-from-an-agent.md).",
 		ControlImplementation.Name, ControlImplementation.Title, ControlPath))
@@ -259,14 +259,15 @@ func ControlToolsReference(doc *contract.Contract) ([]byte, error) {
 	}
 	p.Table([]string{"tool", "title", "operation", "annotations"}, rows)
 
-	var left []string
+	rows = nil
 	for _, op := range doc.Operations() {
 		if !ControlToolable(doc, op.ID) {
-			left = append(left, "`"+op.ID+"` (`"+op.Method+" /_mock"+op.Path+"`)")
+			reason, _ := doc.Extension(op.ID, "x-mcp-no-tool")
+			rows = append(rows, []string{"`" + op.ID + "`", "`" + op.Method + " /_mock" + op.Path + "`", fmt.Sprint(reason)})
 		}
 	}
-	p.Para("Left out, since no tool result carries what they move (an event stream as it comes, a binary state of up to gigabytes, the Prometheus text a scraper reads): " +
-		strings.Join(left, ", ") + ". Read them from the control API itself.")
+	p.Para("Every other operation is a tool. These are not, each for the reason `control.json` gives (`x-mcp-no-tool`); read them from the control API itself:")
+	p.Table([]string{"operation", "endpoint", "why it is no tool"}, rows)
 
 	p.Heading(2, "Tools")
 	for _, t := range tools {

@@ -153,8 +153,8 @@ func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *mcpserver
 			h.Call(streamDrop(tc.drop))
 		}
 	}
-	data := bytes.TrimSuffix(res.Body(), []byte("\n"))
-	call := edge.Call{Operation: t.op, Status: res.Status, ErrorCode: res.ErrorCode}
+	data := oneLine(bytes.TrimSuffix(res.Body(), []byte("\n")))
+	call := edge.Call{Operation: t.op, Status: res.Status, ErrorCode: res.ErrorCode, Outside: res.Outside}
 	if c.out != nil {
 		c.out.note(call)
 	} else {
@@ -169,7 +169,25 @@ func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *mcpserver
 		}
 		return result(t, res.Status, data, listDigest(l), res.ErrorCode != ""), res.Release
 	}
-	return result(t, res.Status, data, digestOf(data), res.ErrorCode != ""), res.Release
+	return result(t, res.Status, data, digestOf(data), res.ErrorCode != "" || res.Status >= 400), res.Release
+}
+
+// oneLine is a JSON body as one line: a body of a status rule, sent byte
+// for byte, may hold line breaks, which an MCP message on stdio or in an
+// event stream cannot. In JSON a raw line break is only ever whitespace
+// between tokens (inside a string it is escaped), so each becomes a space,
+// in a copy: the body is the rule's own. The server's own bodies have none.
+func oneLine(data []byte) []byte {
+	if !bytes.ContainsAny(data, "\r\n") {
+		return data
+	}
+	out := bytes.Clone(data)
+	for i, c := range out {
+		if c == '\r' || c == '\n' {
+			out[i] = ' '
+		}
+	}
+	return out
 }
 
 // streamDrop ends a call's stream, for a fault of the call stage (nil:

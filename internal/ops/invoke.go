@@ -110,6 +110,10 @@ type Result struct {
 	Status    int
 	// ErrorCode is the error object's code; "" for a success.
 	ErrorCode string
+	// Outside says why the answer is outside the contract, when a fault
+	// that rehearses drift forced it (a status, code or body the document
+	// does not allow); "" for any other answer.
+	Outside string
 	// Latency is the wall-clock latency injected into a call without an
 	// HTTP request (MCP over stdio); the edge delays every other answer.
 	Latency time.Duration
@@ -166,8 +170,15 @@ func Invoke(env *Env, in *Invocation) *Result {
 	}
 	if err == nil && in.TooLarge == nil {
 		err = admit(env, in, &res.Pass)
+		var r *refusal
+		if errors.As(err, &r) && !slices.Contains(env.API.Statuses(in.Op), http.StatusBadRequest) {
+			res.Operation = "" // a refusal of the request, not an answer of the operation
+		}
 	}
-	if res.Pass.Authenticated() && in.Header != nil {
+	if !res.Pass.Authenticated() && problem.IsKind(err, problem.EUNAUTHORIZED) {
+		res.Pass = env.Gate.Anonymous()
+	}
+	if res.Pass.Counted() && in.Header != nil {
 		wire.SetRateHeaders(in.Header, res.Pass.Rate)
 	}
 	if in.Admitted != nil {
@@ -208,6 +219,22 @@ func finish(env *Env, in *Invocation, res *Result, err error) *Result {
 			return res
 		}
 	}
+	var fa *forced
+	if errors.As(err, &fa) {
+		// A forced answer: its status and body as the fault gave them,
+		// with the headers of the error object the server made.
+		res.Status, res.ErrorCode, res.Outside = fa.status, fa.code, fa.outside
+		res.body = wire.HeldBody(fa.body)
+		if in.Header != nil && fa.status == http.StatusTooManyRequests {
+			wire.SetHeader(in.Header, "Retry-After", strconv.Itoa(int(res.Pass.Rate.RetryAfter/time.Second)))
+		}
+		if fa.err != nil {
+			if c := gate.Challenge(in.Authorization, fa.err); c != "" && in.Header != nil {
+				in.Header.Set("WWW-Authenticate", c)
+			}
+		}
+		return answered(env, in, res)
+	}
 	if err != nil {
 		e := problem.AsError(err)
 		switch e.Kind {
@@ -234,8 +261,14 @@ func finish(env *Env, in *Invocation, res *Result, err error) *Result {
 	if !ok {
 		res.Status, res.ErrorCode = http.StatusInternalServerError, "internal_error"
 	}
+	return answered(env, in, res)
+}
+
+// answered sets the answer's body headers, checks it (strict mode; an
+// answer outside the contract on purpose is not) and counts it.
+func answered(env *Env, in *Invocation, res *Result) *Result {
 	setBodyHeaders(in.Header, res)
-	if env.Strict && res.Operation != "" {
+	if env.Strict && res.Operation != "" && res.Outside == "" {
 		check(env, in, res)
 	}
 	if res.Operation != "" {
@@ -261,7 +294,7 @@ func admit(env *Env, in *Invocation, pass *gate.Pass) error {
 	if h == nil {
 		return nil
 	}
-	return h.Admit(fault.ForceFunc(func(status int) error { return env.Gate.Forced(status, pass) }))
+	return h.Admit(fault.ForceFunc(func(f fault.Forced) error { return answer(env, in, pass, h, f) }))
 }
 
 // modality is the modality a generation's body asks for, read from its

@@ -12,7 +12,7 @@ import (
 // encoding a wire.List would give, with final assets from the renderings
 // the server keeps.
 func listAssetsPage(c *Call, q sim.AssetQuery) (int, any, error) {
-	view, epoch := c.View, c.eng().Epoch()
+	view, epoch := c.View, c.eng().Renders()
 	cache := &c.Env.Rendered
 	// Signed file addresses change with the clock: they are never kept.
 	keep := view.Sign == nil

@@ -27,7 +27,10 @@ func JUnit(r Report) []byte {
 			if f.ID != rule.ID {
 				continue
 			}
-			text := fmt.Sprintf("%s\nFix: %s\nRequests: %s", f.Detail, f.Fix, strings.Join(f.RequestIDs, " "))
+			text := fmt.Sprintf("%s\nFix: %s\nRequests (journal seq): %s\nRequest ids: %s", f.Detail, f.Fix, seqList(f.Seqs), strings.Join(f.RequestIDs, " "))
+			if f.ExamplesDropped > 0 {
+				text += fmt.Sprintf("\nExample requests no longer in the journal: %d", f.ExamplesDropped)
+			}
 			if matches(r.FailOn, f) {
 				suite.Failures++
 				c.Failures = []junit.Failure{{Message: f.Title + ": " + f.Detail, Type: f.Severity, Text: text}}

@@ -1,25 +1,25 @@
-// Package report grades a client of the service from what the journal
-// recorded of it: how it polled its jobs, how it spent its rate window,
-// whether it repeated paid creations, how it fetched files, and what it
-// wasted. Each finding has a stable id (Rules), a severity, a count and the
-// request ids that prove it.
+// Package report grades a client of the service from what it sent: how it
+// polled its jobs, how it spent its rate window, whether it repeated paid
+// creations, how it fetched files, and what it wasted. Each finding has a
+// stable id (Rules), a severity, a count and the requests that prove it,
+// by their journal numbers (seq).
 //
-// The report reads the journal of a scope, oldest entry first, and asks
-// the engine only when a job finished (Input.Job): whether a read saw a
-// job done is decided on the simulated clock, so the same run gives the
-// same report, on every clock mode.
+// The report is kept as each exchange is recorded (Tally, which follows a
+// journal), in memory bounded per workspace, job and minute: it never
+// loses a finding or a count to the journal's size, which only limits the
+// examples a finding can still cite. Whether a read saw a job done is
+// decided on the simulated clock, so the same run gives the same report,
+// on every clock mode.
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/mediamock/mediamock/controlapi"
 	"github.com/mediamock/mediamock/internal/journal"
-	"github.com/mediamock/mediamock/sim"
 )
 
 // The report's types are the control API's (package controlapi).
@@ -30,76 +30,83 @@ type (
 	Summary = controlapi.ClientSummary
 )
 
-// Input is what the report is made from.
-type Input struct {
-	Scope string
-	Now   time.Time // the mock's clock
-	// Entries are the journal's, oldest first; Recorded counts every
-	// entry the journal recorded (it may have dropped the oldest).
-	Entries  []controlapi.JournalEntry
-	Recorded int64
-	// Job returns the job a client knows by ref.
-	Job func(ref sim.JobRef) (sim.Job, bool, error)
-	// FailOn lists finding ids and severities that fail the report.
-	FailOn []string
-}
+// maxExamples caps the requests a finding cites.
+const maxExamples = keepFirst + keepLast
 
-// Of grades the clients whose requests journal j holds that match f.
-func Of(j *journal.Journal, f journal.Filter, scope string, eng *sim.Engine, failOn []string) (Report, error) {
-	entries := j.List(f)
-	slices.Reverse(entries)
-	_, _, recorded := j.Stats()
-	if f.WorkspaceID != 0 || f.SandboxID != "" {
-		recorded = int64(len(entries)) // a workspace's share of what was dropped is not known
-	}
-	return Build(Input{Scope: scope, Now: eng.Clock().Now(), Entries: entries, Recorded: recorded, Job: eng.JobOf, FailOn: failOn})
-}
-
-const maxIDs = 20
-
-// finder collects the findings of one rule.
-type finder struct {
-	rule    Rule
-	count   int
-	ids     []string
-	credits int64
-	detail  string
-}
-
-func (f *finder) add(ids ...string) {
-	f.count++
-	for _, id := range ids {
-		if len(f.ids) < maxIDs && id != "" && !slices.Contains(f.ids, id) {
-			f.ids = append(f.ids, id)
-		}
-	}
-}
-
-// Build grades the clients of the input's entries.
-func Build(in Input) (Report, error) {
-	r := Report{Scope: in.Scope, GeneratedAt: in.Now.UTC(), Findings: []Finding{}, Jobs: []Job{}, FailOn: in.FailOn}
+// Of grades the clients of journal j's scope (its Tally): every workspace
+// when ws is 0, else one. scope names it in the report; now is the mock's
+// clock; failOn lists finding ids and severities that fail the report. A
+// journal no tally follows (journals off) gives an empty report.
+func Of(j *journal.Journal, ws uint64, scope string, now time.Time, failOn []string) (Report, error) {
+	r := Report{Scope: scope, GeneratedAt: now.UTC(), Findings: []Finding{}, Jobs: []Job{}, FailOn: failOn,
+		Summary: Summary{Minutes: []controlapi.ClientMinute{}}}
 	if r.FailOn == nil {
 		r.FailOn = []string{}
 	}
-	found := map[string]*finder{}
-	for _, rule := range Rules {
-		found[rule.ID] = &finder{rule: rule}
+	t := TallyOf(j)
+	if t == nil {
+		return r, nil
 	}
-	g := grader{in: in, found: found, jobs: map[jobKey]*jobState{}}
-	if err := g.run(); err != nil {
-		return r, err
+	m := t.merged(ws)
+
+	// What the journal still holds: the examples it can cite, what it
+	// dropped.
+	var all []int64
+	for i := range m.found {
+		all = append(all, m.found[i].seqs...)
 	}
-	r.Summary = g.summary
-	for _, rule := range Rules {
-		f := found[rule.ID]
+	held := map[int64]string{}
+	for i, id := range j.Held(all) {
+		if id != "" {
+			held[all[i]] = id
+		}
+	}
+	_, _, recorded := j.Stats()
+	kept := int64(j.Count(journal.Filter{}))
+	if ws != 0 {
+		recorded, kept = int64(m.requests), int64(j.Count(journal.Filter{WorkspaceID: ws}))
+	}
+	r.Summary.Requests = m.requests
+	r.Summary.Dropped = max(0, recorded-kept)
+	r.Summary.RateLimited = m.rateLimited
+	if m.requests > 0 {
+		r.Summary.ReadShare = float64(m.reads) / float64(m.requests)
+	}
+	r.Summary.Jobs = len(m.jobs)
+	for _, x := range m.minutes {
+		r.Summary.Minutes = append(r.Summary.Minutes, x.ClientMinute)
+	}
+
+	for i, rule := range Rules {
+		f := &m.found[i]
 		if f.count == 0 {
 			continue
 		}
-		r.Findings = append(r.Findings, Finding{ID: rule.ID, Severity: rule.Severity, Title: rule.Title, Count: f.count,
-			Detail: f.detail, RequestIDs: f.ids, Credits: f.credits, Fix: rule.Fix})
+		out := Finding{ID: rule.ID, Severity: rule.Severity, Title: rule.Title, Count: f.count, Detail: detail(i, f, m),
+			RequestIDs: []string{}, Seqs: []int64{}, Credits: f.credits, Fix: rule.Fix}
+		for k, fit := range rule.Fits {
+			if f.fits&(1<<k) != 0 {
+				out.Fix = fit.Fix
+				break
+			}
+		}
+		for _, seq := range f.seqs {
+			if id, ok := held[seq]; ok {
+				out.RequestIDs, out.Seqs = append(out.RequestIDs, id), append(out.Seqs, seq)
+			} else {
+				out.ExamplesDropped++
+			}
+		}
+		r.Findings = append(r.Findings, out)
 	}
-	for _, k := range g.order {
-		r.Jobs = append(r.Jobs, g.jobs[k].Job)
+	for _, s := range m.jobs {
+		status := ""
+		if job, ok, err := t.job(ref(s.ws, s.kind, s.id)); err != nil {
+			return r, err
+		} else if ok {
+			status = job.Status
+		}
+		r.Jobs = append(r.Jobs, s.view(s.ws, status))
 	}
 	for _, f := range r.Findings {
 		r.Failed = r.Failed || matches(r.FailOn, f)
@@ -107,247 +114,172 @@ func Build(in Input) (Report, error) {
 	return r, nil
 }
 
-// grader walks the entries once.
-type grader struct {
-	in      Input
-	found   map[string]*finder
-	jobs    map[jobKey]*jobState
-	order   []jobKey
-	summary Summary
-
-	reads int
-	// per workspace
-	retryUntil   map[uint64]time.Time // Retry-After of the last 429
-	lastFailure  map[string]controlapi.JournalEntry
-	fileTrouble  map[uint64]int
-	expired      map[string]bool // file addresses answered file_url_expired
-	cutShort     map[string]bool // file paths whose download was cut short
-	lostCreation []controlapi.JournalEntry
-	initializes  []string
-	toolCalls    int
-	minutes      map[minuteKey]*controlapi.ClientMinute
-	minuteOrder  []minuteKey
+// merged is what a tally keeps of the workspaces a report covers, added
+// up, copied out of the tally.
+type merged struct {
+	requests, reads, rateLimited int
+	found                        [nRules]mergedFinding
+	initializes, toolCalls       int
+	jobs                         []jobCopy
+	minutes                      []minuteCopy
+	reads3                       int // poll-without-wait: the reads of the jobs polled
+	maxLag                       float64
+	outside                      string // outside-contract: why the first answer was
+	outsideSeq                   int64
 }
 
-type minuteKey struct {
-	ws    uint64
-	start int64
+type mergedFinding struct {
+	count   int
+	credits int64
+	fits    uint8
+	seqs    []int64
 }
 
-// minute is the rate window of a request that counts against it.
-func (g *grader) minute(e *controlapi.JournalEntry) *controlapi.ClientMinute {
-	start := e.SimTime.Truncate(time.Minute)
-	k := minuteKey{e.WorkspaceID, start.Unix()}
-	m, ok := g.minutes[k]
-	if !ok {
-		m = &controlapi.ClientMinute{Start: start.UTC(), WorkspaceID: e.WorkspaceID}
-		g.minutes[k] = m
-		g.minuteOrder = append(g.minuteOrder, k)
+type jobCopy struct {
+	jobState
+	ws uint64
+}
+
+type minuteCopy struct {
+	controlapi.ClientMinute
+	first int64
+}
+
+// merged adds up the workspaces of the report (every one when ws is 0),
+// and makes the findings that need every request: polling without
+// wait_seconds, MCP sessions per call.
+func (t *Tally) merged(ws uint64) merged {
+	t.mu.Lock()
+	var m merged
+	for id, w := range t.ws {
+		if ws != 0 && id != ws {
+			continue
+		}
+		m.requests += w.requests
+		m.reads += w.reads
+		m.rateLimited += w.rateLimited
+		m.initializes += w.initializes
+		m.toolCalls += w.toolCalls
+		if w.outside != "" && (m.outside == "" || w.outsideSeq < m.outsideSeq) {
+			m.outside, m.outsideSeq = w.outside, w.outsideSeq
+		}
+		for i := range w.found {
+			f, to := &w.found[i], &m.found[i]
+			to.count += f.count
+			to.credits += f.credits
+			to.fits |= f.fits
+			to.seqs = f.ex.seqs(to.seqs)
+		}
+		seen := map[*jobState]bool{}
+		for _, s := range w.jobs {
+			if !seen[s] {
+				seen[s] = true
+				m.jobs = append(m.jobs, jobCopy{*s, id})
+			}
+		}
+		for _, x := range w.minutes {
+			m.minutes = append(m.minutes, minuteCopy{controlapi.ClientMinute{Start: time.Unix(x.start, 0).UTC(), WorkspaceID: id,
+				Requests: x.requests, Reads: x.reads, RateLimited: x.rateLimited}, x.first})
+		}
+	}
+	t.mu.Unlock()
+
+	slices.SortFunc(m.jobs, func(a, b jobCopy) int { return cmp.Compare(a.first, b.first) })
+	slices.SortFunc(m.minutes, func(a, b minuteCopy) int {
+		return cmp.Or(a.Start.Compare(b.Start), cmp.Compare(a.first, b.first))
+	})
+	polled := &m.found[pollWithoutWait]
+	for _, s := range m.jobs {
+		if !s.waited && s.reads >= keepReads {
+			polled.count++
+			polled.seqs = append(append(polled.seqs, s.firstReads[:]...), s.lastRead)
+			m.reads3 += s.reads
+			if s.throttled {
+				polled.fits |= 1 << fitThrottled
+			}
+		}
+		if s.hasLag {
+			m.maxLag = max(m.maxLag, s.lag)
+		}
+	}
+	if f := &m.found[mcpReinitialize]; m.initializes >= 3 && m.toolCalls <= m.initializes {
+		f.count = m.initializes
+	}
+	for i := range m.found {
+		m.found[i].seqs = cite(m.found[i].seqs)
 	}
 	return m
 }
 
-func (g *grader) run() error {
-	g.retryUntil, g.lastFailure = map[uint64]time.Time{}, map[string]controlapi.JournalEntry{}
-	g.fileTrouble, g.expired, g.cutShort = map[uint64]int{}, map[string]bool{}, map[string]bool{}
-	g.minutes = map[minuteKey]*controlapi.ClientMinute{}
-	g.summary.Requests = len(g.in.Entries)
-	g.summary.Dropped = max(0, g.in.Recorded-int64(len(g.in.Entries)))
-	for i := range g.in.Entries {
-		if err := g.entry(&g.in.Entries[i]); err != nil {
-			return err
-		}
+// cite is the requests a finding cites: each once, oldest first, the
+// first and the last when there are more than it cites.
+func cite(seqs []int64) []int64 {
+	slices.Sort(seqs)
+	seqs = slices.Compact(slices.DeleteFunc(seqs, func(s int64) bool { return s <= 0 }))
+	if len(seqs) > maxExamples {
+		seqs = append(seqs[:keepFirst], seqs[len(seqs)-keepLast:]...)
 	}
-	g.finish()
-	if g.summary.Requests > 0 {
-		g.summary.ReadShare = float64(g.reads) / float64(g.summary.Requests)
-	}
-	g.summary.Jobs = len(g.order)
-	g.summary.Minutes = []controlapi.ClientMinute{}
-	for _, k := range g.minuteOrder {
-		g.summary.Minutes = append(g.summary.Minutes, *g.minutes[k])
-	}
-	return nil
+	return seqs
 }
 
-func (g *grader) entry(e *controlapi.JournalEntry) error {
-	ws := e.WorkspaceID
-	c := callOf(e)
-	if ws != 0 && counts(e) {
-		m := g.minute(e)
-		m.Requests++
-		if _, ok := reads[c.op]; ok {
-			m.Reads++
+// detail says what the report saw of a rule, in a sentence.
+func detail(rule int, f *mergedFinding, m merged) string {
+	n := f.count
+	switch rule {
+	case pollWithoutWait:
+		return fmt.Sprintf("%s polled 3 or more times without wait_seconds, with %s before %s seen done.",
+			counted(n, "job", "jobs"), counted(m.reads3, "read", "reads"), plural(n, "it was", "they were"))
+	case lateNotice:
+		return fmt.Sprintf("%s seen done more than 30 s after %s finished (%.0f s after, at most).",
+			counted(n, "job", "jobs"), plural(n, "it", "they"), m.maxLag)
+	case rateLimited:
+		return counted(n, "request", "requests") + " answered 429 rate_limited."
+	case retryAfterIgnored:
+		return counted(n, "request", "requests") + " sent inside a Retry-After window."
+	case noBackoff:
+		return counted(n, "retry", "retries") + " of an operation sooner than the Retry-After of its 429 or 5xx (or within 100 ms when it gave none)."
+	case duplicateCreation:
+		d := counted(n, "creation", "creations") + " repeated after a lost answer"
+		if f.credits > 0 {
+			d += fmt.Sprintf(": %s %s twice", plural(n, "it cost", "they cost"), counted(int(f.credits), "credit", "credits"))
 		}
-		if e.Status == 429 && e.ErrorCode == "rate_limited" {
-			m.RateLimited++
-		}
+		return d + "."
+	case expiredURLRetried:
+		return counted(n, "request", "requests") + " of a file address that had answered file_url_expired."
+	case downloadRestarted:
+		return counted(n, "interrupted download", "interrupted downloads") + " fetched again whole."
+	case pollAfterTerminal:
+		return counted(n, "read of a job", "reads of jobs") + " already seen done."
+	case pollUnknownID:
+		return counted(n, "read", "reads") + " answered 404."
+	case overConcurrency:
+		return counted(n, "creation", "creations") + " made at the concurrency limit of their modality."
+	case mcpReinitialize:
+		return fmt.Sprintf("%s for %s.", counted(m.initializes, "initialize request", "initialize requests"),
+			counted(m.toolCalls, "tool call", "tool calls"))
+	case outsideContract:
+		return fmt.Sprintf("%s outside the contract; the first: %s.", counted(n, "answer", "answers"), m.outside)
 	}
-
-	// The rate window: a request inside a 429's Retry-After, a retry
-	// without backoff.
-	if until, ok := g.retryUntil[ws]; ok && ws != 0 && counts(e) && e.SimTime.Before(until) {
-		g.found["retry-after-ignored"].add(e.ID)
-	}
-	if c.op != "" {
-		key := strconv.FormatUint(ws, 10) + " " + c.op
-		if prev, ok := g.lastFailure[key]; ok {
-			if e.SimTime.Sub(prev.SimTime) < 100*time.Millisecond && e.Time.Sub(prev.Time) < 100*time.Millisecond {
-				g.found["no-backoff"].add(prev.ID, e.ID)
-			}
-			delete(g.lastFailure, key)
-		}
-		if e.Status == 429 || e.Status >= 500 {
-			g.lastFailure[key] = *e
-		}
-	}
-	if e.Status == 429 && e.ErrorCode == "rate_limited" {
-		g.summary.RateLimited++
-		g.found["rate-limited"].add(e.ID)
-		g.retryUntil[ws] = e.SimTime.Add(retryAfter(e))
-	}
-
-	// MCP sessions.
-	if e.Front == "mcp" {
-		for m := range strings.SplitSeq(e.MCPMethod, ",") {
-			switch m {
-			case "initialize":
-				g.initializes = append(g.initializes, e.ID)
-			case "tools/call":
-				g.toolCalls++
-			}
-		}
-	}
-
-	// Files.
-	if strings.HasPrefix(e.Path, "/files/") {
-		address := e.Path + "?" + e.Query
-		switch {
-		case g.expired[address]:
-			g.found["expired-url-retried"].add(e.ID)
-		case g.cutShort[e.Path] && e.Status == 200:
-			g.found["download-restarted"].add(e.ID)
-		}
-		delete(g.cutShort, e.Path)
-		if e.ErrorCode == "file_url_expired" {
-			g.expired[address] = true
-		}
-		if lost(e) {
-			g.cutShort[e.Path] = true
-		}
-		if e.Status >= 400 || lost(e) {
-			g.fileTrouble[ws]++
-		}
-		return nil
-	}
-
-	// Creations: a repeat after a lost answer; the job it made.
-	if kind, ok := creations[c.op]; ok {
-		for i, prev := range g.lostCreation {
-			if prev.WorkspaceID == ws && prev.Operation == e.Operation && prev.RequestBody == e.RequestBody &&
-				e.SimTime.Sub(prev.SimTime) <= 2*time.Minute && !e.RequestBodyTruncated {
-				f := g.found["duplicate-creation"]
-				f.add(prev.ID, e.ID)
-				f.credits += charged(e)
-				g.lostCreation = slices.Delete(g.lostCreation, i, i+1)
-				break
-			}
-		}
-		if e.Status == 201 && lost(e) {
-			g.lostCreation = append(g.lostCreation, *e)
-		}
-		if e.Status == 201 {
-			if id := created(e); id != 0 {
-				s, err := g.job(ws, kind, id)
-				if err != nil {
-					return err
-				}
-				s.Waited = s.Waited || c.wait
-				if s.known && s.job.AtLimit {
-					g.found["over-concurrency"].add(e.ID)
-				}
-				if s.known && s.job.FinishedAt != 0 && !e.SimTime.Before(s.job.FinishedAt.Time()) {
-					s.sawDone(e) // it waited, and answered done
-				}
-			}
-		}
-		return nil
-	}
-
-	// Reads of a job.
-	if kind, ok := reads[c.op]; ok {
-		g.reads++
-		if e.Status == 404 {
-			g.found["poll-unknown-id"].add(e.ID)
-			return nil
-		}
-		if e.Status != 200 || c.id == 0 {
-			return nil
-		}
-		s, err := g.job(ws, kind, c.id)
-		if err != nil || !s.known {
-			return err
-		}
-		s.Waited = s.Waited || c.wait
-		done := s.job.FinishedAt != 0 && !e.SimTime.Before(s.job.FinishedAt.Time())
-		switch {
-		case s.seenDone:
-			if g.fileTrouble[ws] == s.trouble {
-				s.ReadsAfter++
-				g.found["poll-after-terminal"].add(e.ID)
-			}
-		case done:
-			s.Reads++
-			if s.sawDone(e) {
-				g.found["late-notice"].add(e.ID)
-			}
-		default:
-			s.Reads++
-			if len(s.readIDs) < maxIDs {
-				s.readIDs = append(s.readIDs, e.ID)
-			}
-		}
-		s.trouble = g.fileTrouble[ws]
-	}
-	return nil
+	return ""
 }
 
-// finish makes the findings that need every entry.
-func (g *grader) finish() {
-	polled := g.found["poll-without-wait"]
-	for _, k := range g.order {
-		s := g.jobs[k]
-		if !s.Waited && s.Reads >= 3 {
-			polled.add(s.readIDs...)
+// Cited gives the ids of the findings that cite each request of journal
+// j's scope (every workspace when ws is 0, else one), by the request's
+// seq: what a HAR export of the journal annotates each exchange with.
+func Cited(j *journal.Journal, ws uint64) map[int64][]string {
+	t := TallyOf(j)
+	if t == nil {
+		return nil
+	}
+	m := t.merged(ws)
+	out := map[int64][]string{}
+	for i, f := range m.found {
+		if f.count == 0 {
+			continue
+		}
+		for _, seq := range f.seqs {
+			out[seq] = append(out[seq], Rules[i].ID)
 		}
 	}
-	if polled.count > 0 {
-		polled.detail = fmt.Sprintf("%d jobs polled 3 or more times without wait_seconds.", polled.count)
-	}
-	if n := len(g.initializes); n >= 3 && g.toolCalls <= n {
-		f := g.found["mcp-reinitialize"]
-		f.add(g.initializes...)
-		f.count = n
-		f.detail = fmt.Sprintf("%d initialize requests for %d tool calls.", n, g.toolCalls)
-	}
-	details := map[string]string{
-		"late-notice":         "%d jobs seen done more than 30 s after they finished.",
-		"rate-limited":        "%d requests answered 429 rate_limited.",
-		"retry-after-ignored": "%d requests sent inside a Retry-After window.",
-		"no-backoff":          "%d retries within 100 ms of a 429 or 5xx of the same operation.",
-		"duplicate-creation":  "%d creations repeated after a lost answer.",
-		"expired-url-retried": "%d requests of a file address that had answered file_url_expired.",
-		"download-restarted":  "%d interrupted downloads fetched again whole.",
-		"poll-after-terminal": "%d reads of jobs already seen done.",
-		"poll-unknown-id":     "%d reads answered 404.",
-		"over-concurrency":    "%d creations made at the concurrency limit of their modality.",
-	}
-	for id, format := range details {
-		if f := g.found[id]; f.count > 0 && f.detail == "" {
-			f.detail = fmt.Sprintf(format, f.count)
-		}
-	}
-	if f := g.found["duplicate-creation"]; f.credits > 0 {
-		f.detail += fmt.Sprintf(" They cost %d credits twice.", f.credits)
-	}
+	return out
 }

@@ -53,7 +53,7 @@ func (f *Front) serveFile(w *edge.Writer, r *http.Request, who *sim.Principal) {
 	}
 	if err == nil {
 		if h := w.Admission(fault.Request{Path: r.URL.Path}); h != nil {
-			err = h.Admit(fault.ForceFunc(func(status int) error { return gate.ForcedError(status, sim.RateDecision{}) }))
+			err = h.Admit(fault.ForceFunc(forcedFileError))
 		}
 	}
 	if err != nil {
@@ -162,4 +162,23 @@ func (c *etags) of(path string, content io.ReadSeeker) (string, error) {
 	c.m[path] = tag
 	c.mu.Unlock()
 	return tag, nil
+}
+
+// forcedFileError is the error a status fault forces on a file: files are
+// no operation of the document, so the rule's status (an error status
+// every operation declares) with its error object, or the error object of
+// its code and message.
+func forcedFileError(f fault.Forced) error {
+	e := gate.ForcedError(f.Status, sim.RateDecision{})
+	if k, ok := wire.KindOf(f.Status); ok && k != e.Kind {
+		e = &sim.Error{Kind: k, Code: strings.ToLower(strings.ReplaceAll(http.StatusText(f.Status), " ", "_")),
+			Message: http.StatusText(f.Status) + " (forced by the control API)."}
+	}
+	if f.Code != "" {
+		e.Code = f.Code
+	}
+	if f.Message != "" {
+		e.Message = f.Message
+	}
+	return e
 }

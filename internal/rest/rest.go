@@ -152,7 +152,7 @@ func (f *Front) answer(w *edge.Writer, in *ops.Invocation, res *ops.Result, pk *
 		})
 		return
 	}
-	out := edge.Outcome{Operation: res.Operation, ErrorCode: res.ErrorCode}
+	out := edge.Outcome{Operation: res.Operation, ErrorCode: res.ErrorCode, Outside: res.Outside}
 	if res.Pass.Authenticated() {
 		out.Principal = &res.Pass.Principal
 	}

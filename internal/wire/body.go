@@ -21,6 +21,10 @@ var bodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // PageBody is a list page's buffer as a body, taken as it is.
 func PageBody(raw RawJSON) Body { return Body{data: raw, page: true} }
 
+// HeldBody is a body held elsewhere (a fault rule's), sent as it is and
+// never given back.
+func HeldBody(data []byte) Body { return Body{data: data} }
+
 // internalError is the body of a value that cannot be encoded.
 var internalError = []byte(`{"error":{"code":"internal_error","message":"Internal server error."}}` + "\n")
 

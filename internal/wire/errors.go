@@ -44,6 +44,17 @@ var statusOf = map[sim.Kind]int{
 	sim.EUNAVAILABLE:   http.StatusServiceUnavailable,
 }
 
+// KindOf is the engine error kind of an HTTP status, false when none
+// stands for it.
+func KindOf(status int) (sim.Kind, bool) {
+	for k, st := range statusOf {
+		if st == status {
+			return k, true
+		}
+	}
+	return "", false
+}
+
 // Status is the HTTP status of an engine error kind.
 func Status(k sim.Kind) int {
 	if st, ok := statusOf[k]; ok {

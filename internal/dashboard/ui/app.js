@@ -160,6 +160,9 @@
     library: [], libraryNext: null,
     publications: new Map(), publicationsLoaded: false,
     journal: [], journalLoaded: false, journalClass: '', journalSelected: '',
+    // journalPages are the pages back from the newest (each its before and
+    // offset); journalHeld, journalRecorded and journalSize are the journal's.
+    journalPages: [], journalHeld: 0, journalRecorded: 0, journalSize: 0,
     ledgerWs: 0, ledger: [], ledgerBalance: null,
     faults: null, operations: [],
   };
@@ -191,14 +194,22 @@
     await reload(name);
   }
 
+  // Until its first data, a panel says it is loading (its .loading line,
+  // aria-busy): an empty table is never shown for one not read yet.
+  for (const panel of $$('.panel')) {
+    panel.querySelector('h2').after(h('p', { class: 'loading', role: 'status' }, `Loading ${panel.querySelector('h2').textContent.toLowerCase()}…`));
+  }
   async function reload(name) {
     const panel = $('#panel-' + name);
+    if (!panel.dataset.loaded) panel.setAttribute('aria-busy', 'true');
     try {
       await panels[name].load();
       panels[name].render();
       panel.dataset.loaded = 'true';
     } catch (err) {
       failed(err);
+    } finally {
+      panel.removeAttribute('aria-busy');
     }
   }
 
@@ -510,11 +521,49 @@
 
   // --- journal
 
+  // The journal is read a page at a time, newest first: a page back is the
+  // entries numbered before the oldest of the page shown.
+  const JOURNAL_PAGE = 100;
+  const journalPage = () => S.journalPages[S.journalPages.length - 1] || { before: 0, offset: 0 };
   async function loadJournal() {
-    const j = await api('GET', inScope('/journal?limit=100'));
+    const { before } = journalPage();
+    const j = await api('GET', inScope(`/journal?limit=${JOURNAL_PAGE}${before ? '&before=' + before : ''}`));
     S.journal = j.entries;
+    S.journalHeld = j.held;
+    S.journalRecorded = j.recorded;
+    S.journalSize = j.size;
     S.journalLoaded = true;
   }
+  function forgetJournalPages() {
+    S.journalPages = [];
+  }
+  const count = (n) => n.toLocaleString('en');
+  function renderJournalCount() {
+    const { offset } = journalPage();
+    const shown = S.journal.length;
+    let text = 'The journal holds no request yet.';
+    if (S.journalHeld > 0 && shown > 0) {
+      text = `Requests ${count(offset + 1)}–${count(offset + shown)} of the ${count(S.journalHeld)} the journal holds, newest first`;
+      text += S.journalRecorded > S.journalHeld
+        ? ` (${count(S.journalRecorded)} recorded: it keeps the last ${count(S.journalSize)}).`
+        : '.';
+    } else if (S.journalHeld > 0) {
+      text = `No more requests: the journal holds ${count(S.journalHeld)}.`;
+    }
+    $('#journal-count').textContent = text;
+    $('#journal-newer').disabled = S.journalPages.length === 0;
+    $('#journal-older').disabled = offset + shown >= S.journalHeld || shown === 0;
+  }
+  $('#journal-older').addEventListener('click', act(async () => {
+    const oldest = S.journal[S.journal.length - 1];
+    if (!oldest) return;
+    S.journalPages.push({ before: oldest.seq, offset: journalPage().offset + S.journal.length });
+    await reload('journal');
+  }));
+  $('#journal-newer').addEventListener('click', act(async () => {
+    S.journalPages.pop();
+    await reload('journal');
+  }));
   const classOf = (st) => Math.floor(st / 100);
   function renderJournal() {
     const classes = ['', '2', '3', '4', '5'];
@@ -524,16 +573,21 @@
     }, c ? c + 'xx' : 'all', h('span', { class: 'n' }, S.journal.filter((e) => !c || String(classOf(e.status)) === c).length))));
     const rows = S.journal.filter((e) => !S.journalClass || String(classOf(e.status)) === S.journalClass);
     $('#journal-table tbody').replaceChildren(...rows.map((e) => h('tr', {
-      dataset: { request: e.id, status: e.status, op: e.operation || '' }, class: e.id === S.journalSelected ? 'selected' : null },
+      dataset: Object.assign({ request: e.id, seq: e.seq, status: e.status, op: e.operation || '' }, e.answer_cut ? { cut: 'true' } : {}),
+      class: e.id === S.journalSelected ? 'selected' : null },
     h('td', {}, h('button', { type: 'button', onclick: act(() => selectRequest(e.id)), 'aria-label': 'Show request ' + e.id }, e.id.replace(/^req_0*/, '#'))),
     time(e.sim_time, 'wide'),
     h('td', { class: 'path', title: e.path + (e.query ? '?' + e.query : '') }, h('strong', {}, e.method), ' ', e.path + (e.query ? '?' + e.query : '')),
-    h('td', { class: 'num c' + classOf(e.status) }, e.status),
+    h('td', { class: 'num c' + classOf(e.status) }, e.status, e.answer_cut ? cutMark(e) : ''),
     h('td', { class: 'num wide', title: e.sandbox_id ? 'Sandbox ' + e.sandbox_id : null }, e.workspace_id || '',
       e.sandbox_id ? [h('span', { class: 'sbx-mark', 'aria-hidden': 'true' }, '◆'), h('span', { class: 'sr' }, ' (a sandbox)')] : ''),
     h('td', { class: 'op wide' }, e.operation || ''),
     h('td', { class: 'num' }, e.duration_ms.toFixed(1)))));
+    renderJournalCount();
   }
+  // cutMark marks an answer a delivery fault cut: its status is what the
+  // server sent, not what the client got.
+  const cutMark = (e) => h('span', { class: 'cut', title: `A fault (${e.fault}) cut this answer on its way: the client never got it whole` }, 'cut');
   function pretty(body, type) {
     if (!body) return '(empty)';
     // eslint-disable-next-line no-control-regex
@@ -555,7 +609,9 @@
     $('#journal-detail').replaceChildren(
       h('h3', {}, `${e.method} ${e.path}${e.query ? '?' + e.query : ''}`),
       h('dl', { class: 'facts' },
-        h('dt', {}, 'Status'), h('dd', { class: 'c' + classOf(e.status) }, e.status + (e.error_code ? ' ' + e.error_code : '')),
+        h('dt', {}, 'Status'), h('dd', { class: 'c' + classOf(e.status) }, e.status + (e.error_code ? ' ' + e.error_code : ''), e.answer_cut ? cutMark(e) : ''),
+        e.answer_cut ? [h('dt', {}, 'Answer'), h('dd', { class: 'cut-note' },
+          `Cut on its way by a fault (${e.fault}): the client never got it whole. The status and the body below are what the server wrote.`)] : '',
         h('dt', {}, 'Operation'), h('dd', {}, e.operation || '—'),
         h('dt', {}, 'Workspace'), h('dd', {}, e.workspace_id || '—'),
         e.sandbox_id ? [h('dt', {}, 'Sandbox'), h('dd', {}, h('code', {}, e.sandbox_id))] : '',
@@ -567,13 +623,19 @@
         e.traceparent ? [h('dt', {}, 'Trace'), h('dd', {}, h('code', {}, e.traceparent))] : ''),
       h('h3', {}, `Request body (${e.request_bytes} bytes${e.request_body_truncated ? ', the first ' + e.request_body.length + ' kept' : ''})`),
       h('pre', {}, pretty(e.request_body, e.request_content_type)),
-      h('h3', {}, `Response body (${e.response_bytes} bytes${e.response_body_truncated ? ', the first ' + e.response_body.length + ' kept' : ''})`),
+      h('h3', {}, `Response body (${e.response_bytes} bytes${e.answer_cut ? ' written, cut on its way' : ''}${e.response_body_truncated ? ', the first ' + e.response_body.length + ' kept' : ''})`),
       h('pre', {}, pretty(e.response_body)));
   }
   function onJournal(ev) {
     if (S.journalLoaded && (!S.scope || ev.entry.sandbox_id === S.scope)) {
-      S.journal.unshift(ev.entry);
-      S.journal.length = Math.min(S.journal.length, 300);
+      S.journalRecorded++;
+      S.journalHeld = Math.min(S.journalHeld + 1, S.journalSize || Infinity);
+      if (!S.journalPages.length) { // the newest page shows it; an older one's offsets move
+        S.journal.unshift(ev.entry);
+        S.journal.length = Math.min(S.journal.length, JOURNAL_PAGE);
+      } else {
+        for (const p of S.journalPages) p.offset++;
+      }
       redraw('journal');
     }
     stale('workspaces'); // its rate window moved
@@ -582,6 +644,7 @@
   }
   $('#journal-clear').addEventListener('click', act(async () => {
     await api('DELETE', inScope('/journal'));
+    forgetJournalPages();
     await reload('journal');
   }));
 
@@ -768,6 +831,9 @@
         inputmode: s.type === 'integer' ? 'numeric' : 'decimal',
       }));
     }
+    if (s.type === 'object') { // a JSON value (a status rule's body), written as JSON
+      return h('input', Object.assign(attrs, { type: 'text', dataset: { json: 'true' }, placeholder: '{"error": {"code": "...", "message": "..."}}', autocomplete: 'off' }));
+    }
     return h('input', Object.assign(attrs, { type: 'text', maxlength: s.maxLength, placeholder: s.default != null ? String(s.default) : null, autocomplete: 'off' }));
   }
 
@@ -809,6 +875,13 @@
       for (const el of $$('input, select', label)) el.disabled = !yes;
     };
     for (const l of $$('[data-param]', ruleForm)) show(l, on.has(l.dataset.param));
+    // The kind's parameters in its own order (a parameter kinds share is
+    // declared once, where the first kind takes it).
+    const hint = $('#fault-kind-hint');
+    for (const p of k.params) {
+      const l = $(`[data-param="${CSS.escape(p)}"]`, ruleForm);
+      if (l) hint.before(l);
+    }
     for (const l of $$('[data-target]', ruleForm)) show(l, targets.has(l.dataset.target));
     if (targets.has('class')) {
       const sel = e.class;
@@ -854,6 +927,10 @@
       if (!el.name || el.name === 'kind' || el.disabled) continue;
       if (el.validity.badInput) bad.push(el.name);
       const v = el.value.trim();
+      if (v !== '' && el.dataset.json) {
+        try { spec[el.name] = JSON.parse(v); } catch { bad.push(el.name); }
+        continue;
+      }
       if (v !== '') spec[el.name] = el.dataset.bool ? v === 'true' : el.type === 'number' || el.dataset.num ? Number(v) : v;
     }
     return { spec, bad };
@@ -984,6 +1061,7 @@
     S.journal = [];
     S.journalLoaded = false;
     S.journalSelected = '';
+    forgetJournalPages();
     $('#journal-detail').replaceChildren(h('p', { class: 'empty' }, 'Choose a request to see its bodies.'));
     if (SCOPED.includes(current)) reload(current);
     redraw('sandboxes');
@@ -1066,6 +1144,7 @@
   // deleted (no event tells what went): they read again when shown.
   function forgetRecords() {
     S.jobsLoaded = S.publicationsLoaded = S.journalLoaded = false;
+    forgetJournalPages();
     S.workspaces = [];
   }
 
@@ -1191,6 +1270,7 @@
     });
     const again = async () => {
       S.jobsLoaded = S.publicationsLoaded = S.journalLoaded = false;
+      forgetJournalPages();
       S.workspaces = [];
       try {
         await loadSandboxesPanel(); // first: the chosen sandbox may be gone

@@ -239,10 +239,13 @@ class ControlClient:
         # type: (float) -> Dict[str, Any]
         return self.call("PUT", "/faults/failure-rate", {"rate": rate})
 
-    def force_responses(self, operation, status, count=1):
-        # type: (str, int, int) -> Dict[str, Any]
-        """The next ``count`` answers of an operation (``getAccount``, ``*``) are ``status`` (429, 500, 503)."""
-        return self.call("POST", "/faults/responses", {"operation": operation, "status": status, "count": count})
+    def force_responses(self, operation, status, count=1, **answer):
+        # type: (str, int, int, Any) -> Dict[str, Any]
+        """The next ``count`` answers of an operation (``getAccount``, ``*``) are ``status``: any
+        the operation declares, with the document's error code for it, or the ``code`` and
+        ``message``, ``body`` or ``example`` given (``drift=True`` answers what the document
+        does not allow, marked outside the contract)."""
+        return self.call("POST", "/faults/responses", dict(answer, operation=operation, status=status, count=count))
 
     def set_latency(self, operation, ms):
         # type: (str, int) -> Dict[str, Any]
@@ -289,6 +292,42 @@ class ControlClient:
             query["after"] = after
         return self._call("GET", "/journal/wait", None, query, timeout + 30)
 
+    def har(self, **query):
+        # type: (Any) -> Dict[str, Any]
+        """The scope's journal as an HTTP Archive (HAR 1.2), oldest first: each exchange with
+        its headers, bodies and timings, and the mock's annotations (``_operation``,
+        ``_fault``, ``_answerCut``, ``_findings``, ...), for DevTools, Charles, Insomnia,
+        Postman or k6. Takes the journal's filters as keywords."""
+        data = self._har(query).read()
+        return json.loads(data)
+
+    def save_har(self, path, **query):
+        # type: (str, Any) -> int
+        """Writes the scope's journal as HAR 1.2 to a file, as it comes (see :meth:`har`);
+        returns the bytes written."""
+        written = 0
+        with self._har(query) as resp, open(path, "wb") as out:
+            while True:
+                chunk = resp.read(64 << 10)
+                if not chunk:
+                    return written
+                out.write(chunk)
+                written += len(chunk)
+
+    def _har(self, query):
+        # type: (Dict[str, Any]) -> Any
+        query = dict({"limit": 100000}, **query)
+        query["format"] = "har"
+        url = self.control_url + "/journal?" + urllib.parse.urlencode(query)
+        headers = {"Authorization": "Bearer " + self.token} if self.token else {}
+        try:
+            return urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=60)
+        except urllib.error.HTTPError as err:
+            raise MediamockError("control_error", "GET /_mock/journal?format=har: %d %s" % (
+                err.code, err.read()[:300].decode("utf-8", "replace"))) from err
+        except OSError as err:
+            raise MediamockError("control_error", "GET %s: %s" % (url, err)) from err
+
     def coverage(self):
         # type: () -> Dict[str, Any]
         return self.call("GET", "/coverage")
@@ -325,6 +364,28 @@ class ControlClient:
     def ledger(self, workspace_id):
         # type: (int) -> Dict[str, Any]
         return self.call("GET", "/workspaces/%d/ledger" % workspace_id)
+
+    def save_snapshot(self, name, description=None):
+        # type: (str, Optional[str]) -> Dict[str, Any]
+        """Saves the scope's state on the server under ``name`` (the whole state, or the
+        sandbox's), kept beside the state file across restarts."""
+        body = {} if description is None else {"description": description}
+        return self.call("PUT", "/snapshots/" + urllib.parse.quote(name), body)
+
+    def snapshots(self):
+        # type: () -> Dict[str, Any]
+        """The scope's named snapshots (``data``), by name."""
+        return self.call("GET", "/snapshots")
+
+    def restore_snapshot(self, name):
+        # type: (str) -> Dict[str, Any]
+        """Puts the scope's state back as its snapshot ``name`` holds it (a sandbox's: that
+        sandbox alone)."""
+        return self.call("POST", "/snapshots/" + urllib.parse.quote(name) + "/restore")
+
+    def delete_snapshot(self, name):
+        # type: (str) -> Dict[str, Any]
+        return self.call("DELETE", "/snapshots/" + urllib.parse.quote(name))
 
     def reset(self):
         # type: () -> Dict[str, Any]

@@ -4,6 +4,9 @@
 import type { components, paths } from "./generated/control";
 import { HttpClient, type CallResult, type Method, type PathsWith, type CallInit, type ResponseOf } from "./http";
 import { AssertionError } from "node:assert";
+import { createWriteStream } from "node:fs";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { MediamockError } from "./platform";
 
 /** The control API's schemas (`ControlSchemas["Sandbox"]`, `ControlSchemas["FailRule"]`, ...). */
@@ -16,9 +19,12 @@ export type SandboxSpec = ControlSchemas["SandboxSpec"];
 export type FailRule = ControlSchemas["FailRule"];
 export type Faults = ControlSchemas["Faults"];
 export type ForcedResponse = ControlSchemas["ForcedResponse"];
+export type NamedSnapshot = ControlSchemas["NamedSnapshot"];
 export type Journal = ControlSchemas["Journal"];
 export type JournalEntry = ControlSchemas["JournalEntry"];
 export type ClientReport = ControlSchemas["ClientReport"];
+/** A journal as an HTTP Archive, HAR 1.2 (`format=har`). */
+export type Har = ControlSchemas["HAR"];
 export type Ledger = ControlSchemas["Ledger"];
 export type Health = ControlSchemas["Health"];
 export type Clock = ControlSchemas["Clock"];
@@ -28,6 +34,9 @@ export type WorkspaceDetail = ControlSchemas["WorkspaceDetail"];
 export type JobAction = ControlSchemas["JobAction"];
 /** An operation of the service's API by its id (`getAccount`, `createGeneration`, ...), or `*` for all. */
 export type OperationId = ForcedResponse["operation"];
+
+/** The journal's filters (`operation`, `status`, `path`, `workspace_id`, `after`, `limit`, ...). */
+export type JournalQuery = Omit<NonNullable<ControlPaths["/journal"]["get"]["parameters"]["query"]>, "format">;
 
 /**
  * A client of the control API. Built with the server's control token (or
@@ -70,7 +79,11 @@ export class ControlClient extends HttpClient<ControlPaths> {
   /** The next matching jobs fail (`{count: 1}`: the next one). */
   failNext(rule: FailRule = { count: 1 }) { return this.must("post", "/faults/fail-next", { body: rule }); }
   setFailureRate(rate: number) { return this.must("put", "/faults/failure-rate", { body: { rate } }); }
-  /** Forces the next `count` answers of an operation (`getAccount`, `createGeneration`, ...). */
+  /**
+   * Forces the next `count` answers of an operation (`getAccount`, `createGeneration`, ...): any
+   * status it declares, with the document's error code, or the `code` and `message`, `body` or
+   * `example` given (`drift: true` answers what the document does not allow, marked as such).
+   */
   forceResponses(forced: ForcedResponse) { return this.must("post", "/faults/responses", { body: forced }); }
   setLatency(operation: OperationId, ms: number) {
     return this.must("put", "/faults/latency/{operation}", { params: { operation }, body: { ms } });
@@ -98,6 +111,31 @@ export class ControlClient extends HttpClient<ControlPaths> {
   awaitRequest(query: NonNullable<ControlPaths["/journal/wait"]["get"]["parameters"]["query"]> = {}) {
     return this.must("get", "/journal/wait", { query });
   }
+  /**
+   * The scope's journal as an HTTP Archive (HAR 1.2), oldest first: each exchange with its headers,
+   * bodies and timings, and the mock's annotations (`_operation`, `_fault`, `_answerCut`,
+   * `_findings`, ...), for DevTools, Charles, Insomnia, Postman or k6. Takes the journal's filters.
+   */
+  async har(query: JournalQuery = {}): Promise<Har> {
+    const res = await this.call("get", "/journal", { query: { limit: 100000, ...query, format: "har" } });
+    if (!res.ok) {
+      throw new MediamockError("control_error", `GET /_mock/journal?format=har: ${res.status} ${res.error.error?.code ?? ""} ${res.error.error?.message ?? ""}`.trim());
+    }
+    return JSON.parse(Buffer.from(res.data as unknown as ArrayBuffer).toString("utf8")) as Har;
+  }
+  /** Writes the scope's journal as HAR 1.2 to a file, as it comes (see {@link har}); resolves to the bytes written. */
+  async saveHar(file: string, query: JournalQuery = {}): Promise<number> {
+    const qs = new URLSearchParams();
+    for (const [k, v] of Object.entries({ limit: 100000, ...query, format: "har" })) if (v !== undefined) qs.set(k, String(v));
+    const res = await fetch(`${this.baseURL}/journal?${qs}`, { headers: this.token ? { Authorization: `Bearer ${this.token}` } : {} });
+    if (!res.ok || !res.body) {
+      throw new MediamockError("control_error", `GET /_mock/journal?format=har: ${res.status} ${(await res.text()).slice(0, 500)}`);
+    }
+    let written = 0;
+    const counted = Readable.fromWeb(res.body as import("node:stream/web").ReadableStream).on("data", (c: Buffer) => { written += c.length; });
+    await pipeline(counted, createWriteStream(file));
+    return written;
+  }
   coverage() { return this.must("get", "/coverage"); }
   /**
    * The client report of the scope: how its clients polled, spent the rate window, repeated
@@ -123,6 +161,15 @@ export class ControlClient extends HttpClient<ControlPaths> {
   workspaces() { return this.must("get", "/workspaces"); }
   workspace(id: number) { return this.must("get", "/workspaces/{id}", { params: { id } }); }
   ledger(workspaceID: number) { return this.must("get", "/workspaces/{id}/ledger", { params: { id: workspaceID } }); }
+  /** Saves the scope's state on the server under `name` (the whole state, or the sandbox's), kept across restarts. */
+  saveSnapshot(name: string, description?: string) {
+    return this.must("put", "/snapshots/{name}", { params: { name }, body: description === undefined ? {} : { description } });
+  }
+  /** The scope's named snapshots, by name. */
+  snapshots() { return this.must("get", "/snapshots"); }
+  /** Puts the scope's state back as its snapshot `name` holds it (a sandbox's: that sandbox alone). */
+  restoreSnapshot(name: string) { return this.must("post", "/snapshots/{name}/restore", { params: { name } }); }
+  deleteSnapshot(name: string) { return this.must("delete", "/snapshots/{name}", { params: { name } }); }
   /** Starts the whole server afresh from its fixtures (removes every sandbox). */
   reset() { return this.must("post", "/reset"); }
 

@@ -8,7 +8,8 @@ export { useMediamock } from "./fixture";
 export type { Hooks, MediamockFixture, UseMediamockOptions } from "./fixture";
 export { ControlClient } from "./control";
 export type {
-  ClientReport, Clock, ControlPaths, ControlSchemas, FailRule, Faults, ForcedResponse, Health, JobAction, Journal, JournalEntry, Ledger, OperationId,
+  ClientReport, Clock, ControlPaths, ControlSchemas, FailRule, Faults, ForcedResponse, Har, Health, JobAction, Journal, JournalEntry, JournalQuery,
+  Ledger, OperationId,
   Sandbox, SandboxRunResult, SandboxSpec, Workspace, WorkspaceDetail,
 } from "./control";
 export { HttpClient } from "./http";
