@@ -256,6 +256,8 @@ func New(o Options) (*Server, error) {
 		// net/http's goroutines and buffers (package parking).
 		s.env.Parking = parking.New(ln, s.httpSrv)
 		ln = s.env.Parking
+		// At the stop, the parked polls answer with what they have.
+		context.AfterFunc(s.stop, s.env.Parking.WakeAll)
 	}
 	go s.httpSrv.Serve(ln) // returns ErrServerClosed at Shutdown
 	return s, nil

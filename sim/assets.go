@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -75,7 +74,11 @@ func searchText(a *Asset) []byte {
 	return out
 }
 
-// insertAsset stores a new asset (taking the next asset id) and its indexes.
+// insertAsset stores a new asset (taking the next asset id) and its
+// owner. Its index entries wait (index.go): a write that leaves its
+// workspace indexLag ids past the index's mark writes them at its end; a
+// bulk write (a seed) writes them at once, in key order; an asset older
+// than the mark (never, but for ids given back) gets them at once too.
 func (t *tx) insertAsset(a *Asset) error {
 	tags := tagsOf(a)
 	if len(tags) == 0 { // before any write: never an asset the kind index misses
@@ -98,34 +101,34 @@ func (t *tx) insertAsset(a *Asset) error {
 	if err := t.b(bAssets).Put(ak[:], encodeAsset(a)); err != nil {
 		return err
 	}
-	for _, tag := range tags {
-		k := tagKey(ws, tag, a.ID)
-		if err := t.b(bAssetKind).Put(k[:], nil); err != nil {
+	if t.bulk != nil {
+		ix := t.b(bAssetIndex)
+		if err := putIndexEntries(ix, a, tags); err != nil {
 			return err
 		}
+		mk := markKey(ws)
+		return ix.Put(mk[:], u64(a.ID))
 	}
-	sk := tagKey(ws, statusTags[a.Status], a.ID)
-	if err := t.b(bAssetStatus).Put(sk[:], nil); err != nil {
-		return err
+	if ix := t.b(bAssetIndex); a.ID <= indexedTo(ix, ws) {
+		return putIndexEntries(ix, a, tags)
 	}
-	if a.ProjectID != 0 {
-		if err := t.b(bAssetProject).Put(key(ws, a.ProjectID, a.ID), nil); err != nil {
-			return err
-		}
-	}
-	return t.b(bAssetText).Put(ak[:], searchText(a))
+	t.noteFresh(ws, a.ID)
+	return nil
 }
 
-// updateAsset stores a changed asset; oldStatus keeps the status index true.
+// updateAsset stores a changed asset; oldStatus keeps the status index
+// true (a fresh asset has no entry to move).
 func (t *tx) updateAsset(a *Asset, oldStatus string) error {
 	if oldStatus != a.Status {
-		old := tagKey(a.WorkspaceID, statusTags[oldStatus], a.ID)
-		if err := t.b(bAssetStatus).Delete(old[:]); err != nil {
-			return err
-		}
-		k := tagKey(a.WorkspaceID, statusTags[a.Status], a.ID)
-		if err := t.b(bAssetStatus).Put(k[:], nil); err != nil {
-			return err
+		if ix := t.b(bAssetIndex); a.ID <= indexedTo(ix, a.WorkspaceID) {
+			old := statusKey(a.WorkspaceID, oldStatus, a.ID)
+			if err := ix.Delete(old[:]); err != nil {
+				return err
+			}
+			k := statusKey(a.WorkspaceID, a.Status, a.ID)
+			if err := ix.Put(k[:], nil); err != nil {
+				return err
+			}
 		}
 	}
 	k := wsKey(a.WorkspaceID, a.ID)
@@ -159,7 +162,8 @@ type AssetQuery struct {
 // ListAssets lists the library newest first. Each filter is an index over
 // asset ids; the page is found by leapfrogging the indexes downwards from
 // the cursor, so it costs about limit seeks per filter, whatever the size of
-// the library. A text query is checked against a compact text index.
+// the library, and the reading of the few assets the index has yet to take
+// (index.go). A text query is checked against a compact text index.
 func (e *Engine) ListAssets(p Principal, q AssetQuery) (Page[Asset], error) {
 	_, assets, more, err := e.ListAssetsSkipping(p, q, nil)
 	if err != nil {
@@ -196,32 +200,14 @@ func (e *Engine) ListAssetsSkipping(p Principal, q AssetQuery, skip func(id uint
 	err = e.view(func(t *tx) error {
 		skipped = 0
 		ws := p.WorkspaceID
-		var iters []*idxIter
-		if q.ProjectID != 0 {
-			iters = append(iters, newIter(t.b(bAssetProject), key(ws, q.ProjectID), nil))
-		}
-		if q.Kind != "" {
-			tag, ok := kindTags[q.Kind]
-			if !ok {
-				return nil // no asset is of a kind the table does not know
-			}
-			iters = append(iters, newIter(t.b(bAssetKind), key(ws, tag), nil))
-		}
-		if q.Status != "" {
-			iters = append(iters, newIter(t.b(bAssetStatus), key(ws, statusTags[q.Status]), nil))
-		}
-		if q.Query != "" {
-			needle := []byte(strings.ToLower(q.Query))
-			iters = append(iters, newIter(t.b(bAssetText), key(ws), func(v []byte) bool { return bytes.Contains(v, needle) }))
-		}
-		if len(iters) == 0 {
-			iters = append(iters, newIter(t.b(bAssets), key(ws), nil))
-		}
 		upper := uint64(math.MaxUint64 - 1)
 		if q.StartingAfter > 0 {
 			upper = q.StartingAfter - 1
 		}
-		ids = leapfrog(iters, upper, q.Limit+1)
+		var err error
+		if ids, err = t.pageIDs(ws, &q, upper, q.Limit+1); err != nil {
+			return err
+		}
 		if len(ids) > q.Limit {
 			ids, hasMore = ids[:q.Limit], true
 		}

@@ -125,22 +125,26 @@ func checkSeeded(t *testing.T, e *Engine, w *fixtures.World) {
 					require.Equal(t, la.Kind, a.Kind)
 				}
 				require.Equal(t, u64(ws), btx.Bucket(bOwners).Get(key("a", assetID)))
+				ix := btx.Bucket(bAssetIndex)
 				for _, tag := range tagsOf(a) {
-					require.NotNil(t, btx.Bucket(bAssetKind).Get(key(ws, tag, assetID)), "kind index of asset %d", assetID)
-					want[string(bAssetKind)]++
+					require.NotNil(t, ix.Get(key(ws, byte(ixKind), tag, assetID)), "kind index of asset %d", assetID)
+					want[string(bAssetIndex)]++
 				}
-				require.NotNil(t, btx.Bucket(bAssetStatus).Get(key(ws, statusTags[StatusCompleted], assetID)))
+				require.NotNil(t, ix.Get(key(ws, byte(ixStatus), statusTags[StatusCompleted], assetID)))
 				if a.ProjectID != 0 {
-					require.NotNil(t, btx.Bucket(bAssetProject).Get(key(ws, a.ProjectID, assetID)))
-					want[string(bAssetProject)]++
+					require.NotNil(t, ix.Get(key(ws, byte(ixProject), a.ProjectID, assetID)))
+					want[string(bAssetIndex)]++
 				}
-				require.Equal(t, searchText(a), btx.Bucket(bAssetText).Get(key(ws, assetID)))
+				require.Equal(t, searchText(a), ix.Get(key(ws, byte(ixText), assetID)))
+				want[string(bAssetIndex)] += 2 // status and text
+			}
+			if len(library) > 0 {
+				assert.Equal(t, assetID, indexedTo(btx.Bucket(bAssetIndex), ws), "a seeded library is indexed whole")
+				want[string(bAssetIndex)]++ // the mark
 			}
 		}
 		want[string(bWorkspaces)] = len(w.Workspaces)
 		want[string(bAssets)] = int(assetID)
-		want[string(bAssetStatus)] = int(assetID)
-		want[string(bAssetText)] = int(assetID)
 		want[string(bOwners)] = int(assetID)
 		for name, n := range want {
 			assert.Equal(t, n, btx.Bucket([]byte(name)).Stats().KeyN, "records in %s", name)
@@ -166,7 +170,7 @@ func TestInterruptedSeedIsRedone(t *testing.T) {
 				if err := btx.Bucket(bMeta).Put(store.KeyIncomplete, []byte(what)); err != nil {
 					return err
 				}
-				for _, name := range [][]byte{bAssets, bAssetKind, bAssetText} {
+				for _, name := range [][]byte{bAssets, bAssetIndex} {
 					c := btx.Bucket(name).Cursor()
 					k, _ := c.Seek(u64(uint64(len(w.Workspaces))))
 					for ; k != nil; k, _ = c.Next() {

@@ -45,6 +45,7 @@ type Clock struct {
 	anchor  time.Time // wall time at the anchor (real mode)
 	wall    func() time.Time
 	changed chan struct{} // closed and replaced whenever time jumps
+	wakes   wakeSet       // parked waits' functions to call at the next jump
 	// jumped hears every jump, under mu.
 	jumped func(now time.Time, mode ClockMode)
 }
@@ -214,9 +215,41 @@ func (c *Clock) Changed() <-chan struct{} {
 func (c *Clock) signal() {
 	close(c.changed)
 	c.changed = make(chan struct{})
+	c.wakes.fire()
+	c.wakes = nil
 	if c.jumped != nil {
 		c.jumped(c.now(), c.mode)
 	}
+}
+
+// notify leaves f to be called at the next jump, the one ch (of Changed)
+// is closed at; false when the clock has jumped since (ch is closed).
+func (c *Clock) notify(ch <-chan struct{}, f *func()) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ch != c.changed {
+		return false
+	}
+	if c.wakes == nil {
+		c.wakes = wakeSet{}
+	}
+	c.wakes[f] = struct{}{}
+	return true
+}
+
+// wakeParked calls every function left by notify, as a jump would.
+func (c *Clock) wakeParked() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.wakes.fire()
+	c.wakes = nil
+}
+
+// unnotify takes f back, if it was not called yet.
+func (c *Clock) unnotify(f *func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.wakes, f)
 }
 
 // onJump makes f hear of every jump of the clock and change of its mode.

@@ -54,7 +54,10 @@ type Config struct {
 	// unfinished seed, so the next Open seeds it again.
 	Stop <-chan struct{}
 
-	batchSize int // records per transaction of a bulk write; 0 means bulkBatch
+	batchSize int // records per transaction of a bulk write or a migration; 0 means bulkBatch
+	// onMigrate, when set (by tests), hears the assets a migration has
+	// done after each of its transactions.
+	onMigrate func(done int64)
 	dueBatch  int // due events one transaction applies; 0 means dueBatch
 	copyBatch int // library assets per write of a sandbox's copy, and the size from which it copies in batches; 0 means copyBatch
 	copyLimit int // the largest library a sandbox copies; 0 means MaxSandboxLibrary
@@ -152,6 +155,7 @@ func Open(cfg Config) (*Engine, error) {
 		images: cfg.Images, fates: cfg.Fates, log: cfg.Log, closed: make(chan struct{}),
 		dueChanged: make(chan struct{}), rate: newRateLimiter(), hub: newHub(),
 	}
+
 	e.initSecrets()
 	e.indexCatalog()
 	if err := e.load(cfg.Reset); err != nil {
@@ -201,6 +205,10 @@ func (e *Engine) load(reset bool) error {
 	case reset:
 	case c.Mismatch != nil:
 		return c.Mismatch
+	case c.Older != "":
+		if err := e.migrate(c.Older); err != nil {
+			return fmt.Errorf("migrate %s from state schema %s to %s: %w", e.cfg.Path, c.Older, schemaVersion, err)
+		}
 	}
 	if unfinished != "" {
 		e.log.Warn("the state file holds an unfinished "+unfinished+"; seeding it again from the fixtures", "path", e.cfg.Path)
@@ -255,6 +263,7 @@ func (e *Engine) Close() error {
 	}
 	e.w.Close() // every write already accepted is committed
 	close(e.closed)
+	e.clock.wakeParked() // every parked wait (ParkNotify) is on the clock
 	err := e.db.Update(func(btx *bolt.Tx) error {
 		t := e.newTx(btx)
 		return t.finish()

@@ -18,44 +18,49 @@ import (
 // Buckets of the bbolt file. Keys that start with a workspace id keep each
 // workspace's records together and sorted by id, so a page is a cursor walk.
 var (
-	bMeta         = store.Meta                // schema, fixture fingerprint, seed, clock
-	bWorkspaces   = []byte("workspaces")      // ws -> Workspace
-	bTokens       = []byte("tokens")          // token -> Token
-	bAssets       = []byte("assets")          // ws|id -> Asset (the sequence gives asset ids)
-	bAssetKind    = []byte("idx_kind")        // ws|tag|id -> ""
-	bAssetStatus  = []byte("idx_status")      // ws|status|id -> ""
-	bAssetProject = []byte("idx_project")     // ws|project|id -> ""
-	bAssetText    = []byte("idx_text")        // ws|id -> lower-case title and prompt
-	bJobs         = []byte("jobs")            // id -> Job
-	bQueue        = []byte("queue")           // ws|lane|job -> "" (jobs waiting for a slot)
-	bSlots        = []byte("slots")           // ws|lane -> running count
-	bDue          = []byte("due")             // at|seq -> Event
-	bLedger       = []byte("ledger")          // ws|id -> LedgerEntry
-	bEncore       = []byte("encore")          // ws|id -> EncoreCreation
-	bPubs         = []byte("publications")    // ws|id -> Publication
-	bPubStatus    = []byte("idx_pub_status")  // ws|status/id -> ""
-	bOwners       = []byte("owners")          // a|asset, e|creation, p|publication -> ws
-	bBrandKits    = []byte("brand_kits")      // ws|id -> BrandKit
-	bProjects     = []byte("projects")        // ws|id -> Project
-	bCharacters   = []byte("characters")      // ws|id -> Character
-	bSocial       = []byte("social_accounts") // ws|id -> SocialAccount
-	bFiles        = []byte("files")           // asset id -> media bytes
-	bRate         = []byte("rate_windows")    // ws -> rateWindow
-	bFaults       = []byte("faults")          // "state" -> global faults, ws -> a workspace's
+	bMeta       = store.Meta                // schema, fixture fingerprint, seed, clock
+	bWorkspaces = []byte("workspaces")      // ws -> Workspace
+	bTokens     = []byte("tokens")          // token -> Token
+	bAssets     = []byte("assets")          // ws|id -> Asset (the sequence gives asset ids); the index: index.go
+	bJobs       = []byte("jobs")            // id -> Job
+	bQueue      = []byte("queue")           // ws|lane|job -> "" (jobs waiting for a slot)
+	bSlots      = []byte("slots")           // ws|lane -> running count
+	bDue        = []byte("due")             // at|seq -> Event
+	bLedger     = []byte("ledger")          // ws|id -> LedgerEntry
+	bEncore     = []byte("encore")          // ws|id -> EncoreCreation
+	bPubs       = []byte("publications")    // ws|id -> Publication
+	bPubStatus  = []byte("idx_pub_status")  // ws|status/id -> ""
+	bOwners     = []byte("owners")          // a|asset, e|creation, p|publication -> ws
+	bBrandKits  = []byte("brand_kits")      // ws|id -> BrandKit
+	bProjects   = []byte("projects")        // ws|id -> Project
+	bCharacters = []byte("characters")      // ws|id -> Character
+	bSocial     = []byte("social_accounts") // ws|id -> SocialAccount
+	bFiles      = []byte("files")           // asset id -> media bytes
+	bRate       = []byte("rate_windows")    // ws -> rateWindow
+	bFaults     = []byte("faults")          // "state" -> global faults, ws -> a workspace's
 
 	// appendOnly are the buckets whose records are only ever added after
 	// the last of their key range and never rewritten (store.Schema says
 	// why their pages are filled whole). Records rewritten in place
 	// (assets, jobs) keep the default.
-	appendOnly = [][]byte{bLedger, bOwners, bAssetKind, bAssetText, bAssetProject, bQueue}
+	// The index (asset_index) is one too: its entries go at the tails of
+	// their ranges, by id; a status moved is a delete and an insert.
+	appendOnly = [][]byte{bLedger, bOwners, bAssetIndex, bQueue}
 
-	allBuckets = [][]byte{bMeta, bWorkspaces, bTokens, bAssets, bAssetKind, bAssetStatus, bAssetProject, bAssetText,
+	allBuckets = [][]byte{bMeta, bWorkspaces, bTokens, bAssets, bAssetIndex,
 		bJobs, bQueue, bSlots, bDue, bLedger, bEncore, bPubs, bPubStatus, bOwners, bBrandKits, bProjects, bCharacters,
 		bSocial, bFiles, bRate, bFaults, bSandboxes}
 
-	// schema is the layout as the store knows it.
-	schema = store.Schema{Version: "2", Buckets: allBuckets, AppendOnly: appendOnly}
+	// schema is the layout as the store knows it. Version 3 keeps the
+	// library's index in one bucket, the newest assets' in their records
+	// (index.go); 2 kept it in four buckets (idx_kind, idx_status,
+	// idx_project, idx_text); 1 stored assets as JSON (migrate.go brings
+	// both to 3).
+	schema = store.Schema{Version: schemaVersion, Buckets: allBuckets, AppendOnly: appendOnly, Migrations: migrations(0, nil)}
 )
+
+// schemaVersion is the version of the layout this file describes.
+const schemaVersion = "3"
 
 // u64 encodes an id big-endian, so that keys sort by id.
 func u64(v uint64) []byte {

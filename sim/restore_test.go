@@ -101,7 +101,7 @@ func TestRestoreRefusesBadSnapshots(t *testing.T) {
 		{"asset record", `bucket "assets", key 0000000000000001`, mutated(t, snap, put(bAssets, key(uint64(1), uint64(1)), []byte{7, 1, 2}))},
 		{"token record", `bucket "tokens"`, mutated(t, snap, put(bTokens, []byte("mk_test_broken"), []byte("{")))},
 		{"token of no workspace", "workspace 99 does not exist", mutated(t, snap, put(bTokens, []byte("mk_test_orphan"), []byte(`{"token":"mk_test_orphan","workspace_id":99}`)))},
-		{"index to nowhere", "asset 99999 of workspace 1 does not exist", mutated(t, snap, put(bAssetKind, key(uint64(1), byte(1), uint64(99999)), nil))},
+		{"index to nowhere", "asset 99999 of workspace 1 does not exist", mutated(t, snap, put(bAssetIndex, key(uint64(1), byte(ixKind), byte(1), uint64(99999)), nil))},
 		{"short owner", "a value of 1 bytes, want 8", mutated(t, snap, put(bOwners, key("a", uint64(1)), []byte{1}))},
 		{"short due key", `bucket "due", key 01: a key of 1 bytes`, mutated(t, snap, put(bDue, []byte{1}, []byte(`{"kind":"job.finish"}`)))},
 		{"due event", "unknown event kind", mutated(t, snap, put(bDue, key(uint64(1), uint64(1)), []byte(`{"kind":"explode"}`)))},
@@ -204,6 +204,14 @@ func FuzzRestore(f *testing.F) {
 	f.Add(mutated(f, snap, put(bAssets, key(uint64(1), uint64(1)), []byte{1, 1, 1})))
 	f.Add(mutated(f, snap, put(bTokens, []byte("mk_test_fuzz_token"), []byte("{"))))
 	f.Add(mutated(f, snap, put(bWorkspaces, u64(1), bytes.Repeat([]byte("x"), 5000))))
+	// Snapshots of earlier schemas, migrated before their records are
+	// checked: mutations reach the migration's decoders too.
+	for _, v := range []string{"1", "2"} {
+		old := asSchema(f, snap, v)
+		f.Add(old)
+		f.Add(mutated(f, old, put(bAssets, key(uint64(1), uint64(1)), []byte("{\"id\":1,\"ws\":1,\"kind\":7}"))))
+		f.Add(mutated(f, old, put([]byte("idx_kind"), []byte("short"), nil)))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		before := stateDigest(t, e)
 		now := e.Clock().Now()

@@ -88,7 +88,7 @@ func (t *tx) clearWorkspace(ws uint64, keep bool) error {
 			return err
 		}
 	}
-	for _, name := range [][]byte{bAssets, bAssetKind, bAssetStatus, bAssetProject, bAssetText, bQueue, bSlots, bLedger,
+	for _, name := range [][]byte{bAssets, bAssetIndex, bQueue, bSlots, bLedger,
 		bEncore, bPubs, bPubStatus, bBrandKits, bProjects, bCharacters, bSocial} {
 		if err := deletePrefix(t.b(name), prefix); err != nil {
 			return err

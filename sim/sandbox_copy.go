@@ -198,7 +198,7 @@ func (s *StartIDs) ran(bucket []byte, first uint64, n int) {
 }
 
 // copied buckets are those a copy writes, keyed by the workspace first.
-var copied = [][]byte{bAssets, bAssetKind, bAssetStatus, bAssetProject, bAssetText, bProjects}
+var copied = [][]byte{bAssets, bAssetIndex, bProjects}
 
 // dropCopy removes the records of an unfinished copy, 4 copyBatch keys per
 // write (run: Engine.update at run time, a direct transaction at Open).
@@ -336,28 +336,17 @@ func (e *Engine) dropLibrary(ws uint64) error {
 // deleteAssetRecords deletes an asset's record, index entries and owner.
 func (t *tx) deleteAssetRecords(a *Asset) error {
 	ws := a.WorkspaceID
-	dels := []struct {
-		bucket []byte
-		key    []byte
-	}{{bAssets, key(ws, a.ID)}, {bOwners, key("a", a.ID)}, {bAssetStatus, key(ws, statusTags[a.Status], a.ID)}, {bAssetText, key(ws, a.ID)}}
-	for _, tag := range tagsOf(a) {
-		dels = append(dels, struct {
-			bucket []byte
-			key    []byte
-		}{bAssetKind, key(ws, tag, a.ID)})
-	}
-	if a.ProjectID != 0 {
-		dels = append(dels, struct {
-			bucket []byte
-			key    []byte
-		}{bAssetProject, key(ws, a.ProjectID, a.ID)})
-	}
-	for _, d := range dels {
-		if err := t.b(d.bucket).Delete(d.key); err != nil {
+	if ix := t.b(bAssetIndex); a.ID <= indexedTo(ix, ws) {
+		if err := indexEntries(a, tagsOf(a), func(k, _ []byte) error { return ix.Delete(k) }); err != nil {
 			return err
 		}
 	}
-	return nil
+	ok := ownerKey('a', a.ID)
+	if err := t.b(bOwners).Delete(ok[:]); err != nil {
+		return err
+	}
+	ak := wsKey(ws, a.ID)
+	return t.b(bAssets).Delete(ak[:])
 }
 
 // copyAgain writes reset sandbox id's library again, copyBatch per write,

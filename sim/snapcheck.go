@@ -157,35 +157,47 @@ var recordChecks = map[string]func(rc *recordCheck, k, v []byte) error{
 		}
 		return rc.workspace(a.WorkspaceID)
 	},
-	string(bAssetKind): func(rc *recordCheck, k, v []byte) error {
-		if err := keyLen(k, 17); err != nil {
-			return err
+	string(bAssetIndex): func(rc *recordCheck, k, v []byte) error {
+		if len(k) < 9 {
+			return errors.New("not a ws|class key")
 		}
-		if _, ok := kindOfTag[k[8]]; !ok {
-			return fmt.Errorf("unknown kind tag %d", k[8])
+		switch ws := k[:8]; k[8] {
+		case ixKind:
+			if err := keyLen(k, 18); err != nil {
+				return err
+			}
+			if _, ok := kindOfTag[k[9]]; !ok {
+				return fmt.Errorf("unknown kind tag %d", k[9])
+			}
+			return rc.asset(ws, k[10:])
+		case ixStatus:
+			if err := keyLen(k, 18); err != nil {
+				return err
+			}
+			if k[9] == 0 || k[9] > byte(len(statusTags)) {
+				return fmt.Errorf("unknown status tag %d", k[9])
+			}
+			return rc.asset(ws, k[10:])
+		case ixProject:
+			if err := keyLen(k, 25); err != nil {
+				return err
+			}
+			return rc.asset(ws, k[17:])
+		case ixText:
+			if err := keyLen(k, 17); err != nil {
+				return err
+			}
+			return rc.asset(ws, k[9:])
+		case ixMark:
+			if err := keyLen(k, 9); err != nil {
+				return err
+			}
+			if err := u64Value(v); err != nil {
+				return err
+			}
+			return rc.workspace(getU64(ws))
 		}
-		return rc.asset(k[:8], k[9:])
-	},
-	string(bAssetStatus): func(rc *recordCheck, k, v []byte) error {
-		if err := keyLen(k, 17); err != nil {
-			return err
-		}
-		if k[8] == 0 || k[8] > byte(len(statusTags)) {
-			return fmt.Errorf("unknown status tag %d", k[8])
-		}
-		return rc.asset(k[:8], k[9:])
-	},
-	string(bAssetProject): func(rc *recordCheck, k, v []byte) error {
-		if err := keyLen(k, 24); err != nil {
-			return err
-		}
-		return rc.asset(k[:8], k[16:])
-	},
-	string(bAssetText): func(rc *recordCheck, k, v []byte) error {
-		if err := keyLen(k, 16); err != nil {
-			return err
-		}
-		return rc.asset(k[:8], k[8:])
+		return fmt.Errorf("unknown index class %q", k[8])
 	},
 	string(bJobs): func(rc *recordCheck, k, v []byte) error {
 		if err := keyLen(k, 8); err != nil {

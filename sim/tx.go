@@ -38,6 +38,9 @@ type tx struct {
 	// write, in the order they were first put.
 	deferWorkspaces bool
 	dirtyWorkspaces []uint64
+	// fresh are the workspaces whose assets this transaction inserted
+	// without their index entries (index.go), for indexFresh.
+	fresh []freshWorkspace
 }
 
 func (e *Engine) newTx(btx *bolt.Tx) *tx {
@@ -66,8 +69,12 @@ func (t *tx) touch(jobID uint64) {
 	t.changed[jobID] = true
 }
 
-// finish saves the clock and the rate windows, and notes the next due event.
+// finish writes the index entries the assets inserted may need, saves the
+// clock and the rate windows, and notes the next due event.
 func (t *tx) finish() error {
+	if err := t.indexFresh(); err != nil {
+		return err
+	}
 	if err := t.flushWorkspaces(); err != nil {
 		return err
 	}

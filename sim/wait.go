@@ -22,6 +22,28 @@ type hub struct {
 type watchers struct {
 	ch chan struct{}
 	n  int
+	// wakes are the parked waits' functions to call at the change
+	// (Engine.ParkNotify).
+	wakes wakeSet
+}
+
+// wakeSet holds the functions parked waits leave to be called at a change
+// (Engine.ParkNotify), by their address, so that each can leave again.
+type wakeSet map[*func()]struct{}
+
+// fire calls every function of the set, on a goroutine of its own: a
+// change that thousands of parked polls wait for does not hold up the
+// writer or the clock that made it, and the functions may take locks of
+// their own.
+func (s wakeSet) fire() {
+	if len(s) == 0 {
+		return
+	}
+	go func() {
+		for f := range s {
+			(*f)()
+		}
+	}()
 }
 
 func newHub() *hub { return &hub{chans: map[uint64]*watchers{}} }
@@ -57,6 +79,7 @@ func (h *hub) wakeAll() {
 	defer h.mu.Unlock()
 	for id, w := range h.chans {
 		close(w.ch)
+		w.wakes.fire()
 		delete(h.chans, id)
 	}
 }
@@ -66,7 +89,33 @@ func (h *hub) wake(id uint64) {
 	defer h.mu.Unlock()
 	if w := h.chans[id]; w != nil {
 		close(w.ch)
+		w.wakes.fire()
 		delete(h.chans, id)
+	}
+}
+
+// notify leaves f to be called at the next change of the job, the one ch
+// (of watch) is closed at; false when it has changed since (ch is closed).
+func (h *hub) notify(id uint64, ch <-chan struct{}, f *func()) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	w := h.chans[id]
+	if w == nil || w.ch != ch {
+		return false
+	}
+	if w.wakes == nil {
+		w.wakes = wakeSet{}
+	}
+	w.wakes[f] = struct{}{}
+	return true
+}
+
+// unnotify takes f back, if it was not called yet.
+func (h *hub) unnotify(id uint64, f *func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if w := h.chans[id]; w != nil {
+		delete(w.wakes, f)
 	}
 }
 
@@ -103,6 +152,7 @@ func reportProgress(ctx context.Context, status string) {
 // answered. A Park serves one request; its zero value is ready.
 type Park struct {
 	started  bool
+	job      uint64    // the job watched, 0 when none
 	deadline time.Time // on the simulated clock
 	until    time.Time // the wall-clock deadline of the wait's context, if it had one
 	done     func()    // ends the poll's count among the open ones
@@ -157,6 +207,47 @@ func (e *Engine) ParkWait(ctx context.Context, p *Park) {
 	_ = e.waitChange(ctx, p.ch, p.clock)
 	p.release()
 	p.ch, p.clock, p.release = nil, nil, nil
+}
+
+// ParkNotify is ParkWait without a goroutine that blocks: it leaves wake
+// to be called when the parked wait has something to look at again (its
+// job changed, the clock jumped or the engine closed), at once when it has
+// already; wake may be called more than once, from any goroutine, and must
+// not block. The front's own reasons to serve the request again (the
+// client went, the server shuts down, the wall-clock deadline of Until)
+// are its own to watch. Once woken, or for one of those, the front calls
+// stop, which takes wake back and ends the wait's watch, then serves the
+// request again.
+func (e *Engine) ParkNotify(p *Park, wake func()) (stop func()) {
+	if p.release == nil {
+		wake()
+		return func() {}
+	}
+	f := &wake
+	onJob := p.job != 0 && e.hub.notify(p.job, p.ch, f)
+	onClock := e.clock.notify(p.clock, f)
+	if (p.job != 0 && !onJob) || !onClock {
+		wake()
+	}
+	// Close wakes every wait the clock holds, after it marks the engine
+	// closed: one that came after sees the mark.
+	select {
+	case <-e.closed:
+		wake()
+	default:
+	}
+	return func() {
+		if onJob {
+			e.hub.unnotify(p.job, f)
+		}
+		if onClock {
+			e.clock.unnotify(f)
+		}
+		if p.release != nil {
+			p.release()
+			p.ch, p.clock, p.release = nil, nil, nil
+		}
+	}
 }
 
 // waitFor reads a state with read until done reports it final or the wait
@@ -221,7 +312,7 @@ func waitFor[T any](ctx context.Context, e *Engine, ws, jobID uint64, wait time.
 				return v, nil // as a wait the closing ended
 			default:
 			}
-			pk.ch, pk.clock, pk.release = ch, clock, release
+			pk.job, pk.ch, pk.clock, pk.release = jobID, ch, clock, release
 			pk.until, _ = ctx.Deadline()
 			return v, ErrParked
 		}

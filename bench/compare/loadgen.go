@@ -7,7 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"slices"
 	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -161,4 +166,51 @@ func asciiEqual(b []byte, s string) bool {
 		}
 	}
 	return true
+}
+
+// load runs conc keep-alive connections for dur and returns requests per
+// second, p50 and p99.
+func load(url, method, path, body string, conc int, dur time.Duration, headers ...string) (float64, time.Duration, time.Duration) {
+	addr := strings.TrimPrefix(url, "http://")
+	deadline := time.Now().Add(dur)
+	var mu sync.Mutex
+	var all []time.Duration
+	var bad atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < conc; w++ {
+		wg.Add(1)
+		// Each connection has a JSON-RPC id of its own: ids of requests
+		// in flight at once must differ (the MCP server refuses a duplicate in flight).
+		req := wireRequest(method, addr, path, strings.Replace(body, `"id":1,`, fmt.Sprintf(`"id":%d,`, w+1), 1), headers...)
+		go func() {
+			defer wg.Done()
+			k := &conn{addr: addr}
+			defer k.close()
+			local := make([]time.Duration, 0, 1<<16)
+			for {
+				t := time.Now()
+				if !t.Before(deadline) {
+					break
+				}
+				status, err := k.do(req)
+				if err != nil || status >= 300 {
+					bad.Add(1)
+					continue
+				}
+				local = append(local, time.Since(t))
+			}
+			mu.Lock()
+			all = append(all, local...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if n := bad.Load(); n > 0 {
+		fmt.Fprintf(os.Stderr, "compare: %s %s: %d errors or non-2xx answers\n", method, path, n)
+	}
+	slices.Sort(all)
+	if len(all) == 0 {
+		return 0, 0, 0
+	}
+	return float64(len(all)) / dur.Seconds(), all[len(all)/2], all[(len(all)-1)*99/100]
 }

@@ -6,7 +6,7 @@ import (
 )
 
 // TestParseWrk reads a report of wrk 4.1 as it prints one with --latency
-// and the script's count of answers that are not 2xx.
+// and its count of answers that are not 2xx.
 func TestParseWrk(t *testing.T) {
 	out := `Running 8s test @ http://127.0.0.1:8090/api/v1/assets?limit=20
   1 threads and 32 connections
@@ -22,7 +22,7 @@ func TestParseWrk(t *testing.T) {
   Socket errors: connect 0, read 2, write 0, timeout 1
 Requests/sec:  24854.33
 Transfer/sec:    218.40MB
-non2xx 4
+  Non-2xx or 3xx responses: 4
 `
 	r, err := parseWrk(out)
 	if err != nil {

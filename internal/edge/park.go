@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/mediamock/mediamock/internal/parking"
 	"github.com/mediamock/mediamock/sim"
@@ -65,7 +66,7 @@ func (w *Writer) Park(ctx context.Context, pk *sim.Park, next func(*Writer, cont
 	p := &parked{env: w.env, w: w, r: w.req, ctx: ctx, pk: pk, next: next}
 	w.park = p
 	if pg := w.env.Parking; pg != nil {
-		if c, ok := pg.Detach(w.ResponseWriter, w.req.WithContext(ctx)); ok {
+		if c, ok := pg.Detach(w.ResponseWriter, w.req, ctx); ok {
 			p.conn, p.r = c, c.Request()
 			p.ctx = p.r.Context()
 			w.ResponseWriter, w.req = c.Writer(), p.r
@@ -96,10 +97,11 @@ func (p *parked) waitOnce() {
 	p.env.Eng.ParkWait(ctx, p.pk)
 }
 
-// wait is the waiter of a detached poll: a goroutine of its own, at a
-// shallow stack, for each time the poll is parked.
+// wait is the one goroutine of a detached poll, at a shallow stack: it
+// sleeps on the connection (watching for the client hanging up) until
+// something wakes it, serves the request again, and sleeps again while
+// the poll is parked again.
 func (p *parked) wait() {
-	p.waitOnce()
 	defer func() {
 		if v := recover(); v != nil {
 			p.env.Log.Error("panic serving a parked long poll", "request_id", p.w.Header().Get("X-Request-Id"), "panic", v, "stack", string(debug.Stack()))
@@ -107,14 +109,37 @@ func (p *parked) wait() {
 			p.end()
 		}
 	}()
-	next := p.next
-	p.next = nil
-	next(p.w, p.ctx)
-	if p.next != nil {
-		go p.wait() // parked again: waits on a fresh stack
-		return
+	for p.next != nil {
+		p.sleep()
+		next := p.next
+		p.next = nil
+		next(p.w, p.ctx)
 	}
 	p.finish()
+}
+
+// sleep waits, without a goroutine more, until the parked wait has
+// something to look at: the engine wakes the connection's Sleep when the
+// job changes, the clock jumps or the engine closes; a timer at the wall-
+// clock deadline of the wait wakes it too, and the server's stop
+// (Env.Parking's WakeAll, which the server calls when it begins to stop:
+// a poll that sleeps after sees the stop itself); the client hanging up
+// ends it.
+func (p *parked) sleep() {
+	wake := p.conn.Wake
+	stop := p.env.Eng.ParkNotify(p.pk, wake)
+	if p.env.Stop.Err() != nil {
+		wake()
+	}
+	var timer *time.Timer
+	if until := p.pk.Until(); !until.IsZero() {
+		timer = time.AfterFunc(time.Until(until), wake)
+	}
+	p.conn.Sleep()
+	if timer != nil {
+		timer.Stop()
+	}
+	stop()
 }
 
 // end takes an answered (or abandoned) poll out of the open ones.

@@ -3,9 +3,11 @@
 // the bottom of a deep stack, with the connection's buffers and a second
 // goroutine that watches for the client hanging up: tens of kilobytes
 // each. A parked poll gives its connection up (net/http's hijacking) and
-// its goroutine returns; the poll waits at a shallow stack holding the
-// request and the connection only, and is served again when there is
-// something to look at. Its answer is written as net/http writes it, and a
+// its goroutine returns; the poll waits on one goroutine of its own at a
+// shallow stack (Conn.Sleep), which watches the connection for the client
+// hanging up while it waits, holding the request and the connection only;
+// whatever the poll waits for wakes it (Conn.Wake), and it is served again
+// on that goroutine. Its answer is written as net/http writes it, and a
 // connection the client keeps goes back to net/http through the listener.
 //
 // The Listener is the listener http.Server serves: the connections it
@@ -47,9 +49,10 @@ type Listener struct {
 	close    sync.Once
 	parked   atomic.Int64
 
-	mu   sync.Mutex
-	open int           // polls parked or being parked
-	none chan struct{} // closed when open falls to 0
+	mu    sync.Mutex
+	open  int            // polls parked or being parked
+	none  chan struct{}  // closed when open falls to 0
+	conns map[*Conn]bool // the parked polls, for WakeAll
 }
 
 // add counts a poll being parked; release, one that ended.
@@ -62,11 +65,29 @@ func (l *Listener) add() {
 	l.open++
 }
 
-func (l *Listener) release() {
+func (l *Listener) release(c *Conn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if c != nil {
+		delete(l.conns, c)
+	}
 	if l.open--; l.open == 0 {
 		close(l.none)
+	}
+}
+
+// WakeAll wakes every parked poll (Conn.Wake): the server is stopping, and
+// each answers with what it has. A poll parked after it is the caller's
+// to wake.
+func (l *Listener) WakeAll() {
+	l.mu.Lock()
+	conns := make([]*Conn, 0, len(l.conns))
+	for c := range l.conns {
+		conns = append(conns, c)
+	}
+	l.mu.Unlock()
+	for _, c := range conns {
+		c.Wake()
 	}
 }
 
@@ -168,23 +189,30 @@ func (l *Listener) Parkable(rw http.ResponseWriter, r *http.Request) bool {
 
 // Conn is a parked poll's connection, taken from net/http.
 type Conn struct {
-	l        *Listener
-	conn     net.Conn
-	w        *connWriter
-	r        *http.Request // as served again: its context ends when the client goes
-	cancel   context.CancelFunc
-	reading  chan struct{} // closed when the watch for a hang-up ends
-	stopping atomic.Bool   // the watch is being stopped, not the client gone
-	gone     atomic.Bool   // the client hung up
-	ahead    []byte        // what the client sent after the request
-	ended    atomic.Bool
+	l      *Listener
+	conn   net.Conn
+	w      *connWriter
+	r      *http.Request // as served again: its context ends when the client goes
+	cancel context.CancelFunc
+	ahead  []byte // what the client sent after the request
+	ended  atomic.Bool
+	wake   chan struct{} // a Wake not yet slept through (one is enough)
+
+	mu       sync.Mutex
+	sleeping bool // Sleep is reading the connection: a Wake interrupts the read
+	gone     bool // the client hung up
+	read     bool // the client sent a byte: the connection is no longer read
+	one      [1]byte
 }
 
 // Detach takes a request's connection from net/http, or says it cannot
 // (false: the request waits where it is). The request's headers so far
-// (those of rw) are the answer's. Once detached, the poll is served again
-// with Writer and Request, and ends with Finish (or Close).
-func (l *Listener) Detach(rw http.ResponseWriter, r *http.Request) (*Conn, bool) {
+// (those of rw) are the answer's; ctx is the context it goes on with (its
+// values; it is not ended by net/http any more, but when the client hangs
+// up). Once detached, the poll waits on a goroutine of the caller's
+// (Sleep, until Wake or the client hangs up), is served again with Writer
+// and Request on it, and ends with Finish (or Close).
+func (l *Listener) Detach(rw http.ResponseWriter, r *http.Request, ctx context.Context) (*Conn, bool) {
 	if r.TLS != nil || r.ProtoMajor != 1 || r.ProtoMinor != 1 {
 		return nil, false
 	}
@@ -194,19 +222,24 @@ func (l *Listener) Detach(rw http.ResponseWriter, r *http.Request) (*Conn, bool)
 	l.add()
 	conn, buf, err := http.NewResponseController(rw).Hijack()
 	if err != nil {
-		l.release()
+		l.release(nil)
 		return nil, false
 	}
-	c := &Conn{l: l, conn: conn, w: &connWriter{conn: conn, h: h}, reading: make(chan struct{})}
+	c := &Conn{l: l, conn: conn, w: &connWriter{conn: conn, h: h}, wake: make(chan struct{}, 1)}
 	if n := buf.Reader.Buffered(); n > 0 {
 		ahead, _ := buf.Reader.Peek(n)
 		c.ahead = bytes.Clone(ahead)
+		c.read = true // the client's next request is here: nothing to watch
 	}
-	var ctx context.Context
-	ctx, c.cancel = context.WithCancel(context.WithoutCancel(r.Context()))
+	ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	c.r = r.WithContext(ctx)
 	l.parked.Add(1)
-	go c.watch()
+	l.mu.Lock()
+	if l.conns == nil {
+		l.conns = map[*Conn]bool{}
+	}
+	l.conns[c] = true
+	l.mu.Unlock()
 	return c, true
 }
 
@@ -223,7 +256,7 @@ func (c *Conn) Request() *http.Request { return c.r }
 func (c *Conn) end() {
 	if c.ended.CompareAndSwap(false, true) {
 		c.l.parked.Add(-1)
-		c.l.release()
+		c.l.release(c)
 	}
 }
 
@@ -234,20 +267,63 @@ func (c *Conn) Close() {
 	c.end()
 }
 
-// watch reads from the connection to see the client hang up, as net/http
-// does while a handler runs: a byte that comes is the client's next
-// request, kept for when the connection goes back.
-func (c *Conn) watch() {
-	defer close(c.reading)
-	var b [1]byte
-	n, err := c.conn.Read(b[:])
-	if n == 1 {
-		c.ahead = append(c.ahead, b[0])
-		return
+// Sleep blocks the goroutine of a parked poll until Wake, or until the
+// client hangs up (the request's context then ends). Meanwhile it reads
+// from the connection, as net/http does while a handler runs, to see the
+// hang-up: a byte that comes is the client's next request, kept for when
+// the connection goes back, and from then on Sleep only waits for Wake.
+// A Wake that came before Sleep ends it at once.
+func (c *Conn) Sleep() {
+	for {
+		c.mu.Lock()
+		select {
+		case <-c.wake:
+			c.mu.Unlock()
+			return
+		default:
+		}
+		if c.read || c.gone {
+			c.mu.Unlock()
+			<-c.wake
+			return
+		}
+		c.sleeping = true
+		c.mu.Unlock()
+		n, err := c.conn.Read(c.one[:])
+		c.mu.Lock()
+		c.sleeping = false
+		c.mu.Unlock()
+		// Only Wake sets a deadline, and only while Sleep reads.
+		c.conn.SetReadDeadline(time.Time{})
+		var timeout interface{ Timeout() bool }
+		switch {
+		case n == 1:
+			c.ahead = append(c.ahead, c.one[0])
+			c.read = true
+		case err != nil && errors.As(err, &timeout) && timeout.Timeout():
+			// woken: the next turn takes the wake
+		case err != nil:
+			c.mu.Lock()
+			c.gone = true
+			c.mu.Unlock()
+			c.cancel()
+			return
+		}
 	}
-	if err != nil && !c.stopping.Load() {
-		c.gone.Store(true)
-		c.cancel()
+}
+
+// Wake ends the parked poll's Sleep, or its next one: the poll has
+// something to look at. It may be called from any goroutine, more than
+// once, and does not block.
+func (c *Conn) Wake() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+	if c.sleeping {
+		c.conn.SetReadDeadline(time.Unix(1, 0))
 	}
 }
 
@@ -261,7 +337,10 @@ func (c *Conn) Finish(stopping bool) {
 		return // a fault took the connection
 	}
 	h := cw.h
-	closing := c.r.Close || hasCloseToken(h) || c.gone.Load() || stopping || !cw.keepAlive()
+	c.mu.Lock()
+	gone := c.gone
+	c.mu.Unlock()
+	closing := c.r.Close || hasCloseToken(h) || gone || stopping || !cw.keepAlive()
 	if closing && !hasCloseToken(h) {
 		delete(h, "Connection")
 		cw.closing = true
@@ -277,14 +356,7 @@ func (c *Conn) Finish(stopping bool) {
 		c.cancel()
 		return
 	}
-	c.stopping.Store(true)
-	c.conn.SetReadDeadline(time.Unix(1, 0))
-	<-c.reading
 	c.cancel()
-	if c.gone.Load() {
-		c.conn.Close()
-		return
-	}
 	c.conn.SetDeadline(time.Time{})
 	var conn net.Conn = c.conn
 	if len(c.ahead) > 0 {

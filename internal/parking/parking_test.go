@@ -29,7 +29,7 @@ func parkingServer(t *testing.T, release <-chan struct{}) (*parking.Listener, st
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Handler", "yes")
 		if r.URL.Path == "/wait" && l.Parkable(w, r) {
-			if c, ok := l.Detach(w, r); ok {
+			if c, ok := l.Detach(w, r, r.Context()); ok {
 				go func() {
 					<-release
 					c.Writer().Write([]byte("waited"))

@@ -141,15 +141,11 @@ func (f *Front) operation(w *edge.Writer, r *http.Request, m routes.Match) {
 func (f *Front) answer(w *edge.Writer, in *ops.Invocation, res *ops.Result, pk *sim.Park) {
 	defer res.Release()
 	if res.Parked {
-		first := &ops.Result{Pass: res.Pass}
-		// A copy waits: the invocation of a call that is not parked stays
-		// on the caller's stack.
-		held := new(ops.Invocation)
-		*held = *in
-		w.Park(held.Ctx, pk, func(w *edge.Writer, ctx context.Context) {
-			held.Ctx = ctx
-			f.answer(w, held, ops.Resume(f.ops, held, first), pk)
-		})
+		// A copy waits, with the first pass's result (it holds no body):
+		// the invocation of a call that is not parked stays on the
+		// caller's stack.
+		held := &heldCall{in: *in, first: res}
+		w.Park(held.in.Ctx, pk, held.resume(f, pk))
 		return
 	}
 	out := edge.Outcome{Operation: res.Operation, ErrorCode: res.ErrorCode, Outside: res.Outside}
@@ -162,6 +158,20 @@ func (f *Front) answer(w *edge.Writer, in *ops.Invocation, res *ops.Result, pk *
 	w.Hand(out)
 	w.WriteHeader(res.Status)
 	w.Write(res.Body())
+}
+
+// heldCall is a parked call, held for when it is served again: one
+// allocation per waiting poll.
+type heldCall struct {
+	in    ops.Invocation
+	first *ops.Result
+}
+
+func (h *heldCall) resume(f *Front, pk *sim.Park) func(*edge.Writer, context.Context) {
+	return func(w *edge.Writer, ctx context.Context) {
+		h.in.Ctx = ctx
+		f.answer(w, &h.in, ops.Resume(f.ops, &h.in, h.first), pk)
+	}
 }
 
 // uploadOverhead is what a multipart form or a JSON object may add around

@@ -84,3 +84,17 @@ func (d *Decoder) String() string {
 	d.b = d.b[n:]
 	return s
 }
+
+// Bytes reads a string with its length as the record's own bytes, without
+// a copy: they are valid as long as the record is (in bbolt, for the
+// transaction).
+func (d *Decoder) Bytes() []byte {
+	n := d.Uvarint()
+	if n > uint64(len(d.b)) {
+		d.err = ErrShort
+		return nil
+	}
+	s := d.b[:n:n]
+	d.b = d.b[n:]
+	return s
+}

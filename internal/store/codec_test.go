@@ -40,3 +40,17 @@ func TestDecoderReadsWhatWasAppended(t *testing.T) {
 	assert.Equal(t, "", d.String(), "a string longer than what is left")
 	assert.ErrorIs(t, d.Err(), ErrShort)
 }
+
+// Bytes reads what String reads, as the record's own bytes.
+func TestDecoderBytesShareTheRecord(t *testing.T) {
+	b := AppendString(AppendString(nil, "title"), "")
+	d := NewDecoder(b)
+	title := d.Bytes()
+	assert.Equal(t, "title", string(title))
+	assert.Equal(t, &b[1], &title[0], "no copy")
+	assert.Empty(t, d.Bytes())
+	assert.NoError(t, d.Err())
+	d = NewDecoder(AppendString(nil, "four")[:3])
+	assert.Nil(t, d.Bytes(), "a string longer than what is left")
+	assert.ErrorIs(t, d.Err(), ErrShort)
+}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -34,7 +35,10 @@ import (
 //  2. bbolt's own consistency check (Tx.Check: freed or doubly used pages,
 //     key order), in a read-only open, under recover and with faults turned
 //     into panics for this goroutine (debug.SetPanicOnFault).
-//  3. The buckets (the schema's and no other, no nested one, a meta bucket
+//  3. A snapshot of an earlier version of the schema, and of this
+//     fingerprint, is migrated (Schema.Migrations), under the same recover:
+//     a record the migration cannot read makes it Invalid.
+//  4. The buckets (the schema's and no other, no nested one, a meta bucket
 //     of this schema version and fingerprint), then every record decoded by
 //     the owner's Checker, under the same recover.
 //
@@ -147,6 +151,20 @@ func check(path string, schema Schema, fingerprint string, checker func(*bolt.Tx
 		if first != nil {
 			return invalid("bbolt's check found %d problems, the first: %v", n, first)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	if migrate := olderSchema(db, schema, fingerprint); migrate != nil {
+		if err := db.Close(); err != nil {
+			return nil, 0, err
+		}
+		if db, err = migrated(path, migrate); err != nil {
+			return nil, 0, err
+		}
+	}
+	err = db.View(func(stx *bolt.Tx) error {
 		records, err = checkRecords(stx, schema, fingerprint, checker(stx))
 		return err
 	})
@@ -154,6 +172,45 @@ func check(path string, schema Schema, fingerprint string, checker func(*bolt.Tx
 		return nil, 0, err
 	}
 	return db, records, nil
+}
+
+// olderSchema is the migration of a snapshot of this fingerprint and of
+// an earlier version of the schema, nil when there is none to run.
+func olderSchema(db *bolt.DB, schema Schema, fingerprint string) Migration {
+	var migrate Migration
+	_ = db.View(func(stx *bolt.Tx) error {
+		if meta := stx.Bucket(Meta); meta != nil && string(meta.Get(KeyFingerprint)) == fingerprint {
+			if v := string(meta.Get(KeySchema)); v != schema.Version {
+				migrate = schema.Migrations[v]
+			}
+		}
+		return nil
+	})
+	return migrate
+}
+
+// migrated migrates the snapshot at path and opens it read-only again.
+func migrated(path string, migrate Migration) (*bolt.DB, error) {
+	rw, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second, NoSync: true})
+	if err != nil {
+		return nil, invalid("it is not a state file (%v)", err)
+	}
+	err = migrate(rw)
+	if cerr := rw.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		var inv *Invalid
+		if errors.As(err, &inv) {
+			return nil, err
+		}
+		return nil, invalid("it is of an earlier version that could not be migrated (%v)", err)
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second, ReadOnly: true})
+	if err != nil {
+		return nil, invalid("it is not a state file (%v)", err)
+	}
+	return db, nil
 }
 
 // checkRecords checks the buckets of a snapshot and hands every record to

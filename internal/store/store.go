@@ -43,8 +43,14 @@ import (
 // Schema is the layout of a state file: its buckets, and its version.
 type Schema struct {
 	// Version is written to the meta bucket by a bulk write; a file of
-	// another version is refused at open (there is no migration).
+	// another version is refused at open, unless Migrations has one from
+	// its version.
 	Version string
+	// Migrations bring a file of an earlier version to this one, by the
+	// version they start from: the owner runs one at open (Condition says
+	// which), and Receive runs one on an uploaded snapshot before its
+	// records are checked.
+	Migrations map[string]Migration
 	// Buckets are every bucket of the file, Meta among them, in the order
 	// a snapshot's records are checked (a record after those it points
 	// at) and copied.
@@ -69,6 +75,14 @@ func (s *Schema) IsAppendOnly(name []byte) bool {
 	}
 	return false
 }
+
+// A Migration brings a file of one earlier version to its schema's. It
+// works in transactions of its own, bounded, and the last of them writes
+// the new version (KeySchema) with the last of its changes: a file a crash
+// left half-way is still of its old version, with the old layout whole,
+// and is migrated again from the start. Its errors on a record it cannot
+// read make an uploaded snapshot Invalid.
+type Migration func(db *bolt.DB) error
 
 // Meta is the bucket of what describes the file: its schema version, its
 // fingerprint, the marker of an unfinished bulk write, and the owner's own
@@ -140,8 +154,13 @@ type Condition struct {
 	// did not finish, "" when none: the state is half-made.
 	Unfinished string
 	// Mismatch, when not nil, says the file is of another schema version
-	// or another fingerprint than the one asked.
+	// (one no migration starts from) or another fingerprint than the one
+	// asked.
 	Mismatch error
+	// Older is the version of a file of the fingerprint asked whose
+	// schema a migration brings to this one (Schema.Migrations); "" when
+	// the file is of this version.
+	Older string
 }
 
 // Condition reads what the file holds, against the fingerprint of the
@@ -155,14 +174,27 @@ func (db *DB) Condition(fingerprint string) (Condition, error) {
 			c.New = true
 		case meta.Get(KeyIncomplete) != nil:
 			c.Unfinished = string(meta.Get(KeyIncomplete))
-		case string(meta.Get(KeySchema)) != db.schema.Version:
+		case string(meta.Get(KeySchema)) != db.schema.Version && db.schema.Migrations[string(meta.Get(KeySchema))] == nil:
 			c.Mismatch = fmt.Errorf("%s has state schema %q; this version needs %q: remove the file or reset it", db.path, meta.Get(KeySchema), db.schema.Version)
 		case string(meta.Get(KeyFingerprint)) != fingerprint:
 			c.Mismatch = fmt.Errorf("%s was seeded from other fixtures or another seed: remove the file or reset it", db.path)
+		case string(meta.Get(KeySchema)) != db.schema.Version:
+			c.Older = string(meta.Get(KeySchema))
 		}
 		return nil
 	})
 	return c, err
+}
+
+// Migrate brings a file of an earlier version (Condition.Older) to the
+// schema's, with migrate (the schema's migration, or one the owner made of
+// it with options of its own), and counts its commit.
+func (db *DB) Migrate(migrate Migration) error {
+	if err := migrate(db.DB); err != nil {
+		return err
+	}
+	db.NoteCommit()
+	return nil
 }
 
 // Unfinished reports whether the file holds an unfinished bulk write, or
