@@ -142,12 +142,13 @@ func fuzzRequest(method uint8, path string, token, ctype uint8, body []byte) (*h
 
 // TestFuzzSeedsReachTheirHandlers keeps the seed corpus honest: each seed
 // gets the answer it was written for, so an API change cannot turn the
-// corpus into a list of refusals unnoticed.
+// corpus into a list of refusals unnoticed (nor the door fuzzers' refusals
+// into something else).
 func TestFuzzSeedsReachTheirHandlers(t *testing.T) {
 	srv, err := mediamock.New(mediamock.Options{NoListener: true, Clock: mediamock.ClockVirtual, JournalSize: 50})
 	require.NoError(t, err)
 	t.Cleanup(func() { srv.Close() })
-	for _, s := range fuzzSeeds(t) {
+	for _, s := range append(fuzzSeeds(t), refusalSeeds()...) {
 		req, err := fuzzRequest(s.method, s.path, s.token, s.ctype, []byte(s.body))
 		require.NoError(t, err)
 		rec := httptest.NewRecorder()

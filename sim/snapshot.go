@@ -45,15 +45,7 @@ func (e *Engine) Snapshot(w io.Writer) (int64, error) {
 // what is wrong, and the state goes on untouched. A sound one is then
 // copied into the state by a bulk write (see bulk.go).
 func (e *Engine) Restore(r io.Reader) error {
-	var rc *recordCheck
-	snap, err := e.db.Receive(r, e.fingerprint(), func(stx *bolt.Tx) store.Checker {
-		rc = &recordCheck{e: e, stx: stx, workspaces: map[uint64]bool{}}
-		return rc
-	})
-	var inv *store.Invalid
-	if errors.As(err, &inv) {
-		return invalidSnapshot("%s", inv.Reason)
-	}
+	snap, rc, err := e.receive(r)
 	if err != nil {
 		return err
 	}
@@ -66,6 +58,26 @@ func (e *Engine) Restore(r io.Reader) error {
 	e.cov.byWS = nil
 	e.cov.mu.Unlock()
 	return nil
+}
+
+// receive receives a snapshot into a file of its own and checks it, its
+// records included (recordCheck), changing nothing of the state: a
+// snapshot of an earlier schema is migrated; one that is not this
+// state's, or not whole, is the caller's invalid_snapshot.
+func (e *Engine) receive(r io.Reader) (*store.Snapshot, *recordCheck, error) {
+	var rc *recordCheck
+	snap, err := e.db.Receive(r, e.fingerprint(), func(stx *bolt.Tx) store.Checker {
+		rc = &recordCheck{e: e, stx: stx, workspaces: map[uint64]bool{}}
+		return rc
+	})
+	var inv *store.Invalid
+	if errors.As(err, &inv) {
+		return nil, nil, invalidSnapshot("%s", inv.Reason)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return snap, rc, nil
 }
 
 // restoreFrom copies a checked snapshot into the state, in bounded

@@ -3,12 +3,9 @@ package sim
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 
 	bolt "go.etcd.io/bbolt"
-
-	"github.com/mediamock/mediamock/internal/store"
 )
 
 // A sandbox's named snapshot is a snapshot of the whole state, like any
@@ -24,13 +21,7 @@ var wsBuckets = [][]byte{bAssets, bAssetIndex, bQueue, bSlots, bLedger,
 // CheckSnapshot receives a snapshot and checks it as Restore does, and
 // changes nothing: a snapshot pack loaded at start (--snapshot).
 func (e *Engine) CheckSnapshot(r io.Reader) error {
-	snap, err := e.db.Receive(r, e.fingerprint(), func(stx *bolt.Tx) store.Checker {
-		return &recordCheck{e: e, stx: stx, workspaces: map[uint64]bool{}}
-	})
-	var inv *store.Invalid
-	if errors.As(err, &inv) {
-		return invalidSnapshot("%s", inv.Reason)
-	}
+	snap, _, err := e.receive(r)
 	if err != nil {
 		return err
 	}
@@ -44,13 +35,7 @@ func (e *Engine) CheckSnapshot(r io.Reader) error {
 // checks one, before anything changes. Due events the clock has passed
 // since are applied by the next drive, as any late event.
 func (e *Engine) RestoreWorkspace(ws uint64, r io.Reader) error {
-	snap, err := e.db.Receive(r, e.fingerprint(), func(stx *bolt.Tx) store.Checker {
-		return &recordCheck{e: e, stx: stx, workspaces: map[uint64]bool{}}
-	})
-	var inv *store.Invalid
-	if errors.As(err, &inv) {
-		return invalidSnapshot("%s", inv.Reason)
-	}
+	snap, _, err := e.receive(r)
 	if err != nil {
 		return err
 	}

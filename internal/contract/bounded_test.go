@@ -195,7 +195,9 @@ func TestRefusingAHugeBodyCostsItsBytes(t *testing.T) {
 	assert.Equal(t, "x1", v[1].Field)
 	assert.Equal(t, "x10", v[2].Field, "in the order of their names")
 	assert.Equal(t, 1_000_000-problem.MaxViolations, more)
-	assert.Less(t, alloc, uint64(len(body))+uint64(len(body))/10, "reading the body, and little else: %d bytes for a body of %d", alloc, len(body))
+	if !race {
+		assert.Less(t, alloc, uint64(len(body))+uint64(len(body))/10, "reading the body, and little else: %d bytes for a body of %d", alloc, len(body))
+	}
 
 	control := parseFile(t, "../../control.json")
 	bad := `{"keys":[` + strings.TrimSuffix(strings.Repeat(`{"name":"","scopes":[]},`, 100_000), ",") + `]}`

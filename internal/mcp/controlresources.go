@@ -15,7 +15,8 @@ import (
 
 // controlResources are what the control MCP server offers to read: the
 // journal, the coverage and the faults of the caller's scope (a sandbox's
-// own with its control token), each the answer of a control API read.
+// own with its control token), each the answer of a control API read; in
+// the sessionless revision each is read with cacheScope "private".
 var controlResources = []struct {
 	res  mcpserver.Resource
 	op   string // the control plane's operation
@@ -38,7 +39,9 @@ func (c *Control) addResources() {
 			if status < 200 || status > 299 {
 				return nil, controlReadError(status, data)
 			}
-			return &mcpserver.ReadResult{Contents: []mcpserver.ResourceContents{{URI: res.URI, MIMEType: "application/json", Text: string(data)}}}, nil
+			// What is read depends on the caller's credential (a
+			// sandbox's token reads its own): no shared cache.
+			return &mcpserver.ReadResult{CacheScope: "private", Contents: []mcpserver.ResourceContents{{URI: res.URI, MIMEType: "application/json", Text: string(data)}}}, nil
 		})
 	}
 }

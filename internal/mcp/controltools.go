@@ -234,11 +234,19 @@ func (c *Control) serve(ctx context.Context, method, path string, call *controlp
 	return status, contentType, data
 }
 
+// ArrayKey is the member of the object that carries a control tool's
+// answer as structured content when the answer is a JSON array
+// (list_workspaces): MCP's structured content is an object, so the array
+// is {"items": [...]}; the text content is the array as the control API
+// answers it (decision D-49).
+const ArrayKey = "items"
+
 // controlResult is a control tool's answer: the control API's body as
-// text, and as structured content when it is a JSON object (compact, its
-// <, > and & escaped, as the control MCP server has always written it);
-// an answer that is not a success is a tool error carrying the control
-// API's error object.
+// text, and as structured content when it is JSON (compact, its <, > and
+// & escaped, as the control MCP server has always written it): an object
+// as it is, an array wrapped in an object under ArrayKey; an answer that
+// is not a success is a tool error carrying the control API's error
+// object.
 func controlResult(status int, contentType string, data []byte) *mcpserver.ToolResult {
 	res := &mcpserver.ToolResult{IsError: status < 200 || status > 299}
 	text := string(data)
@@ -246,8 +254,14 @@ func controlResult(status int, contentType string, data []byte) *mcpserver.ToolR
 		text = fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
 	}
 	res.Content = []mcpserver.Content{mcpserver.Text(text)}
-	if mediaType(contentType) == "application/json" && bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) && json.Valid(data) {
+	if mediaType(contentType) != "application/json" || !json.Valid(data) {
+		return res
+	}
+	switch trimmed := bytes.TrimSpace(data); {
+	case bytes.HasPrefix(trimmed, []byte("{")):
 		res.StructuredContent, _ = json.Marshal(json.RawMessage(data))
+	case bytes.HasPrefix(trimmed, []byte("[")):
+		res.StructuredContent, _ = json.Marshal(map[string]json.RawMessage{ArrayKey: data})
 	}
 	return res
 }

@@ -26,7 +26,7 @@ func ToolsReference(api *contract.Contract) ([]byte, error) {
 	p := refdoc.New("MCP tools reference", "the MCP server's tools, built from the operations of `openapi.json` (`internal/mcp`, `internal/contract`),", refdoc.Command)
 	p.Para(fmt.Sprintf("The service's MCP server (`%s`, %q) is served over Streamable HTTP at `%s` on the REST API's listener, "+
 		"and over stdio by `mockserver mcp`. It offers one tool per operation of `openapi.json` that names one (`x-mcp-tool`), "+
-		"in the document's order (see [REST operations](operations.md)), and the resources below. A tool call is a call of its operation: the same authentication, "+
+		"listed here in the document's order (see [REST operations](operations.md)); `tools/list` lists them in the order of their names. It offers the resources below too. A tool call is a call of its operation: the same authentication, "+
 		"rate window, scope, validation against `openapi.json`, handler and answer as the REST request; its result carries the "+
 		"operation's JSON as structured content, and an error is a tool error carrying the error object.",
 		Implementation.Name, Implementation.Title, Path))
@@ -242,9 +242,10 @@ func ControlToolsReference(doc *contract.Contract) ([]byte, error) {
 	p := refdoc.New("Control MCP tools reference", "the control MCP server's tools, built from the operations of `control.json` (`internal/mcp`, `internal/contract`, `internal/controlplane`),", refdoc.Command)
 	p.Para(fmt.Sprintf("The control MCP server (`%s`, %q) is served over Streamable HTTP at `%s`, beside the control API, and over stdio by "+
 		"`mockserver mcp --control`; it is never mixed into the service's `/mcp`. It offers one tool per operation of `control.json`, "+
-		"named after its operationId in snake case, in the document's order (see [Control API](control-api.md)). A tool call is a call of the control plane's operation, "+
+		"named after its operationId in snake case, listed here in the document's order (see [Control API](control-api.md)); `tools/list` lists them in the order of their names. A tool call is a call of the control plane's operation, "+
 		"with the caller's credential: the same guard, scope, validation against `control.json`, handler and answer as the control API's. "+
-		"Its result carries the control API's JSON as text and as structured content; an answer that is not a success is a tool error carrying the control API's error object. "+
+		"Its result carries the control API's JSON as text and as structured content (an object as it is; an array, such as `list_workspaces`'s, "+
+		"in an object as its `"+ArrayKey+"`: MCP's structured content is an object; decision D-49); an answer that is not a success is a tool error carrying the control API's error object. "+
 		"Nothing it does counts against a workspace's rate limit, and its requests stay out of the journal. "+
 		"How to configure it in an agent: [Steer the mock from an agent](../how-to/steer-from-an-agent.md).",
 		ControlImplementation.Name, ControlImplementation.Title, ControlPath))

@@ -322,6 +322,38 @@ func TestStdioAnswersEveryLine(t *testing.T) {
 	}
 }
 
+// TestStdioBatchWaitsForEveryAnswer: over stdio, a batch's answer is one
+// array of every request's answer, whichever comes first: a request
+// refused at its admission (answered at once) does not send the batch
+// before the others have their answers.
+func TestStdioBatchWaitsForEveryAnswer(t *testing.T) {
+	for _, mode := range []string{"2024-11-05", "2025-03-26"} {
+		t.Run(mode, func(t *testing.T) {
+			s := toy(t, mcpserver.Options{})
+			lines := []string{
+				`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + mode + `","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+				`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+				`[{"jsonrpc":"2.0","id":2,"method":"tools/call","params":"not an object"},` +
+					`{"jsonrpc":"2.0","id":3,"method":"ping"},` +
+					`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":"four"}}}]`,
+			}
+			var out bytes.Buffer
+			require.NoError(t, s.ServeStdio(context.Background(), strings.NewReader(strings.Join(lines, "\n")+"\n"), &out))
+			got := strings.Split(strings.TrimSpace(out.String()), "\n")
+			require.Len(t, got, 2, "the initialize's answer and the batch's: %s", out.String())
+			var batch []struct {
+				ID    int             `json:"id"`
+				Error json.RawMessage `json:"error"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(got[1]), &batch), got[1])
+			require.Len(t, batch, 3, "every request of the batch answered in its array: %s", got[1])
+			assert.Equal(t, []int{2, 3, 4}, []int{batch[0].ID, batch[1].ID, batch[2].ID}, "in the batch's order")
+			assert.NotEmpty(t, batch[0].Error, "the refused one is refused")
+			assert.Empty(t, batch[2].Error)
+		})
+	}
+}
+
 // TestStreamDropResumes: a call whose stream is dropped (in a session,
 // when events are kept) is resumed by the Go SDK's client, which reads
 // the result the server kept.

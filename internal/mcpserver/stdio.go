@@ -120,7 +120,7 @@ func (p *stdioPeer) line(ctx context.Context, data []byte) {
 	}
 	var batch *batchAnswers
 	if b.batch {
-		batch = &batchAnswers{p: p}
+		batch = newBatchAnswers(p, b.msgs)
 	}
 	for i := range b.msgs {
 		m := &b.msgs[i]
@@ -131,14 +131,19 @@ func (p *stdioPeer) line(ctx context.Context, data []byte) {
 			p.s.serve(&call{ctx: ctx, msg: m, peer: &p.peer})
 			continue
 		}
+		slot := batch.slot()
 		if p.inflight(m.ID) {
-			p.reply(ID{}, Errorf(CodeInvalidRequest, "invalid request: request ID %s already in use", m.ID))
+			e := appendError(nil, ID{}, Errorf(CodeInvalidRequest, "invalid request: request ID %s already in use", m.ID))
+			if batch != nil {
+				batch.set(slot, e)
+			} else {
+				p.write(e)
+			}
 			continue
 		}
 		c := &call{msg: m, peer: &p.peer, notify: p.write}
 		c.start(ctx)
 		c.drop = func() bool { return false }
-		slot := batch.slot()
 		answer := func(rep *reply) {
 			if batch != nil {
 				batch.set(slot, rep.msg)
@@ -174,23 +179,34 @@ func (p *stdioPeer) inflight(id ID) bool {
 }
 
 // batchAnswers collect the answers of a batch's requests, written as one
-// array, in the batch's order, once all are in.
+// array, in the batch's order, once all are in. Every request has its
+// place before the first runs: an answer that comes at once (a ping) does
+// not end the batch before the others are asked.
 type batchAnswers struct {
 	p       *stdioPeer
 	mu      sync.Mutex
 	answers [][]byte
 	missing int
+	next    int // the place of the next request, as the line is served
 }
 
+func newBatchAnswers(p *stdioPeer, msgs []Message) *batchAnswers {
+	n := 0
+	for i := range msgs {
+		if msgs[i].request && msgs[i].IsCall() {
+			n++
+		}
+	}
+	return &batchAnswers{p: p, answers: make([][]byte, n), missing: n}
+}
+
+// slot is the place of the next request of the batch (0 for none).
 func (b *batchAnswers) slot() int {
 	if b == nil {
 		return 0
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.answers = append(b.answers, nil)
-	b.missing++
-	return len(b.answers) - 1
+	b.next++
+	return b.next - 1
 }
 
 func (b *batchAnswers) set(i int, msg []byte) {

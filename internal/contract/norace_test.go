@@ -1,0 +1,5 @@
+//go:build !race
+
+package contract
+
+const race = false
