@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -208,4 +209,32 @@ func TestControlCheckRefusesAnOperationWithoutAHandler(t *testing.T) {
 	err := control.Check(doc)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "without a handler: getTheClock")
+}
+
+// A 401 of the control API says how to authenticate (RFC 9110, section
+// 15.5.2), as the control MCP server's does: a Bearer challenge of the
+// control realm, with error="invalid_token" when a token was sent.
+func TestControl401Challenges(t *testing.T) {
+	srv := mediamock.RunT(t, func(o *mediamock.Options) { o.ControlToken = "s3cret-token" })
+	for auth, want := range map[string]string{
+		"":             `Bearer realm="control"`,
+		"Basic eDp5":   `Bearer realm="control"`,
+		"Bearer wrong": `Bearer realm="control", error="invalid_token"`,
+		"bearer wrong": `Bearer realm="control", error="invalid_token"`,
+	} {
+		req := httptest.NewRequest("GET", srv.URL()+"/_mock/clock", nil)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		w := httptest.NewRecorder()
+		srv.Handler().ServeHTTP(w, req)
+		assert.Equal(t, http.StatusUnauthorized, w.Code, auth)
+		assert.Equal(t, want, w.Header().Get("WWW-Authenticate"), auth)
+	}
+	req := httptest.NewRequest("GET", srv.URL()+"/_mock/clock", nil)
+	req.Header.Set("Authorization", "bearer s3cret-token")
+	w := httptest.NewRecorder()
+	srv.Handler().ServeHTTP(w, req)
+	assert.Equal(t, http.StatusOK, w.Code)
+	assert.Empty(t, w.Header().Get("WWW-Authenticate"))
 }

@@ -182,6 +182,9 @@ func (f *Front) Serve(w *edge.Writer, r *http.Request) {
 			s, err = f.plane.Narrow(m.Name, s, m.Vars, r.URL.Query())
 		}
 		if err != nil {
+			if ch := controlplane.Challenge(r.Header.Get("Authorization"), err); ch != "" {
+				w.Header().Set("WWW-Authenticate", ch)
+			}
 			edge.WriteError(w, err)
 			return
 		}

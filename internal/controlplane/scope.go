@@ -192,3 +192,20 @@ func (p *Plane) ownRecord(s Scope, op string, vars map[string]string) error {
 	}
 	return nil
 }
+
+// Challenge is the WWW-Authenticate header of a 401 of the control API and
+// of the control MCP server (RFC 9110, section 15.5.2; RFC 6750, section
+// 3): a bare Bearer challenge of the control realm when no bearer token
+// was sent, error="invalid_token" when one was that is neither the
+// server's control token nor a live sandbox's; "" for a refusal that is
+// not a 401. The realm is not the service's ("api"): its tokens are
+// control tokens.
+func Challenge(authorization string, err error) string {
+	if sim.AsError(err).Kind != sim.EUNAUTHORIZED {
+		return ""
+	}
+	if token, ok := bearer.Token(authorization); !ok || token == "" {
+		return `Bearer realm="control"`
+	}
+	return `Bearer realm="control", error="invalid_token"`
+}

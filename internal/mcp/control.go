@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mediamock/mediamock/internal/bearer"
 	"github.com/mediamock/mediamock/internal/contract"
 	"github.com/mediamock/mediamock/internal/controlplane"
 	"github.com/mediamock/mediamock/internal/edge"
@@ -145,7 +144,7 @@ func (c *Control) Serve(w *edge.Writer, r *http.Request) {
 		return
 	}
 	if err := c.authorize(r); err != nil {
-		if ch := controlChallenge(r.Header.Get("Authorization"), err); ch != "" {
+		if ch := controlplane.Challenge(r.Header.Get("Authorization"), err); ch != "" {
 			w.Header().Set("WWW-Authenticate", ch)
 		}
 		edge.WriteError(w, err)
@@ -166,22 +165,6 @@ func (c *Control) authorize(r *http.Request) error {
 	}
 	_, err := c.plane.Credential("", r.Header.Get("Authorization"), nil)
 	return err
-}
-
-// controlChallenge is the WWW-Authenticate header of the control MCP
-// server's 401 (RFC 9110, section 15.5.2; RFC 6750, section 3): a bare
-// Bearer challenge of the control realm when no bearer token was sent,
-// error="invalid_token" when one was that is neither the server's control
-// token nor a live sandbox's; "" for a refusal that is not a 401. The
-// realm is not the service's ("api"): its tokens are control tokens.
-func controlChallenge(authorization string, err error) string {
-	if sim.AsError(err).Kind != sim.EUNAUTHORIZED {
-		return ""
-	}
-	if token, ok := bearer.Token(authorization); !ok || token == "" {
-		return `Bearer realm="control"`
-	}
-	return `Bearer realm="control", error="invalid_token"`
 }
 
 // ServeStdio serves one session of the control MCP server over in and out
