@@ -67,8 +67,8 @@ var own = map[string]handler{
 type Front struct {
 	env      *edge.Env
 	plane    *controlplane.Plane
-	document []byte // control.json, served at /_mock/openapi.json
-	table    *routes.Table
+	document []byte      // control.json, served at /_mock/openapi.json
+	routes   *routed     // its routes, and their table
 	streams  streamSlots // event streams open
 }
 
@@ -76,11 +76,14 @@ type Front struct {
 // whose routes it serves (read, not parsed: a server answers its health
 // check without parsing it). A document Check refuses makes it panic.
 func New(env *edge.Env, plane *controlplane.Plane, document []byte) *Front {
-	t, err := table(document)
-	if err != nil {
-		panic("control: " + err.Error())
+	rt := read(document)
+	if rt.err != nil {
+		panic("control: " + rt.err.Error())
 	}
-	return &Front{env: env, plane: plane, document: document, table: t}
+	// The table is made beside the rest of the start: a control request
+	// that comes first waits for it.
+	go rt.table()
+	return &Front{env: env, plane: plane, document: document, routes: rt}
 }
 
 // tables are the route tables of the documents served, read once each.
@@ -94,12 +97,14 @@ type docKey struct {
 type routed struct {
 	once  sync.Once
 	rs    []routes.Route
-	table *routes.Table
 	err   error
+	table func() *routes.Table // made on first use
 }
 
-// read reads a document's routes and makes its table, once: the embedded
-// control.json's routes were read at build time (routes.gen.go).
+// read reads a document's routes and checks them, once: the embedded
+// control.json's routes were read at build time (routes.gen.go). Their
+// table (gorilla/mux's regular expressions, the longest part) is made on
+// first use.
 func read(document []byte) *routed {
 	v, _ := tables.LoadOrStore(docKey{unsafe.SliceData(document), len(document)}, &routed{})
 	rt := v.(*routed)
@@ -111,15 +116,10 @@ func read(document []byte) *routed {
 		}
 		if rt.err == nil {
 			rt.err = routes.Check("control.json", rt.rs, Operations())
-			rt.table = routes.TableOf(Path, rt.rs)
 		}
+		rt.table = sync.OnceValue(func() *routes.Table { return routes.TableOf(Path, rt.rs) })
 	})
 	return rt
-}
-
-func table(document []byte) (*routes.Table, error) {
-	rt := read(document)
-	return rt.table, rt.err
 }
 
 // Operations are the operationIds the control API has a handler for: the
@@ -135,8 +135,7 @@ func Operations() []string {
 // Check holds a control document to the handlers, as the server does at
 // start: every operation has a handler, and every handler an operation.
 func Check(document []byte) error {
-	_, err := table(document)
-	return err
+	return read(document).err
 }
 
 // Routes lists the operationIds of a control document, in its order: the
@@ -164,7 +163,7 @@ func (f *Front) Serve(w *edge.Writer, r *http.Request) {
 	if max, tooBig := f.BodyLimit(r); !edge.LimitBody(w, r, max, tooBig) {
 		return
 	}
-	m := f.table.Match(r)
+	m := f.routes.table().Match(r)
 	switch {
 	case m.Allow != "":
 		w.Header().Set("Allow", m.Allow)
