@@ -20,12 +20,12 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"runtime/debug"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/mediamock/mediamock/internal/journal"
+	"github.com/mediamock/mediamock/internal/version"
 )
 
 // ContentType is the media type of a HAR file as the control API serves
@@ -65,7 +65,7 @@ func Write(w io.Writer, j *journal.Journal, opt Options) error {
 		Creator software   `json:"creator"`
 		Pages   []struct{} `json:"pages"`
 		Scope   string     `json:"_scope,omitempty"`
-	}{"1.2", software{"mediamock", version()}, []struct{}{}, opt.Scope})
+	}{"1.2", software{"mediamock", version.String()}, []struct{}{}, opt.Scope})
 	bw.WriteString(`{"log":`)
 	bw.Write(head[:len(head)-1])
 	bw.WriteString(`,"entries":[`)
@@ -107,23 +107,6 @@ func Write(w io.Writer, j *journal.Journal, opt Options) error {
 type software struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
-}
-
-// version is the mediamock module's version in the build, "dev" in a
-// build from a checkout.
-func version() string {
-	const path = "github.com/mediamock/mediamock"
-	if info, ok := debug.ReadBuildInfo(); ok {
-		if info.Main.Path == path && info.Main.Version != "" && info.Main.Version != "(devel)" {
-			return info.Main.Version
-		}
-		for _, d := range info.Deps {
-			if d.Path == path && d.Version != "" && d.Version != "(devel)" {
-				return d.Version
-			}
-		}
-	}
-	return "dev"
 }
 
 type entry struct {

@@ -13,6 +13,7 @@ import (
 	"github.com/mediamock/mediamock/internal/edge"
 	"github.com/mediamock/mediamock/internal/mcpserver"
 	"github.com/mediamock/mediamock/internal/routes"
+	"github.com/mediamock/mediamock/internal/version"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -33,7 +34,7 @@ import (
 const ControlPath = "/_mock/mcp"
 
 // ControlImplementation names the control MCP server to MCP clients.
-var ControlImplementation = &mcpserver.Implementation{Name: "mediamock-control", Title: "Media generation service mock: the simulation's controls", Version: moduleVersion()}
+var ControlImplementation = &mcpserver.Implementation{Name: "mediamock-control", Title: "Media generation service mock: the simulation's controls", Version: version.String()}
 
 // maxControlSessions caps the open sessions of the handshake-era
 // revisions; each ends after sessionIdle without a request.

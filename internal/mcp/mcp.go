@@ -26,7 +26,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -35,6 +34,7 @@ import (
 	"github.com/mediamock/mediamock/internal/fault"
 	"github.com/mediamock/mediamock/internal/mcpserver"
 	"github.com/mediamock/mediamock/internal/ops"
+	"github.com/mediamock/mediamock/internal/version"
 	"github.com/mediamock/mediamock/internal/wire"
 	"github.com/mediamock/mediamock/sim"
 )
@@ -43,7 +43,7 @@ import (
 const Path = "/mcp"
 
 // Implementation names the server to MCP clients.
-var Implementation = &mcpserver.Implementation{Name: "mediamock", Title: "Media generation service (mock)", Version: moduleVersion()}
+var Implementation = &mcpserver.Implementation{Name: "mediamock", Title: "Media generation service (mock)", Version: version.String()}
 
 // SetVersion sets the version both MCP servers tell their clients
 // (serverInfo.version). The binary calls it at start with its own, so that
@@ -51,24 +51,8 @@ var Implementation = &mcpserver.Implementation{Name: "mediamock", Title: "Media 
 // is made. Without it the version is the mediamock module's in the build
 // (a library user's go.mod), else "dev".
 func SetVersion(v string) {
+	version.Set(v) // a HAR export's creator says the same
 	Implementation.Version, ControlImplementation.Version = v, v
-}
-
-// moduleVersion is the mediamock module's version in the build: the main
-// module's when mediamock is the main module, else its dependency's.
-func moduleVersion() string {
-	const path = "github.com/mediamock/mediamock"
-	if info, ok := debug.ReadBuildInfo(); ok {
-		if info.Main.Path == path && info.Main.Version != "" && info.Main.Version != "(devel)" {
-			return info.Main.Version
-		}
-		for _, d := range info.Deps {
-			if d.Path == path && d.Version != "" && d.Version != "(devel)" {
-				return d.Version
-			}
-		}
-	}
-	return "dev"
 }
 
 // Sessions of the handshake-era revisions hold memory on the server until
