@@ -97,6 +97,19 @@ func structured(e *controlapi.JournalEntry, body []byte) []byte {
 // generation, the creation's of an Encore creation; 0 when the answer
 // does not say (an error, a body cut by the journal's cap).
 func created(e *controlapi.JournalEntry, res []byte) uint64 {
+	// A generation as the API writes it names its first asset's id first:
+	// read without decoding the answer (an --evolve server reorders
+	// members, and MCP wraps it: decoded then).
+	if e.Front != "mcp" && bytes.HasPrefix(res, []byte(`{"object":"generation","status":"`)) {
+		if i := bytes.Index(res, []byte(`","assets":[{"id":`)); i > 0 {
+			rest := res[i+len(`","assets":[{"id":`):]
+			if end := bytes.IndexByte(rest, ','); end > 0 {
+				if id, err := strconv.ParseUint(string(rest[:end]), 10, 64); err == nil {
+					return id
+				}
+			}
+		}
+	}
 	var v struct {
 		ID     uint64 `json:"id"`
 		Assets []struct {

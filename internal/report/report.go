@@ -72,7 +72,7 @@ func Of(j *journal.Journal, ws uint64, scope string, now time.Time, failOn []str
 	if m.requests > 0 {
 		r.Summary.ReadShare = float64(m.reads) / float64(m.requests)
 	}
-	r.Summary.Jobs = len(m.jobs)
+	r.Summary.Jobs = m.jobsSeen
 	for _, x := range m.minutes {
 		r.Summary.Minutes = append(r.Summary.Minutes, x.ClientMinute)
 	}
@@ -120,7 +120,8 @@ type merged struct {
 	requests, reads, rateLimited int
 	found                        [nRules]mergedFinding
 	initializes, toolCalls       int
-	jobs                         []jobCopy
+	jobs                         []jobCopy // the jobs followed: the last keepJobs of each workspace
+	jobsSeen                     int       // every job followed
 	minutes                      []minuteCopy
 	reads3                       int // poll-without-wait: the reads of the jobs polled
 	maxLag                       float64
@@ -170,13 +171,18 @@ func (t *Tally) merged(ws uint64) merged {
 			to.fits |= f.fits
 			to.seqs = f.ex.seqs(to.seqs)
 		}
-		seen := map[*jobState]bool{}
-		for _, s := range w.jobs {
-			if !seen[s] {
-				seen[s] = true
-				m.jobs = append(m.jobs, jobCopy{*s, id})
-			}
+		for _, s := range w.order {
+			m.jobs = append(m.jobs, jobCopy{*s, id})
 		}
+		m.jobsSeen += w.seen
+		g, polled := &w.gone, &m.found[pollWithoutWait]
+		polled.count += g.polled
+		polled.seqs = g.ex.seqs(polled.seqs)
+		m.reads3 += g.reads
+		if g.throttled {
+			polled.fits |= 1 << fitThrottled
+		}
+		m.maxLag = max(m.maxLag, g.maxLag)
 		for _, x := range w.minutes {
 			m.minutes = append(m.minutes, minuteCopy{controlapi.ClientMinute{Start: time.Unix(x.start, 0).UTC(), WorkspaceID: id,
 				Requests: x.requests, Reads: x.reads, RateLimited: x.rateLimited}, x.first})
@@ -190,7 +196,7 @@ func (t *Tally) merged(ws uint64) merged {
 	})
 	polled := &m.found[pollWithoutWait]
 	for _, s := range m.jobs {
-		if !s.waited && s.reads >= keepReads {
+		if s.polled() {
 			polled.count++
 			polled.seqs = append(append(polled.seqs, s.firstReads[:]...), s.lastRead)
 			m.reads3 += s.reads

@@ -102,6 +102,40 @@ func TestSandboxReportOutlivesItsJournal(t *testing.T) {
 	assert.Empty(t, whole.Findings, "the server forgot the sandbox's workspace too")
 }
 
+// A workspace follows its last report.KeepJobs jobs one by one, so that
+// its memory stays bounded however many it makes: a job it no longer
+// follows still counts in the findings it showed (here, polled without
+// wait_seconds) and in the number of jobs.
+func TestAWorkspaceFollowsABoundedNumberOfJobs(t *testing.T) {
+	srv := mediamock.RunT(t, func(o *mediamock.Options) { o.Seed = 7 })
+	credits := 1 << 30
+	sb, err := srv.NewSandbox(mediamock.SandboxSpec{Credits: &credits, RateLimitPerMinute: 1 << 30})
+	require.NoError(t, err)
+	c := &client{t: t, srv: srv, key: sb.APIKey}
+
+	status, _, data := c.do("POST", "/generations", stuck)
+	require.Equal(t, http.StatusCreated, status, "%s", data)
+	polled := decode(t, data).Assets[0].ID
+	for range 3 {
+		status, _, data = c.do("GET", fmt.Sprintf("/generations/%d", polled), "")
+		require.Equal(t, http.StatusOK, status, "%s", data)
+	}
+	for range report.KeepJobs {
+		status, _, data = c.do("POST", "/generations", create)
+		require.Equal(t, http.StatusCreated, status, "%s", data)
+	}
+
+	r, err := sb.Report()
+	require.NoError(t, err)
+	assert.Equal(t, report.KeepJobs+1, r.Summary.Jobs, "every job made")
+	require.Len(t, r.Jobs, report.KeepJobs, "the last ones, one by one")
+	assert.NotEqual(t, polled, r.Jobs[0].ID, "the first is no longer followed")
+	f := finding(t, r, "poll-without-wait")
+	assert.Equal(t, 1, f.Count, "the job no longer followed still counts")
+	assert.Contains(t, f.Detail, "1 job polled 3 or more times without wait_seconds, with 3 reads")
+	assert.Equal(t, 3, len(f.Seqs)+f.ExamplesDropped, "its reads are cited (the sandbox's journal of 100 no longer holds them)")
+}
+
 // Clearing a journal starts its report again: the report is the record of
 // what the journal recorded since it began.
 func TestClearingTheJournalStartsTheReportAgain(t *testing.T) {

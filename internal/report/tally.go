@@ -72,6 +72,10 @@ const (
 	keepAddresses       = 32     // file addresses expired, downloads cut short
 	keepLost            = 16     // creations whose answer was lost, for their repeats
 	keepReads           = 3      // a job's first reads, cited when it was polled
+	// keepJobs is how many jobs a workspace follows one by one: past it,
+	// the oldest followed goes, and what it showed is added up (gone), so
+	// that a workspace's memory stays bounded however many jobs it makes.
+	keepJobs = 1000
 )
 
 // wsTally is what a tally keeps of one workspace (0: requests that
@@ -97,8 +101,13 @@ type wsTally struct {
 	outside    string
 	outsideSeq int64
 	jobs       map[jobKey]*jobState
-	minutes    map[int64]*minuteTally
-	minute     *minuteTally // the last one counted
+	// order are the jobs followed, oldest first; seen counts every job
+	// ever followed; gone adds up those no longer followed.
+	order   []*jobState
+	seen    int
+	gone    goneJobs
+	minutes map[int64]*minuteTally
+	minute  *minuteTally // the last one counted
 }
 
 // finding is what a workspace keeps of one rule.
@@ -202,6 +211,51 @@ type jobState struct {
 	trouble    int // the workspace's file trouble at its last read
 	firstReads [keepReads]int64
 	lastRead   int64
+	keys       []jobKey // the ids it is known by (a generation's outputs)
+}
+
+// goneJobs is what the jobs a workspace no longer follows showed: those
+// polled without wait_seconds (their count, reads and examples) and the
+// longest lag of those seen done.
+type goneJobs struct {
+	polled, reads int
+	throttled     bool
+	ex            examples
+	maxLag        float64
+}
+
+// polled reports whether the job was polled without wait_seconds.
+func (s *jobState) polled() bool { return !s.waited && s.reads >= keepReads }
+
+// follow starts following a job, the workspace's oldest followed job
+// going when it follows keepJobs.
+func (w *wsTally) follow(k jobKey, s *jobState) {
+	if len(w.order) >= keepJobs {
+		old := w.order[0]
+		w.order = slices.Delete(w.order, 0, 1)
+		for _, key := range old.keys {
+			delete(w.jobs, key)
+		}
+		g := &w.gone
+		if old.polled() {
+			g.polled++
+			g.reads += old.reads
+			g.throttled = g.throttled || old.throttled
+			for _, seq := range append(old.firstReads[:], old.lastRead) {
+				g.ex.add(seq)
+			}
+		}
+		if old.hasLag {
+			g.maxLag = max(g.maxLag, old.lag)
+		}
+	}
+	if w.jobs == nil {
+		w.jobs = map[jobKey]*jobState{}
+	}
+	w.jobs[k] = s
+	s.keys = append(s.keys, k)
+	w.order = append(w.order, s)
+	w.seen++
 }
 
 type minuteTally struct {
@@ -397,7 +451,9 @@ func (t *Tally) creation(w *wsTally, kind byte, e *journal.Entry, p *journal.Par
 	}
 	// It waited, and answered done: the client saw it done, unless the
 	// answer was lost.
-	if !e.AnswerCut && t.done(w, s, e) {
+	// A creation that did not wait answers a job not done yet: its end is
+	// not looked up.
+	if !e.AnswerCut && (c.wait || !s.finishedAt.IsZero()) && t.done(w, s, e) {
 		s.sawDone(e.Seq, e.SimTime, false)
 	}
 }
@@ -515,6 +571,7 @@ func (t *Tally) jobOf(w *wsTally, e *journal.Entry, kind byte, id uint64) *jobSt
 		s := t.jobOf(w, e, kind, j.AssetIDs[0])
 		if s != nil {
 			w.jobs[k] = s
+			s.keys = append(s.keys, k)
 		}
 		return s
 	}
@@ -522,10 +579,7 @@ func (t *Tally) jobOf(w *wsTally, e *journal.Entry, kind byte, id uint64) *jobSt
 	if j.FinishedAt != 0 {
 		s.finishedAt = j.FinishedAt.Time()
 	}
-	if w.jobs == nil {
-		w.jobs = map[jobKey]*jobState{}
-	}
-	w.jobs[k] = s
+	w.follow(k, s)
 	return s
 }
 
