@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -77,6 +78,12 @@ func TestEveryFrontGoesThroughOnePipeline(t *testing.T) {
 	status, code := callREST(t, srv)
 	assert.Equal(t, http.StatusInternalServerError, status)
 	assert.Equal(t, "response_validation_failed", code)
+	// The client has the answer before the server has journaled and counted
+	// it (the record comes after the last byte is written): wait for it.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := srv.AwaitRequest(ctx, mediamock.JournalFilter{Front: "rest", Operation: "getAccount"})
+	require.NoError(t, err)
 	res := callMCP(t, srv)
 	assert.Equal(t, "response_validation_failed", res["error"].(map[string]any)["code"])
 	assert.Equal(t, float64(200), res["error"].(map[string]any)["details"].(map[string]any)["status"], "the status the handler answered")
