@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -137,9 +136,6 @@ func (f *Front) invoke(ctx context.Context, tc toolCall, c caller) (_ *mcpserver
 		}}
 	capSeconds(tc.args.params, "wait_seconds", env.MCPMaxWait, false)
 	t.input(f.ops.API, &tc.args, &in)
-	if env.Strict {
-		in.Header = http.Header{} // the headers REST would send, for the strict check
-	}
 	if c.out != nil {
 		in.RequestID = c.requestID
 		in.Faults = c.out.w

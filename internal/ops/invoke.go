@@ -53,9 +53,8 @@ type Invocation struct {
 	View wire.View
 	// Header receives the headers REST answers the operation with:
 	// Content-Type, Content-Length, the rate window, Retry-After,
-	// WWW-Authenticate. REST passes its response's; another front a map of
-	// its own, which the strict check reads, or nil when nothing reads
-	// them (MCP without the strict check).
+	// WWW-Authenticate. REST passes its response's; another front nil:
+	// Invoke makes a map of its own when the strict check reads them.
 	Header http.Header
 	// TooLarge, when set, refuses the call once its credential is known,
 	// without counting it: a declared body over its cap.
@@ -148,6 +147,9 @@ func (r *Result) Release() { r.body.Release() }
 // handler, the JSON body, the strict response check and the coverage.
 // Every front calls it; each step is written here once.
 func Invoke(env *Env, in *Invocation) *Result {
+	if env.Strict && in.Header == nil {
+		in.Header = http.Header{} // the headers REST would send, for the strict check
+	}
 	res := &Result{Operation: in.Op}
 	var err error
 	switch {
